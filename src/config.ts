@@ -1,0 +1,57 @@
+// All environment parsing, in one place. Every other module reads `config`, never process.env,
+// so the operator contract (../shared/CONTRACT.md) and its defaults live here alone.
+import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
+
+function int(name: string, fallback: number, min = 0): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min) throw new Error(`${name} must be >= ${min}`);
+  return n;
+}
+
+function list(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const parts = raw.split(",").map((s) => s.trim());
+  if (parts.some((p) => !/^\d+$/.test(p))) throw new Error(`${name} must be a comma-separated list of seconds`);
+  return parts.map(Number);
+}
+
+const host = process.env.HOST || "127.0.0.1";
+const port = int("PORT", 8080);
+
+export const config = {
+  host,
+  port,
+  /** Public base URL of the API, used in doc_url and download_url. */
+  baseUrl: (process.env.PUBLIC_BASE_URL || `http://${host}:${port}`).replace(/\/$/, "") + "/api/v1",
+  databaseUrl: process.env.DATABASE_URL || "",
+  dataDir: resolve(process.env.DATA_DIR || "./.data"),
+  workers: int("WORKERS", availableParallelism(), 0),
+  s3: process.env.S3_ENDPOINT && process.env.S3_BUCKET
+    ? {
+        endpoint: process.env.S3_ENDPOINT,
+        bucket: process.env.S3_BUCKET,
+        accessKeyId: process.env.S3_ACCESS_KEY_ID || "",
+        secretAccessKey: process.env.S3_SECRET_ACCESS_KEY || "",
+        region: process.env.S3_REGION || "us-east-1",
+      }
+    : null,
+  webhookRetryDelaysS: list("WEBHOOK_RETRY_DELAYS_S", [60, 300, 1800, 7200, 43200]),
+  webhookAllowPrivateTargets: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS === "1",
+  fileTtlS: int("FILE_TTL_S", 86400, 1),
+  sweepIntervalS: int("SWEEP_INTERVAL_S", 60, 1),
+  sandboxOcr: (process.env.SANDBOX_OCR === "fixture" ? "fixture" : "real") as "real" | "fixture",
+  /** Not in the contract: maximum upload size in bytes (spec: "not shown"). */
+  maxUploadBytes: int("MAX_UPLOAD_BYTES", 100 * 1024 * 1024, 1),
+  /** Not in the contract: wall-clock limit per job (spec: "not shown"). */
+  jobTimeoutS: int("JOB_TIMEOUT_S", 600, 1),
+  /** Not in the contract: port of the embedded Postgres when DATABASE_URL is unset. */
+  embeddedPgPort: int("EMBEDDED_PG_PORT", 54329, 1),
+  logLevel: process.env.LOG_LEVEL || "info",
+} as const;
+
+export type Config = typeof config;

@@ -1,0 +1,29 @@
+// The Postgres client. One pool per process; `sql` is the only way code talks to the database.
+import postgres from "postgres";
+
+export type Sql = postgres.Sql<{}>;
+
+let pool: Sql | null = null;
+
+export function connect(url: string, max = 10): Sql {
+  if (pool) return pool;
+  pool = postgres(url, {
+    max,
+    idle_timeout: 30,
+    connect_timeout: 10,
+    onnotice: () => {},
+    // Postgres numerics come back as strings by default; we convert where needed.
+    types: { bigint: postgres.BigInt },
+  });
+  return pool;
+}
+
+export function db(): Sql {
+  if (!pool) throw new Error("database not connected");
+  return pool;
+}
+
+export async function disconnect(): Promise<void> {
+  if (pool) await pool.end({ timeout: 5 });
+  pool = null;
+}

@@ -1,0 +1,37 @@
+// Decides which Postgres a process talks to: DATABASE_URL when set; otherwise the embedded
+// cluster under DATA_DIR — reused when a running service already started it, else started here.
+import postgres from "postgres";
+import { config } from "../config";
+import { embeddedCredentials, embeddedUrl, startEmbeddedPostgres } from "./embedded";
+
+export interface ResolvedDatabase {
+  url: string;
+  embedded: boolean;
+  /** True when this call created a brand-new embedded cluster. */
+  created: boolean;
+  /** Stops the embedded cluster if this call started it; otherwise does nothing. */
+  stop(): Promise<void>;
+}
+
+async function reachable(url: string): Promise<boolean> {
+  const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+  try {
+    await sql`SELECT 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+export async function resolveDatabaseUrl(opts: { startEmbedded: boolean }): Promise<ResolvedDatabase> {
+  if (config.databaseUrl) return { url: config.databaseUrl, embedded: false, created: false, stop: async () => {} };
+  const creds = embeddedCredentials(config.dataDir);
+  if (creds && (await reachable(embeddedUrl(creds)))) {
+    return { url: embeddedUrl(creds), embedded: true, created: false, stop: async () => {} };
+  }
+  if (!opts.startEmbedded) throw new Error("DATABASE_URL is unset and no embedded Postgres is running");
+  const e = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort);
+  return { url: e.url, embedded: true, created: e.created, stop: e.stop };
+}

@@ -1,0 +1,10 @@
+// Every route of the API, in one list: the app and the OpenAPI document are built from it.
+import type { RouteDef } from "./route";
+import { buildOpenApi } from "./openapi";
+import { getAccount } from "../modules/account/routes";
+import { getPricing, listErrors, listOperations, openApiRoute } from "../modules/reference/routes";
+
+const base: RouteDef[] = [getAccount, listOperations, listErrors, getPricing];
+
+let document: object | null = null;
+export const allRoutes: RouteDef[] = [...base, openApiRoute(() => (document ??= buildOpenApi(allRoutes)))];

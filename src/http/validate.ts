@@ -1,0 +1,84 @@
+// Strict request validation against TypeBox schemas: unknown fields are errors, integers must
+// be integers (no "1" for 1 in JSON, no 1.5 in a query), and the first failure names its field.
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { Kind, type TObject, type TSchema } from "@sinclair/typebox";
+import { ApiError } from "./errors";
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+function checker(schema: TSchema): TypeCheck<TSchema> {
+  let c = compiled.get(schema);
+  if (!c) {
+    c = TypeCompiler.Compile(schema);
+    compiled.set(schema, c);
+  }
+  return c;
+}
+
+/** "/options/regions/0/x" -> "options.regions[0].x" */
+export function pointerToParam(path: string, prefix = ""): string | null {
+  const parts = path.split("/").filter(Boolean);
+  let out = prefix;
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  return out || null;
+}
+
+export function check<T>(schema: TSchema, value: unknown, paramPrefix = "", code: "validation_error" | "invalid_options" = "validation_error"): T {
+  const c = checker(schema);
+  if (c.Check(value)) return value as T;
+  const first = c.Errors(value).First();
+  let param = first ? pointerToParam(first.path, paramPrefix) : paramPrefix || null;
+  let message = first ? first.message : "Invalid value";
+  // TypeBox reports an unknown property at the object's path; name the property itself.
+  if (first && first.schema && (first.schema as TObject).additionalProperties === false && first.value && typeof first.value === "object") {
+    const known = Object.keys((first.schema as TObject).properties ?? {});
+    const extra = Object.keys(first.value as object).find((k) => !known.includes(k));
+    if (extra !== undefined) {
+      param = pointerToParam(first.path + "/" + extra, paramPrefix);
+      message = "Unknown field";
+    }
+  }
+  const where = param ? `\`${param}\`: ` : "";
+  throw new ApiError(code, `${where}${message}.`, param);
+}
+
+/** Query strings are text: coerce only unambiguous forms, then validate strictly. */
+export function checkQuery<T>(schema: TObject | undefined, search: URLSearchParams): T {
+  const raw: Record<string, unknown> = {};
+  for (const [k, v] of search) {
+    if (k in raw) throw new ApiError("validation_error", `\`${k}\`: given more than once.`, k);
+    raw[k] = v;
+  }
+  if (!schema) {
+    const extra = Object.keys(raw)[0];
+    if (extra !== undefined) throw new ApiError("validation_error", `\`${extra}\`: Unknown query parameter.`, extra);
+    return {} as T;
+  }
+  for (const [k, v] of Object.entries(raw)) {
+    const prop = schema.properties[k];
+    if (!prop) throw new ApiError("validation_error", `\`${k}\`: Unknown query parameter.`, k);
+    const kind = prop[Kind];
+    if ((kind === "Integer" || kind === "Number") && typeof v === "string") {
+      const ok = kind === "Integer" ? /^-?\d{1,15}$/.test(v) : /^-?\d+(\.\d+)?$/.test(v);
+      raw[k] = ok ? Number(v) : v;
+    } else if (kind === "Boolean" && (v === "true" || v === "false")) raw[k] = v === "true";
+  }
+  return check<T>(schema, raw);
+}
+
+const maxJsonBytes = 1024 * 1024;
+
+export async function readJson(request: Request): Promise<unknown> {
+  const type = (request.headers.get("content-type") || "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new ApiError("validation_error", "The body must be JSON with `Content-Type: application/json`.", null);
+  }
+  const text = await request.text();
+  if (text.length > maxJsonBytes) throw new ApiError("validation_error", "The JSON body is larger than 1 MB.", null);
+  if (!text.trim()) throw new ApiError("validation_error", "The body is empty; a JSON object is expected.", null);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ApiError("validation_error", `Malformed JSON: ${(e as Error).message}`, null);
+  }
+}

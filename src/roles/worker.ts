@@ -1,0 +1,23 @@
+// The worker role: the only kind of process that loads the native engine. It claims jobs from
+// Postgres and runs them; see src/worker/ for the loop.
+import { config } from "../config";
+import { connect, disconnect } from "../db/client";
+import { log } from "../log";
+import { startWorkerLoop } from "../worker/loop";
+
+if (!config.databaseUrl) throw new Error("DATABASE_URL is required by the worker role (the supervisor provides it)");
+const sql = connect(config.databaseUrl, 4);
+const loop = await startWorkerLoop(sql);
+log.info("worker started");
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info("worker stopping", { signal });
+  await loop.stop();
+  await disconnect();
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
