@@ -55,3 +55,14 @@ export const config = {
 } as const;
 
 export type Config = typeof config;
+
+/** Queue timing (not in the contract; tests shorten them). */
+export const queueConfig = {
+  /** A running job's lease; heartbeats renew it, the reaper retries or fails it after. */
+  leaseS: Number(process.env.JOB_LEASE_S || 30),
+  heartbeatMs: Math.max(200, Math.floor((Number(process.env.JOB_LEASE_S || 30) * 1000) / 4)),
+  /** Fallback poll when no NOTIFY arrives (missed notifications, delayed retries). */
+  pollMs: Number(process.env.QUEUE_POLL_MS || 2000),
+  /** Fault-injection for tests only: milliseconds a worker waits per input page before running. */
+  testPageDelayMs: Number(process.env.JOB_TEST_PAGE_DELAY_MS || 0),
+};

@@ -47,7 +47,7 @@ export const errorCatalogue = {
   rate_limited: def(429, "rate_limit_error", "The key's request token bucket is empty; see Retry-After."),
   idempotency_key_reused: def(422, "idempotency_error", "The Idempotency-Key was already used with a different request body."),
   idempotency_in_progress: def(409, "conflict_error", "The original request with this Idempotency-Key is still being processed."),
-  not_found: def(404, "not_found_error", "No such file, job, webhook or route for this account and mode."),
+  not_found: def(404, "not_found_error", "No such file, job, webhook or route for this account and mode; for a job: an input file was deleted or expired before the job ran.", "spec", ["http", "job"]),
   job_not_finished: def(409, "conflict_error", "The result was requested before the job succeeded."),
   no_downloadable_result: def(409, "conflict_error", "The job produced no downloadable file (e.g. OCR blocks); use format=json."),
   result_expired: def(404, "not_found_error", "The result was removed after its time-to-live."),

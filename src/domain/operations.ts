@@ -21,14 +21,20 @@ export interface OperationDefinition {
   accepts: InputKind[];
   options: TSchema;
   summary: string;
+  /**
+   * False while this deployment has no executor for the operation: POST /jobs then answers
+   * operation_unsupported with `unavailableReason` instead of accepting work it cannot do.
+   */
+  available: boolean;
+  unavailableReason?: string;
 }
 
 export const convertPairs = [
-  { from: "pdf", to: "docx" },
-  { from: "pdf", to: "jpg" },
-  { from: "docx", to: "pdf" },
-  { from: "xlsx", to: "csv" },
-  { from: "csv", to: "xlsx" },
+  { from: "pdf", to: "docx", available: false },
+  { from: "pdf", to: "jpg", available: false },
+  { from: "docx", to: "pdf", available: false },
+  { from: "xlsx", to: "csv", available: false },
+  { from: "csv", to: "xlsx", available: false },
 ] as const;
 export type ConvertTarget = "docx" | "jpg" | "pdf" | "csv" | "xlsx";
 
@@ -44,6 +50,8 @@ export const convertOptionsByTarget: Record<ConvertTarget, string[]> = {
 export const operations: Record<string, OperationDefinition> = {
   ocr: {
     name: "ocr",
+    available: false,
+    unavailableReason: "not available in this release yet",
     kind: "ocr",
     creditsPerPage: 3,
     inputs: "single",
@@ -60,6 +68,8 @@ export const operations: Record<string, OperationDefinition> = {
   },
   searchable_pdf: {
     name: "searchable_pdf",
+    available: false,
+    unavailableReason: "not available in this release yet",
     kind: "ocr",
     creditsPerPage: 3,
     inputs: "single",
@@ -75,6 +85,8 @@ export const operations: Record<string, OperationDefinition> = {
   },
   convert: {
     name: "convert",
+    available: false,
+    unavailableReason: "not available in this release yet",
     kind: "convert",
     creditsPerPage: 1,
     inputs: "single",
@@ -96,6 +108,8 @@ export const operations: Record<string, OperationDefinition> = {
   },
   compress: {
     name: "compress",
+    available: false,
+    unavailableReason: "not available in this release yet",
     kind: "compress",
     creditsPerPage: 1,
     inputs: "single",
@@ -108,6 +122,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   merge: {
     name: "merge",
+    available: true,
     kind: "merge",
     creditsPerPage: 0,
     inputs: "many",
@@ -117,6 +132,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   split: {
     name: "split",
+    available: true,
     kind: "split",
     creditsPerPage: 0,
     inputs: "single",
@@ -133,6 +149,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   rotate: {
     name: "rotate",
+    available: true,
     kind: "page_ops",
     creditsPerPage: 0,
     inputs: "single",
@@ -148,6 +165,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   reorder: {
     name: "reorder",
+    available: true,
     kind: "page_ops",
     creditsPerPage: 0,
     inputs: "single",
@@ -157,6 +175,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   delete_pages: {
     name: "delete_pages",
+    available: true,
     kind: "page_ops",
     creditsPerPage: 0,
     inputs: "single",
@@ -166,6 +185,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   protect: {
     name: "protect",
+    available: true,
     kind: "protect",
     creditsPerPage: 0,
     inputs: "single",
@@ -185,6 +205,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   unlock: {
     name: "unlock",
+    available: true,
     kind: "unlock",
     creditsPerPage: 0,
     inputs: "single",
@@ -194,6 +215,8 @@ export const operations: Record<string, OperationDefinition> = {
   },
   redact: {
     name: "redact",
+    available: false,
+    unavailableReason: "not available in this release yet",
     kind: "redact",
     creditsPerPage: 1,
     inputs: "single",

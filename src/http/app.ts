@@ -54,7 +54,7 @@ async function runRoute(def: RouteDef, request: Request, params: Record<string, 
   return json(reply.status, reply.body, { ...ctx.headers, ...(reply.headers ?? {}) });
 }
 
-export function buildApp(routes: RouteDef[], extra?: (app: Elysia<any>) => void) {
+export function buildApp(routes: RouteDef[], extra?: (app: any) => void) {
   const patterns = routes.map((r) => ({ re: pathPattern(apiPrefix + r.path), method: r.method }));
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
@@ -71,6 +71,9 @@ export function buildApp(routes: RouteDef[], extra?: (app: Elysia<any>) => void)
         err = allowed.length
           ? new ApiError("method_not_allowed", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}.`, null, {}, { allow: allowed.join(", ") })
           : new ApiError("not_found", `No route ${request.method} ${path}.`);
+      } else if (isDatabaseUnavailable(error)) {
+        log.error("database unavailable", { request_id: ctx.requestId, error: String(error) });
+        err = new ApiError("queue_unavailable", "The job queue (database) is unreachable; retry with backoff and the same Idempotency-Key.", null, {}, { "retry-after": "2" });
       } else if (code === "PARSE") err = new ApiError("validation_error", "Malformed request body.");
       else if (code === "VALIDATION") err = new ApiError("validation_error", "Invalid request.");
       else {
@@ -96,6 +99,12 @@ export function buildApp(routes: RouteDef[], extra?: (app: Elysia<any>) => void)
   }
   extra?.(app);
   return app;
+}
+
+/** Connection-level failures of the database, which is also the job queue. */
+function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return ["ECONNREFUSED", "ECONNRESET", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P03", "53300"].includes(code ?? "");
 }
 
 export function isErrorCode(code: string): code is ErrorCode {

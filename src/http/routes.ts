@@ -3,8 +3,11 @@ import type { RouteDef } from "./route";
 import { buildOpenApi } from "./openapi";
 import { getAccount } from "../modules/account/routes";
 import { getPricing, listErrors, listOperations, openApiRoute } from "../modules/reference/routes";
+import { fileRoutes } from "../modules/files/routes";
+import { jobRoutes } from "../modules/jobs/routes";
+import { getUsage } from "../modules/usage/routes";
 
-const base: RouteDef[] = [getAccount, listOperations, listErrors, getPricing];
+const base: RouteDef[] = [...fileRoutes, ...jobRoutes, getAccount, getUsage, listOperations, listErrors, getPricing];
 
 let document: object | null = null;
 export const allRoutes: RouteDef[] = [...base, openApiRoute(() => (document ??= buildOpenApi(allRoutes)))];

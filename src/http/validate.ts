@@ -1,8 +1,14 @@
 // Strict request validation against TypeBox schemas: unknown fields are errors, integers must
 // be integers (no "1" for 1 in JSON, no 1.5 in a query), and the first failure names its field.
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import { Kind, type TObject, type TSchema } from "@sinclair/typebox";
+import { FormatRegistry, Kind, type TObject, type TSchema } from "@sinclair/typebox";
 import { ApiError } from "./errors";
+
+// TypeBox validates only the formats registered here.
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+if (!FormatRegistry.Has("uuid")) FormatRegistry.Set("uuid", (v) => uuidPattern.test(v));
+if (!FormatRegistry.Has("date-time")) FormatRegistry.Set("date-time", (v) => !Number.isNaN(Date.parse(v)));
+if (!FormatRegistry.Has("uri")) FormatRegistry.Set("uri", (v) => URL.canParse(v));
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 

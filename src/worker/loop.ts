@@ -1,16 +1,140 @@
-// The worker loop: wait for work announced on the `jobs` channel and run it. Job claiming
-// and execution arrive with the jobs module; until then the loop only listens.
+// The worker loop: claim a job (woken by NOTIFY on `jobs`, with a slow poll as a safety net),
+// run its executor in a private work directory while a heartbeat renews the lease and
+// publishes progress, then complete or fail it. One job at a time per worker process; the
+// supervisor runs one worker per core. Also runs the reaper and the TTL sweeper.
+import { mkdirSync, rmSync, renameSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
 import type { Sql } from "../db/client";
+import { config, queueConfig } from "../config";
+import { log } from "../log";
+import { engine, type JobControl } from "../engine/native";
+import { claimNextJob } from "../queue/claim";
+import { heartbeat } from "../queue/heartbeat";
+import { completeJob, failJob } from "../queue/finish";
+import { reapExpiredLeases } from "../queue/reap";
+import { sweepExpired } from "../storage/sweeper";
+import { blobPath, ensureDirFor, resultKey, scratchDir } from "../storage/blobs";
+import { executors } from "./operations";
+import { jobErrorFrom } from "./errors";
 
 export interface WorkerLoop {
   stop(): Promise<void>;
 }
 
 export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
-  const sub = await sql.listen("jobs", () => {});
+  const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  let current: { id: string; control: JobControl } | null = null;
+  const poke = () => {
+    wake?.();
+    wake = null;
+  };
+
+  const jobsSub = await sql.listen("jobs", poke);
+  const cancelSub = await sql.listen("job_cancel", (id) => {
+    if (current?.id === id) current.control.cancel();
+  });
+
+  async function runJob(job: Record<string, any>) {
+    const control = new (engine().JobControl)();
+    current = { id: job.id, control };
+    const workDir = join(scratchDir(), `job-${job.id}-${job.attempts}`);
+    mkdirSync(workDir, { recursive: true });
+    const beat = setInterval(() => {
+      heartbeat(job.id, workerId, control.progress())
+        .then((stillOurs) => {
+          if (!stillOurs) control.cancel();
+        })
+        .catch((e) => log.warn("heartbeat failed", { job_id: job.id, error: String(e) }));
+    }, queueConfig.heartbeatMs);
+    // The wall-clock limit: native code cannot be interrupted safely, so the job is failed
+    // and this worker process exits; the supervisor starts a fresh one.
+    const deadline = setTimeout(() => {
+      log.error("job exceeded its wall-clock limit; restarting worker", { job_id: job.id, limit_s: config.jobTimeoutS });
+      void failJob(job.id, { code: "job_timeout", message: `The job ran longer than the limit of ${config.jobTimeoutS} s and was stopped.` }, workerId).finally(() => process.exit(70));
+    }, config.jobTimeoutS * 1000);
+    try {
+      const files = await sql`SELECT id, kind, page_count, filename, storage_key, status FROM files WHERE id IN ${sql(job.file_ids)}`;
+      const byId = new Map(files.map((f) => [f.id as string, f]));
+      const inputs = (job.file_ids as string[]).map((id) => {
+        const f = byId.get(id);
+        if (!f || f.status !== "ready") throw Object.assign(new Error(`Input file ${id} was deleted or expired before the job ran.`), { jobCode: "not_found" });
+        return { id, path: blobPath(f.storage_key), kind: f.kind, pageCount: f.page_count, filename: f.filename };
+      });
+      const executor = executors[job.operation];
+      if (!executor) throw Object.assign(new Error(`No executor for ${job.operation}.`), { jobCode: "internal_error" });
+      if (queueConfig.testPageDelayMs > 0) {
+        const pages = inputs.reduce((n, i) => n + (i.pageCount ?? 1), 0);
+        for (let p = 0; p < pages && !control.cancelled; p++) await Bun.sleep(queueConfig.testPageDelayMs);
+      }
+      const out = await executor({ jobId: job.id, operation: job.operation, options: job.options, inputs, workDir, control, mode: job.mode });
+      if (control.cancelled) return;
+      let stored;
+      if (out.result.type === "file") {
+        const key = resultKey(job.id, out.result.filename);
+        renameSync(out.result.path, ensureDirFor(key));
+        stored = { type: "file" as const, storage_key: key, filename: out.result.filename, content_type: out.result.contentType, bytes: statSync(blobPath(key)).size, ...(out.result.note ? { note: out.result.note } : {}) };
+      } else stored = { type: "json" as const, json: out.result.json };
+      const ok = await completeJob(job.id, workerId, stored, out.pagesProcessed);
+      if (!ok && stored.type === "file") rmSync(blobPath(stored.storage_key!), { force: true });
+    } catch (e) {
+      if (control.cancelled) return; // cancelled or reaped: someone else already settled the job
+      const err = (e as { jobCode?: string }).jobCode ? { code: (e as { jobCode: string }).jobCode, message: (e as Error).message } : jobErrorFrom(e);
+      if (err.code === "internal_error") log.error("job failed", { job_id: job.id, error: String((e as Error)?.stack ?? e) });
+      await failJob(job.id, err, workerId);
+    } finally {
+      clearInterval(beat);
+      clearTimeout(deadline);
+      rmSync(workDir, { recursive: true, force: true });
+      current = null;
+    }
+  }
+
+  async function loop() {
+    while (!stopping) {
+      let job: Record<string, any> | null = null;
+      try {
+        job = await claimNextJob(workerId);
+      } catch (e) {
+        log.warn("claim failed", { error: String(e) });
+      }
+      if (job) {
+        await runJob(job);
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, queueConfig.pollMs);
+      });
+    }
+  }
+
+  // Housekeeping on a timer; SKIP LOCKED makes it safe for every worker to run it.
+  const maintenance = setInterval(
+    () => {
+      reapExpiredLeases().catch((e) => log.warn("reaper failed", { error: String(e) }));
+    },
+    Math.max(500, Math.min(5000, queueConfig.leaseS * 250)),
+  );
+  const sweeper = setInterval(() => {
+    sweepExpired().catch((e) => log.warn("sweeper failed", { error: String(e) }));
+  }, config.sweepIntervalS * 1000);
+
+  const running = loop();
+  log.info("worker loop started", { worker_id: workerId });
   return {
     async stop() {
-      await sub.unlisten();
+      stopping = true;
+      clearInterval(maintenance);
+      clearInterval(sweeper);
+      poke();
+      // Let the current job finish its step; a job cut off here is retried via its lease.
+      await Promise.race([running, Bun.sleep(10_000)]);
+      await jobsSub.unlisten();
+      await cancelSub.unlisten();
     },
   };
 }

@@ -75,6 +75,8 @@ export function operationCatalogue() {
       summary: o.summary,
       credits_per_page: o.creditsPerPage,
       billed: o.creditsPerPage > 0,
+      available: o.available,
+      ...(o.available ? {} : { unavailable_reason: o.unavailableReason }),
       input: o.inputs === "many" ? "file_ids" : "file_id",
       accepts: o.accepts,
       options: JSON.parse(JSON.stringify(o.options)),

@@ -1,0 +1,145 @@
+// Pure validation of a job request against the operation catalogue and its input files:
+// which files, which options (normalised with defaults), and how many pages it will bill.
+// Every rule that can be checked before the job runs is checked here, with the spec's codes.
+import { ApiError } from "../http/errors";
+import { check } from "../http/validate";
+import { convertOptionsByTarget, convertPairs, operations, unsupportedConvertTargets, unsupportedOperations, type ConvertTarget, type OperationDefinition } from "./operations";
+
+export interface JobRequest {
+  operation: string;
+  file_id?: string | null;
+  file_ids?: string[] | null;
+  options?: Record<string, unknown> | null;
+  metadata?: Record<string, string> | null;
+}
+
+export interface InputFile {
+  id: string;
+  kind: string;
+  page_count: number | null;
+  encrypted: boolean;
+}
+
+export interface JobPlan {
+  operation: OperationDefinition;
+  fileIds: string[];
+  options: Record<string, unknown>;
+  pagesEstimated: number;
+}
+
+/** Step 1, before files are loaded: operation, input shape and option schema. */
+export function checkRequestShape(req: JobRequest): { operation: OperationDefinition; fileIds: string[]; options: Record<string, unknown> } {
+  if (req.operation in unsupportedOperations) {
+    throw new ApiError("operation_unsupported", `The operation \`${req.operation}\` is not supported: ${unsupportedOperations[req.operation]}`, "operation");
+  }
+  const operation = operations[req.operation];
+  if (!operation) throw new ApiError("validation_error", `Unknown operation \`${req.operation}\`; see GET /operations.`, "operation");
+  if (!operation.available) throw new ApiError("operation_unsupported", `The operation \`${req.operation}\` is ${operation.unavailableReason ?? "not available"}.`, "operation");
+  const options = { ...(req.options ?? {}) };
+  if (operation.name === "convert" && typeof options.target === "string" && options.target in unsupportedConvertTargets) {
+    throw new ApiError("operation_unsupported", `Converting to \`${options.target}\` is not supported: ${unsupportedConvertTargets[options.target]}`, "operation");
+  }
+  if (operation.name === "convert" && options.target === undefined) throw new ApiError("invalid_options", "`options.target` is required for convert.", "options.target");
+  check(operation.options, options, "options", "invalid_options");
+  if (operation.name === "convert") {
+    const allowed = convertOptionsByTarget[options.target as ConvertTarget];
+    const stray = Object.keys(options).find((k) => k !== "target" && !allowed.includes(k));
+    if (stray) throw new ApiError("invalid_options", `\`options.${stray}\` does not apply to target ${options.target}.`, `options.${stray}`);
+  }
+  let fileIds: string[];
+  if (operation.inputs === "many") {
+    if (req.file_id) throw new ApiError("validation_error", `${operation.name} takes \`file_ids\` (2 to 50 PDFs), not \`file_id\`.`, "file_id");
+    fileIds = req.file_ids ?? [];
+    if (fileIds.length < 2 || fileIds.length > 50) throw new ApiError("validation_error", `${operation.name} needs 2 to 50 files in \`file_ids\`.`, "file_ids");
+  } else {
+    if (req.file_ids && req.file_ids.length) throw new ApiError("validation_error", `${operation.name} takes one \`file_id\`, not \`file_ids\`.`, "file_ids");
+    if (!req.file_id) throw new ApiError("validation_error", "`file_id` is required.", "file_id");
+    fileIds = [req.file_id];
+  }
+  return { operation, fileIds, options };
+}
+
+function pagesInRange(pages: number[] | undefined, count: number | null, param: string) {
+  if (!pages || count === null) return;
+  const bad = pages.find((p) => p >= count);
+  if (bad !== undefined) throw new ApiError("invalid_options", `\`${param}\` has page ${bad}, but the file has ${count} pages (indexes 0 to ${count - 1}).`, param);
+}
+
+/** Step 2, with the input files loaded (in file_ids order): kinds, page-based options, pages billed. */
+export function planJob(shape: ReturnType<typeof checkRequestShape>, files: InputFile[]): JobPlan {
+  const { operation, options } = shape;
+  const first = files[0]!;
+  const param = operation.inputs === "many" ? "file_ids" : "file_id";
+  if (operation.name === "convert") {
+    const target = options.target as ConvertTarget;
+    const pair = convertPairs.find((p) => p.from === first.kind && p.to === target);
+    if (pair && !pair.available) throw new ApiError("operation_unsupported", `Converting ${first.kind} to ${target} is not available in this release yet.`, "operation");
+    if (!pair) {
+      const from = convertPairs.filter((p) => p.to === target).map((p) => p.from);
+      throw new ApiError("operation_unsupported", `Converting ${first.kind} to ${target} is not supported; ${target} can be made from ${from.join(", ") || "nothing"}. Supported pairs: ${convertPairs.map((p) => `${p.from}->${p.to}`).join(", ")}.`, "operation");
+    }
+  } else {
+    for (const f of files) {
+      if (!(operation.accepts as string[]).includes(f.kind)) {
+        throw new ApiError("unsupported_file_type", `${operation.name} needs ${operation.accepts.join(" or ")} input, but file ${f.id} is ${f.kind}.`, param);
+      }
+    }
+  }
+  const count = first.page_count;
+  const pages = options.pages as number[] | undefined;
+  pagesInRange(pages, count, "options.pages");
+
+  switch (operation.name) {
+    case "reorder": {
+      const order = options.order as number[];
+      if (count !== null) {
+        const sorted = [...order].sort((a, b) => a - b);
+        if (order.length !== count || sorted.some((v, i) => v !== i)) {
+          throw new ApiError("invalid_options", `\`options.order\` must be a full permutation of 0 to ${count - 1} (${count} pages).`, "options.order");
+        }
+      }
+      break;
+    }
+    case "delete_pages": {
+      const del = options.pages as number[];
+      pagesInRange(del, count, "options.pages");
+      if (count !== null && new Set(del).size >= count) throw new ApiError("invalid_options", "Deleting every page would leave an empty document.", "options.pages");
+      break;
+    }
+    case "split": {
+      const mode = (options.mode as string) ?? "every_page";
+      options.mode = mode;
+      if (mode === "ranges") {
+        const ranges = options.ranges as [number, number][] | undefined;
+        if (!ranges) throw new ApiError("invalid_options", "`options.ranges` is required with mode ranges.", "options.ranges");
+        ranges.forEach(([s, e], i) => {
+          if (s > e) throw new ApiError("invalid_options", `\`options.ranges[${i}]\`: start ${s} is after end ${e}.`, `options.ranges[${i}]`);
+          if (count !== null && e > count) throw new ApiError("invalid_options", `\`options.ranges[${i}]\`: page ${e} is past the last page (${count}); ranges are 1-based.`, `options.ranges[${i}]`);
+        });
+      } else if (options.ranges !== undefined) throw new ApiError("invalid_options", "`options.ranges` applies only to mode ranges.", "options.ranges");
+      if (mode === "chunks") {
+        if (options.chunk_size === undefined) throw new ApiError("invalid_options", "`options.chunk_size` is required with mode chunks.", "options.chunk_size");
+      } else if (options.chunk_size !== undefined) throw new ApiError("invalid_options", "`options.chunk_size` applies only to mode chunks.", "options.chunk_size");
+      break;
+    }
+    case "protect":
+      if (options.user_password === undefined && options.owner_password === undefined) {
+        throw new ApiError("invalid_options", "Give `options.user_password`, `options.owner_password`, or both.", "options.user_password");
+      }
+      break;
+    case "redact": {
+      const regions = options.regions as { page: number }[];
+      regions.forEach((r, i) => {
+        if (count !== null && r.page >= count) throw new ApiError("invalid_options", `\`options.regions[${i}].page\` is ${r.page}, but the file has ${count} pages.`, `options.regions[${i}].page`);
+      });
+      break;
+    }
+  }
+
+  let pagesEstimated: number;
+  if (operation.inputs === "many") pagesEstimated = files.reduce((n, f) => n + (f.page_count ?? 1), 0);
+  else if (operation.name === "redact") pagesEstimated = new Set((options.regions as { page: number }[]).map((r) => r.page)).size;
+  else if (pages && (operation.name !== "rotate")) pagesEstimated = pages.length;
+  else pagesEstimated = count ?? 1;
+  return { operation, fileIds: shape.fileIds, options, pagesEstimated };
+}

@@ -1,0 +1,60 @@
+// The only importer of native/: loads the napi-rs addon and states the interface the rest of
+// the service relies on. Only worker and inspector processes import this module.
+import { createRequire } from "node:module";
+import { join } from "node:path";
+
+export type DocumentKind = "pdf" | "docx" | "xlsx" | "csv" | "jpeg" | "png" | "webp" | "unknown";
+
+export interface Identified {
+  kind: DocumentKind;
+  pageCount: number | null;
+  encrypted: boolean;
+  error?: string;
+}
+
+export interface PageOpResult {
+  pagesProcessed: number;
+  pageCount: number;
+  outputBytes: number;
+}
+
+export interface JobControl {
+  cancel(): void;
+  readonly cancelled: boolean;
+  progress(): { done: number; total: number };
+}
+
+export interface NativeEngine {
+  JobControl: new () => JobControl;
+  identify(path: string): Promise<Identified>;
+  rotate(input: string, output: string, opts: { degrees: number; pages?: number[] }, control?: JobControl): Promise<PageOpResult>;
+  reorder(input: string, output: string, opts: { order: number[] }, control?: JobControl): Promise<PageOpResult>;
+  deletePages(input: string, output: string, opts: { pages: number[] }, control?: JobControl): Promise<PageOpResult>;
+  merge(inputs: string[], output: string, control?: JobControl): Promise<PageOpResult>;
+  split(input: string, outputZip: string, opts: { mode: string; ranges?: [number, number][]; chunkSize?: number }, control?: JobControl): Promise<PageOpResult & { parts: number }>;
+  protect(
+    input: string,
+    output: string,
+    opts: { userPassword?: string; ownerPassword?: string; allowPrint?: boolean; allowModify?: boolean; allowCopy?: boolean; allowAnnotate?: boolean },
+    control?: JobControl,
+  ): Promise<PageOpResult>;
+  unlock(input: string, output: string, opts: { password?: string }, control?: JobControl): Promise<PageOpResult>;
+}
+
+let loaded: NativeEngine | null = null;
+
+export function engine(): NativeEngine {
+  if (!loaded) {
+    const require = createRequire(import.meta.url);
+    loaded = require(join(import.meta.dir, "../../native/index.js")) as NativeEngine;
+  }
+  return loaded;
+}
+
+/** Engine errors carry a stable code (see crates/engine/src/error.rs). */
+export function engineErrorCode(e: unknown): string {
+  const err = e as { code?: string; message?: string };
+  if (err && typeof err.code === "string" && /^[a-z_]+$/.test(err.code)) return err.code;
+  const m = /^([a-z_]+):/.exec(err?.message ?? "");
+  return m ? m[1]! : "engine_error";
+}

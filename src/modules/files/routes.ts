@@ -1,0 +1,163 @@
+// Files: multipart upload (streamed to disk, type sniffed from the bytes in the inspector),
+// list, get, delete, and the presigned form, which needs an object store.
+import { Type as T } from "@sinclair/typebox";
+import { rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { route } from "../../http/route";
+import { ApiError } from "../../http/errors";
+import { check, readJson } from "../../http/validate";
+import { assertOwned } from "../../http/ownership";
+import { db } from "../../db/client";
+import { config } from "../../config";
+import { receiveMultipartFile } from "../../storage/multipart";
+import { deleteBlob, ensureDirFor, fileKey, scratchDir } from "../../storage/blobs";
+import { inspect } from "../../engine/inspector-client";
+import { declaredKind, typeMismatch } from "../../domain/file-types";
+import { Deleted, FileIdParams, FileObject, ListQuery, PresignRequest, listOf } from "./models";
+import { fileColumns, presentFile } from "./present";
+
+const notFoundStatuses = ["deleted", "expired"];
+
+async function uploadMultipart(request: Request, auth: { account: { id: string }; mode: string }) {
+  const id = randomUUID();
+  const tmp = join(scratchDir(), `upload-${id}`);
+  const part = await receiveMultipartFile(request, tmp, config.maxUploadBytes);
+  try {
+    if (part.size === 0) throw new ApiError("unsupported_file_type", "The file is empty.", "file");
+    let identified;
+    try {
+      identified = await inspect(tmp);
+    } catch {
+      throw new ApiError("file_unreadable", "The file could not be inspected; it may be damaged or hostile.", "file");
+    }
+    const mismatch = typeMismatch(declaredKind(part.contentType, part.filename), identified.kind);
+    if (mismatch) throw new ApiError("unsupported_file_type", `Unsupported file: ${mismatch}. Accepted: PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP.`, "file");
+    if (identified.kind === "pdf" && identified.error && !identified.encrypted) {
+      throw new ApiError("file_unreadable", "The PDF is damaged beyond repair and cannot be opened.", "file");
+    }
+    const key = fileKey(id);
+    await rename(tmp, ensureDirFor(key));
+    const contentType = part.contentType && part.contentType !== "application/octet-stream" ? part.contentType : "application/octet-stream";
+    const [row] = await db()`
+      INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
+      VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${part.filename.slice(0, 255)}, ${contentType}, ${identified.kind}, ${part.size},
+              ${identified.pageCount}, ${identified.encrypted}, 'ready', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
+      RETURNING ${db().unsafe(fileColumns)}`;
+    return { status: 201, body: presentFile(row!) };
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+export const createFile = route({
+  method: "POST",
+  path: "/files",
+  operationId: "createFile",
+  summary: "Upload a file (multipart), or request a presigned upload URL (JSON)",
+  description:
+    "Multipart: exactly one part named `file`. The type is decided from the bytes and must match the declared type (the part's Content-Type, or the filename's extension when the Content-Type is generic). JSON: a presigned upload, which needs an object store (501 presigned_unavailable otherwise).",
+  tag: "Files",
+  scope: "documents:write",
+  rawBody: [
+    { contentType: "multipart/form-data", schema: T.Object({ file: T.String({ format: "binary" }) }), description: "Multipart upload with one `file` part." },
+    { contentType: "application/json", schema: PresignRequest, description: "Or JSON to request a presigned PUT URL." },
+  ],
+  responses: { 201: { description: "The uploaded file, status ready.", schema: FileObject } },
+  errors: ["unsupported_file_type", "file_too_large", "file_unreadable", "presigned_unavailable"],
+  handler: async ({ request, auth }) => {
+    const type = (request.headers.get("content-type") || "").toLowerCase();
+    if (type.startsWith("multipart/form-data")) return uploadMultipart(request, auth);
+    if (type.startsWith("application/json")) {
+      check(PresignRequest, await readJson(request));
+      throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured; upload with multipart/form-data instead.");
+    }
+    throw new ApiError("validation_error", "Send multipart/form-data with one `file` part, or JSON for a presigned upload.", null);
+  },
+});
+
+export const completeFile = route({
+  method: "POST",
+  path: "/files/:file_id/complete",
+  operationId: "completeFile",
+  summary: "Finish a presigned upload",
+  tag: "Files",
+  scope: "documents:write",
+  params: FileIdParams,
+  responses: { 200: { description: "The file, now ready.", schema: FileObject } },
+  errors: ["not_found", "mode_mismatch", "presigned_unavailable"],
+  handler: async ({ auth, params }) => {
+    const [row] = await db()`SELECT account_id, ${db().unsafe(fileColumns)} FROM files WHERE id = ${params.file_id}`;
+    const file = assertOwned(row as any, auth, "file", "file_id");
+    if (notFoundStatuses.includes(file.status)) throw new ApiError("not_found", "No such file.", "file_id");
+    // Multipart uploads are ready at once; completing them is a harmless no-op.
+    if (file.status === "ready") return { status: 200, body: presentFile(file) };
+    throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured.");
+  },
+});
+
+export const listFiles = route({
+  method: "GET",
+  path: "/files",
+  operationId: "listFiles",
+  summary: "List files, newest first",
+  tag: "Files",
+  scope: "documents:read",
+  query: ListQuery,
+  responses: { 200: { description: "A page of files.", schema: listOf(FileObject) } },
+  errors: ["not_found"],
+  handler: async ({ auth, query }) => {
+    const limit = query.limit ?? 20;
+    let cursor: { created_at: Date; id: string } | undefined;
+    if (query.starting_after) {
+      const [c] = await db()`SELECT id, created_at, account_id, mode FROM files WHERE id = ${query.starting_after}`;
+      cursor = assertOwned(c as any, auth, "file", "starting_after");
+    }
+    const rows = await db()`
+      SELECT ${db().unsafe(fileColumns)} FROM files
+      WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND status IN ('ready', 'pending_upload')
+        ${cursor ? db()`AND (created_at, id) < (${cursor.created_at}, ${cursor.id})` : db()``}
+      ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`;
+    return { status: 200, body: { object: "list", data: rows.slice(0, limit).map(presentFile), has_more: rows.length > limit } };
+  },
+});
+
+export const getFile = route({
+  method: "GET",
+  path: "/files/:file_id",
+  operationId: "getFile",
+  summary: "Get a file",
+  tag: "Files",
+  scope: "documents:read",
+  params: FileIdParams,
+  responses: { 200: { description: "The file.", schema: FileObject } },
+  errors: ["not_found", "mode_mismatch"],
+  handler: async ({ auth, params }) => {
+    const [row] = await db()`SELECT account_id, ${db().unsafe(fileColumns)} FROM files WHERE id = ${params.file_id}`;
+    const file = assertOwned(row as any, auth, "file", "file_id");
+    if (notFoundStatuses.includes(file.status)) throw new ApiError("not_found", "No such file (deleted or expired).", "file_id");
+    return { status: 200, body: presentFile(file) };
+  },
+});
+
+export const deleteFile = route({
+  method: "DELETE",
+  path: "/files/:file_id",
+  operationId: "deleteFile",
+  summary: "Delete a file before it expires",
+  tag: "Files",
+  scope: "documents:write",
+  params: FileIdParams,
+  responses: { 200: { description: "Deleted.", schema: Deleted } },
+  errors: ["not_found", "mode_mismatch"],
+  handler: async ({ auth, params }) => {
+    const [row] = await db()`SELECT id, account_id, mode, status, storage_key FROM files WHERE id = ${params.file_id}`;
+    const file = assertOwned(row as any, auth, "file", "file_id");
+    if (notFoundStatuses.includes(file.status)) throw new ApiError("not_found", "No such file (deleted or expired).", "file_id");
+    await db()`UPDATE files SET status = 'deleted', deleted_at = now() WHERE id = ${file.id}`;
+    deleteBlob(file.storage_key);
+    return { status: 200, body: { id: file.id, object: "file", deleted: true } };
+  },
+});
+
+export const fileRoutes = [createFile, listFiles, getFile, completeFile, deleteFile];

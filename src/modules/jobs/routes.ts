@@ -1,0 +1,159 @@
+// Jobs: create (idempotent), list, get, cancel, and the result in its three formats.
+import { Type as T } from "@sinclair/typebox";
+import { route } from "../../http/route";
+import { ApiError } from "../../http/errors";
+import { assertOwned } from "../../http/ownership";
+import { db } from "../../db/client";
+import { blobPath } from "../../storage/blobs";
+import { check } from "../../http/validate";
+import { CreateJobRequest, JobIdParams, JobObject, ListJobsQuery, ResultQuery } from "./models";
+import { listOf } from "../files/models";
+import { presentJob } from "./present";
+import { createJob } from "./create";
+import { claimIdempotencyKey, forgetIdempotencyKey, requestHash } from "./idempotency";
+import { cancelJob } from "../../queue/finish";
+import type { JobRequest } from "../../domain/job-plan";
+
+const IdempotencyKeyHeader = T.String({ minLength: 1, maxLength: 255 });
+
+export const createJobRoute = route({
+  method: "POST",
+  path: "/jobs",
+  operationId: "createJob",
+  summary: "Create a job",
+  description: "Validates the operation, inputs and options, reserves credits (live, billed operations) and queues the job. With an Idempotency-Key, a retry with the same body replays the first answer.",
+  tag: "Jobs",
+  scope: "jobs:write",
+  body: CreateJobRequest,
+  headers: [{ name: "Idempotency-Key", description: "Up to 255 characters; scoped to the API key; kept 24 hours.", schema: IdempotencyKeyHeader }],
+  responses: { 202: { description: "The job, queued.", schema: JobObject, headers: ["Idempotent-Replayed"] } },
+  errors: [
+    "operation_unsupported", "invalid_options", "unsupported_file_type", "not_found", "mode_mismatch", "file_not_ready", "page_limit_exceeded",
+    "insufficient_credits", "spending_cap_reached", "concurrency_limit", "idempotency_key_reused", "idempotency_in_progress", "queue_unavailable",
+  ],
+  handler: async ({ auth, body, request }) => {
+    const idemKey = request.headers.get("idempotency-key");
+    if (idemKey === null) return { status: 202, body: await createJob(auth, body as JobRequest, null) };
+    check(IdempotencyKeyHeader, idemKey, "Idempotency-Key");
+    const claim = await claimIdempotencyKey(auth.keyId, idemKey, requestHash(body));
+    if (claim.kind === "replay") return { status: claim.status, body: claim.body, headers: { "idempotent-replayed": "true" } };
+    try {
+      return { status: 202, body: await createJob(auth, body as JobRequest, idemKey) };
+    } catch (e) {
+      await forgetIdempotencyKey(auth.keyId, idemKey).catch(() => {});
+      throw e;
+    }
+  },
+});
+
+export const listJobs = route({
+  method: "GET",
+  path: "/jobs",
+  operationId: "listJobs",
+  summary: "List jobs, newest first",
+  tag: "Jobs",
+  scope: "jobs:read",
+  query: ListJobsQuery,
+  responses: { 200: { description: "A page of jobs.", schema: listOf(JobObject) } },
+  errors: ["not_found", "mode_mismatch"],
+  handler: async ({ auth, query }) => {
+    const limit = query.limit ?? 20;
+    const sql = db();
+    let cursor: { created_at: Date; id: string } | undefined;
+    if (query.starting_after) {
+      const [c] = await sql`SELECT id, created_at, account_id, mode FROM jobs WHERE id = ${query.starting_after}`;
+      cursor = assertOwned(c as any, auth, "job", "starting_after");
+    }
+    const rows = await sql`
+      SELECT * FROM jobs WHERE account_id = ${auth.account.id} AND mode = ${auth.mode}
+        ${query.status ? sql`AND status = ${query.status}` : sql``}
+        ${cursor ? sql`AND (created_at, id) < (${cursor.created_at}, ${cursor.id})` : sql``}
+      ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`;
+    return { status: 200, body: { object: "list", data: rows.slice(0, limit).map(presentJob), has_more: rows.length > limit } };
+  },
+});
+
+async function ownedJob(auth: Parameters<typeof assertOwned>[1], id: string) {
+  const [row] = await db()`SELECT * FROM jobs WHERE id = ${id}`;
+  return assertOwned(row as any, auth, "job", "job_id") as Record<string, any>;
+}
+
+export const getJob = route({
+  method: "GET",
+  path: "/jobs/:job_id",
+  operationId: "getJob",
+  summary: "Get a job",
+  tag: "Jobs",
+  scope: "jobs:read",
+  params: JobIdParams,
+  responses: { 200: { description: "The job.", schema: JobObject } },
+  errors: ["not_found", "mode_mismatch"],
+  handler: async ({ auth, params }) => ({ status: 200, body: presentJob(await ownedJob(auth, params.job_id)) }),
+});
+
+export const cancelJobRoute = route({
+  method: "POST",
+  path: "/jobs/:job_id/cancel",
+  operationId: "cancelJob",
+  summary: "Cancel a queued or running job",
+  description: "A queued job is cancelled at once; a running job is marked cancelled at once and its worker stops at the next page checkpoint. Cancelling a finished job answers 200 with the job unchanged.",
+  tag: "Jobs",
+  scope: "jobs:write",
+  params: JobIdParams,
+  responses: { 200: { description: "The job after the call.", schema: JobObject } },
+  errors: ["not_found", "mode_mismatch"],
+  handler: async ({ auth, params }) => {
+    await ownedJob(auth, params.job_id);
+    const job = await cancelJob(params.job_id);
+    return { status: 200, body: presentJob(job!) };
+  },
+});
+
+export const getJobResult = route({
+  method: "GET",
+  path: "/jobs/:job_id/result",
+  operationId: "getJobResult",
+  summary: "Download a job's result",
+  description:
+    "format=download (default) streams the result bytes; format=json (or Accept: application/json) returns the result as JSON (OCR blocks, or the file's metadata); format=url needs an object store (501 presigned_unavailable).",
+  tag: "Jobs",
+  scope: "jobs:read",
+  params: JobIdParams,
+  query: ResultQuery,
+  responses: {
+    200: { description: "The result bytes (application/octet-stream), or JSON with format=json.", schema: T.String({ format: "binary" }), contentType: "application/octet-stream", headers: ["X-Service-Sandbox"] },
+  },
+  errors: ["not_found", "mode_mismatch", "job_not_finished", "no_downloadable_result", "result_expired", "presigned_unavailable"],
+  handler: async ({ auth, params, query, request }) => {
+    const job = await ownedJob(auth, params.job_id);
+    const accept = (request.headers.get("accept") || "").toLowerCase();
+    const format = query.format ?? (accept.includes("application/json") && !accept.includes("octet-stream") ? "json" : "download");
+    if (job.status !== "succeeded") throw new ApiError("job_not_finished", `The job is ${job.status}; results exist only once it has succeeded.`);
+    if (job.result_deleted_at || (job.result_expires_at && job.result_expires_at <= new Date())) {
+      throw new ApiError("result_expired", "The result was removed after its time-to-live; run the job again.");
+    }
+    const result = job.result as { type: string; storage_key?: string; filename?: string; content_type?: string; bytes?: number; json?: unknown };
+    const sandbox: Record<string, string> = job.mode === "test" ? { "x-service-sandbox": "true" } : {};
+    if (format === "url") throw new ApiError("presigned_unavailable", "Result URLs need an object store, and none is configured; use format=download.");
+    if (format === "json") {
+      const body = result.type === "json"
+        ? result.json
+        : { object: "job_result", job_id: job.id, type: "file", filename: result.filename, content_type: result.content_type, bytes: result.bytes, pages_processed: job.pages_processed, download_url: presentJob(job).result!.download_url };
+      return { status: 200, body, headers: sandbox };
+    }
+    if (result.type !== "file" || !result.storage_key) throw new ApiError("no_downloadable_result", "This job's result is JSON only; request it with format=json.");
+    const file = Bun.file(blobPath(result.storage_key));
+    if (!(await file.exists())) throw new ApiError("result_expired", "The result is no longer stored; run the job again.");
+    return new Response(file, {
+      status: 200,
+      headers: {
+        "content-type": "application/octet-stream",
+        "content-disposition": `attachment; filename="${(result.filename ?? "result").replace(/[^\w.\-]/g, "_")}"`,
+        "x-result-content-type": result.content_type ?? "application/octet-stream",
+        ...sandbox,
+      },
+    });
+  },
+});
+
+export const jobRoutes = [createJobRoute, listJobs, getJob, cancelJobRoute, getJobResult];

@@ -1,0 +1,71 @@
+// The final transitions of a job. Each is one transaction: the job's new status, its ledger
+// entry and its event row commit together. Guards on the current status make every call safe
+// to repeat and let a cancel win over a worker that finishes late.
+import type { Sql } from "../db/client";
+import { db } from "../db/client";
+import { recordEvent } from "../events/record";
+import { releaseCredits, settleCredits } from "../billing/credits";
+import { presentJob } from "../modules/jobs/present";
+import { config } from "../config";
+
+export interface JobResult {
+  type: "file" | "json";
+  storage_key?: string;
+  filename?: string;
+  content_type?: string;
+  bytes?: number;
+  json?: unknown;
+  note?: string;
+}
+
+/** Succeeds a running job held by `workerId`; false if the job is no longer ours (cancelled, reaped). */
+export async function completeJob(jobId: string, workerId: string, result: JobResult, pagesProcessed: number): Promise<boolean> {
+  return db().begin(async (tx) => {
+    const [job] = await tx`
+      UPDATE jobs SET status = 'succeeded', result = ${tx.json(result as never)}, pages_processed = ${pagesProcessed},
+             progress_done = progress_total, result_expires_at = now() + make_interval(secs => ${config.fileTtlS}),
+             finished_at = now(), updated_at = now(), lease_expires_at = NULL
+       WHERE id = ${jobId} AND status = 'running' AND worker_id = ${workerId}
+       RETURNING *`;
+    if (!job) return false;
+    if (job.billed) await settleCredits(tx as unknown as Sql, jobId, pagesProcessed, job.credits_per_page);
+    await recordEvent(tx as unknown as Sql, job.account_id, job.mode, "job.succeeded", presentJob(job));
+    return true;
+  }) as Promise<boolean>;
+}
+
+/** Fails a queued or running job. With `workerId`, only if that worker still holds it. */
+export async function failJob(jobId: string, error: { code: string; message: string }, workerId?: string): Promise<boolean> {
+  return db().begin(async (tx) => {
+    const [job] = await tx`
+      UPDATE jobs SET status = 'failed', error = ${tx.json(error)}, finished_at = now(), updated_at = now(), lease_expires_at = NULL
+       WHERE id = ${jobId} AND status IN ('queued', 'running') ${workerId ? tx`AND worker_id = ${workerId}` : tx``}
+       RETURNING *`;
+    if (!job) return false;
+    if (job.billed) await releaseCredits(tx as unknown as Sql, jobId);
+    await recordEvent(tx as unknown as Sql, job.account_id, job.mode, "job.failed", presentJob(job));
+    return true;
+  }) as Promise<boolean>;
+}
+
+/**
+ * Cancels a queued or running job at once: the reservation is released and job.cancelled
+ * recorded now; a running worker sees `cancel_requested` at its next page checkpoint and
+ * discards its work. Returns the job row after the call, whatever its state.
+ */
+export async function cancelJob(jobId: string): Promise<Record<string, any> | undefined> {
+  return db().begin(async (tx) => {
+    const [job] = await tx`
+      UPDATE jobs SET status = 'cancelled', cancel_requested = true, finished_at = now(), updated_at = now()
+       WHERE id = ${jobId} AND status IN ('queued', 'running')
+       RETURNING *`;
+    if (job) {
+      if (job.billed) await releaseCredits(tx as unknown as Sql, jobId);
+      await recordEvent(tx as unknown as Sql, job.account_id, job.mode, "job.cancelled", presentJob(job));
+      await tx`SELECT pg_notify('job_cancel', ${jobId})`;
+      return job;
+    }
+    const [current] = await tx`SELECT * FROM jobs WHERE id = ${jobId}`;
+    return current;
+  }) as Promise<Record<string, any> | undefined>;
+}

@@ -1,0 +1,45 @@
+// The blob store on local disk under DATA_DIR/blobs: uploaded inputs and job results.
+// Keys are relative paths; callers never build filesystem paths themselves.
+import { mkdirSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { config } from "../config";
+
+const root = join(config.dataDir, "blobs");
+
+export function blobPath(key: string): string {
+  if (key.includes("..") || key.startsWith("/")) throw new Error(`bad blob key ${key}`);
+  return join(root, key);
+}
+
+export function fileKey(fileId: string): string {
+  return `files/${fileId.slice(0, 2)}/${fileId}`;
+}
+
+export function resultKey(jobId: string, filename: string): string {
+  return `results/${jobId.slice(0, 2)}/${jobId}/${filename}`;
+}
+
+export function ensureDirFor(key: string): string {
+  const p = blobPath(key);
+  mkdirSync(dirname(p), { recursive: true });
+  return p;
+}
+
+export function deleteBlob(key: string | null | undefined): void {
+  if (!key) return;
+  rmSync(blobPath(key), { force: true });
+}
+
+export function blobSize(key: string): number | null {
+  try {
+    return statSync(blobPath(key)).size;
+  } catch {
+    return null;
+  }
+}
+
+export function scratchDir(): string {
+  const d = join(config.dataDir, "tmp");
+  mkdirSync(d, { recursive: true });
+  return d;
+}

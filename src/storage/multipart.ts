@@ -1,0 +1,114 @@
+// Streams a multipart/form-data upload straight to disk: the one `file` part is written as it
+// arrives, so a 500 MB upload never sits in memory. Any other part is an error.
+import { open, rm } from "node:fs/promises";
+import { ApiError } from "../http/errors";
+
+export interface UploadedPart {
+  filename: string;
+  contentType: string;
+  size: number;
+}
+
+function boundaryOf(contentType: string): string {
+  const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  if (!m) throw new ApiError("validation_error", "multipart/form-data needs a boundary.", "file");
+  return m[1] ?? m[2]!;
+}
+
+function parseHeaders(block: string): { name: string | null; filename: string | null; contentType: string } {
+  let name: string | null = null;
+  let filename: string | null = null;
+  let contentType = "";
+  for (const line of block.split("\r\n")) {
+    const idx = line.indexOf(":");
+    if (idx < 0) continue;
+    const key = line.slice(0, idx).trim().toLowerCase();
+    const value = line.slice(idx + 1).trim();
+    if (key === "content-disposition") {
+      name = /\bname="([^"]*)"/i.exec(value)?.[1] ?? null;
+      const star = /\bfilename\*=UTF-8''([^;]+)/i.exec(value)?.[1];
+      filename = star ? decodeURIComponent(star) : (/\bfilename="([^"]*)"/i.exec(value)?.[1] ?? null);
+    } else if (key === "content-type") contentType = value.toLowerCase();
+  }
+  return { name, filename, contentType };
+}
+
+/** Writes the `file` part to `dest`; throws ApiError on malformed input or when over `maxBytes`. */
+export async function receiveMultipartFile(request: Request, dest: string, maxBytes: number): Promise<UploadedPart> {
+  const boundary = boundaryOf(request.headers.get("content-type") || "");
+  const delimiter = Buffer.from(`\r\n--${boundary}`);
+  const declared = Number(request.headers.get("content-length") || "0");
+  if (declared > maxBytes + 64 * 1024) throw new ApiError("file_too_large", `The upload is larger than the maximum of ${maxBytes} bytes.`, "file");
+  if (!request.body) throw new ApiError("validation_error", "The multipart body is empty.", "file");
+
+  const fh = await open(dest, "w", 0o600);
+  let buf = Buffer.from("\r\n"); // lets the first boundary match the same "\r\n--b" delimiter
+  let state: "preamble" | "headers" | "body" | "after" | "done" = "preamble";
+  let part: { name: string | null; filename: string | null; contentType: string } | null = null;
+  let found: UploadedPart | null = null;
+  let size = 0;
+  let ok = false;
+  try {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (value) buf = buf.length ? Buffer.concat([buf, value]) : Buffer.from(value);
+      // Process as much of the buffer as possible.
+      for (;;) {
+        if (state === "preamble") {
+          const i = buf.indexOf(delimiter);
+          if (i < 0) {
+            if (buf.length > 64 * 1024) throw new ApiError("validation_error", "Malformed multipart body: no boundary found.", "file");
+            break;
+          }
+          buf = buf.subarray(i + delimiter.length);
+          state = "after";
+        } else if (state === "after") {
+          if (buf.length < 2) break;
+          if (buf[0] === 0x2d && buf[1] === 0x2d) {
+            state = "done";
+            break;
+          }
+          const eol = buf.indexOf("\r\n");
+          if (eol < 0) {
+            if (buf.length > 1024) throw new ApiError("validation_error", "Malformed multipart body.", "file");
+            break;
+          }
+          buf = buf.subarray(eol + 2);
+          state = "headers";
+        } else if (state === "headers") {
+          const end = buf.indexOf("\r\n\r\n");
+          if (end < 0) {
+            if (buf.length > 16 * 1024) throw new ApiError("validation_error", "Malformed multipart body: part headers too long.", "file");
+            break;
+          }
+          part = parseHeaders(buf.subarray(0, end).toString("utf8"));
+          buf = buf.subarray(end + 4);
+          if (part.name !== "file") throw new ApiError("validation_error", `Unexpected multipart field \`${part.name ?? "(unnamed)"}\`; send exactly one part named \`file\`.`, part.name ?? "file");
+          if (found) throw new ApiError("validation_error", "Send exactly one `file` part.", "file");
+          state = "body";
+        } else if (state === "body") {
+          const i = buf.indexOf(delimiter);
+          const writable = i >= 0 ? i : Math.max(0, buf.length - delimiter.length);
+          if (writable > 0) {
+            size += writable;
+            if (size > maxBytes) throw new ApiError("file_too_large", `The upload is larger than the maximum of ${maxBytes} bytes.`, "file");
+            await fh.write(buf.subarray(0, writable));
+            buf = buf.subarray(writable);
+          }
+          if (i < 0) break;
+          buf = buf.subarray(delimiter.length);
+          found = { filename: part!.filename ?? "upload", contentType: part!.contentType, size };
+          state = "after";
+        } else break;
+      }
+      if (state === "done" || done) break;
+    }
+    if (state !== "done" || !found) throw new ApiError("validation_error", "Malformed multipart body: send one part named `file` and close the body with the final boundary.", "file");
+    ok = true;
+    return found;
+  } finally {
+    await fh.close();
+    if (!ok) await rm(dest, { force: true });
+  }
+}

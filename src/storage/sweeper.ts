@@ -1,0 +1,38 @@
+// The TTL sweeper: deletes expired input files (recording file.expired in the same transaction
+// as the status change) and expired job results, and forgets old idempotency records.
+import type { Sql } from "../db/client";
+import { db } from "../db/client";
+import { recordEvent } from "../events/record";
+import { presentFile } from "../modules/files/present";
+import { blobPath, deleteBlob } from "./blobs";
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
+
+export async function sweepExpired(batch = 100): Promise<{ files: number; results: number }> {
+  const keys: string[] = [];
+  const files = (await db().begin(async (tx) => {
+    const rows = await tx`
+      UPDATE files SET status = 'expired', deleted_at = now()
+       WHERE id IN (SELECT id FROM files WHERE status IN ('ready', 'pending_upload') AND expires_at <= now()
+                    ORDER BY expires_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+       RETURNING *`;
+    for (const f of rows) {
+      keys.push(f.storage_key);
+      await recordEvent(tx as unknown as Sql, f.account_id, f.mode, "file.expired", presentFile(f));
+    }
+    return rows.length;
+  })) as number;
+  for (const k of keys) deleteBlob(k);
+
+  const results = await db()`
+    UPDATE jobs SET result_deleted_at = now()
+     WHERE id IN (SELECT id FROM jobs WHERE result_expires_at <= now() AND result_deleted_at IS NULL
+                  LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+     RETURNING id, result`;
+  for (const r of results) {
+    const key = r.result?.storage_key as string | undefined;
+    if (key) rmSync(dirname(blobPath(key)), { recursive: true, force: true });
+  }
+  await db()`DELETE FROM idempotency_records WHERE expires_at <= now()`;
+  return { files, results: results.length };
+}

@@ -1,0 +1,14 @@
+// Operation name -> executor. An operation without an executor here is not offered by
+// POST /jobs (see `available` in src/domain/operations.ts) rather than faked.
+import type { Executor } from "./types";
+import { deletePages, merge, protect, reorder, rotate, split, unlock } from "./page-ops";
+
+export const executors: Record<string, Executor> = {
+  rotate,
+  reorder,
+  delete_pages: deletePages,
+  merge,
+  split,
+  protect,
+  unlock,
+};

@@ -1,0 +1,61 @@
+// Structural PDF operations, run by the native engine page by page with cancel checkpoints.
+import { join } from "node:path";
+import { engine } from "../../engine/native";
+import type { ExecutionInput, ExecutionOutput, Executor } from "./types";
+
+function baseName(filename: string): string {
+  return (filename.replace(/\.[A-Za-z0-9]+$/, "") || "document").replace(/[^\w.\-]+/g, "_").slice(0, 100);
+}
+
+function pdfResult(input: ExecutionInput, out: string, suffix: string, pages: number): ExecutionOutput {
+  return { pagesProcessed: pages, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-${suffix}.pdf`, contentType: "application/pdf" } };
+}
+
+export const rotate: Executor = async (input) => {
+  const out = join(input.workDir, "out.pdf");
+  const r = await engine().rotate(input.inputs[0]!.path, out, { degrees: input.options.degrees, pages: input.options.pages }, input.control);
+  return pdfResult(input, out, "rotated", r.pageCount);
+};
+
+export const reorder: Executor = async (input) => {
+  const out = join(input.workDir, "out.pdf");
+  const r = await engine().reorder(input.inputs[0]!.path, out, { order: input.options.order }, input.control);
+  return pdfResult(input, out, "reordered", r.pageCount);
+};
+
+export const deletePages: Executor = async (input) => {
+  const out = join(input.workDir, "out.pdf");
+  const r = await engine().deletePages(input.inputs[0]!.path, out, { pages: input.options.pages }, input.control);
+  return pdfResult(input, out, "pages-deleted", r.pageCount);
+};
+
+export const merge: Executor = async (input) => {
+  const out = join(input.workDir, "out.pdf");
+  const r = await engine().merge(input.inputs.map((i) => i.path), out, input.control);
+  return { pagesProcessed: r.pageCount, result: { type: "file", path: out, filename: "merged.pdf", contentType: "application/pdf" } };
+};
+
+export const split: Executor = async (input) => {
+  const out = join(input.workDir, "out.zip");
+  const o = input.options;
+  const r = await engine().split(input.inputs[0]!.path, out, { mode: o.mode ?? "every_page", ranges: o.ranges, chunkSize: o.chunk_size }, input.control);
+  return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-split.zip`, contentType: "application/zip" } };
+};
+
+export const protect: Executor = async (input) => {
+  const out = join(input.workDir, "out.pdf");
+  const o = input.options;
+  const r = await engine().protect(
+    input.inputs[0]!.path,
+    out,
+    { userPassword: o.user_password, ownerPassword: o.owner_password, allowPrint: o.allow_print, allowModify: o.allow_modify, allowCopy: o.allow_copy, allowAnnotate: o.allow_annotate },
+    input.control,
+  );
+  return pdfResult(input, out, "protected", r.pageCount);
+};
+
+export const unlock: Executor = async (input) => {
+  const out = join(input.workDir, "out.pdf");
+  const r = await engine().unlock(input.inputs[0]!.path, out, { password: input.options.password }, input.control);
+  return pdfResult(input, out, "unlocked", r.pageCount);
+};
