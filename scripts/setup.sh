@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs everything the service needs on a Debian machine, then the npm packages, then
+# builds the native engine. Safe to run again: every step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System packages: libclang for the mupdf bindings; the reference PDF tools are used by
+# tests (qpdf --check) and the benchmark.
+apt_packages=(libclang-dev clang qpdf mupdf-tools poppler-utils ghostscript)
+missing=()
+for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "setup: please install: ${missing[*]} (sudo apt-get install ...)" >&2
+    exit 1
+  fi
+fi
+
+command -v cargo >/dev/null || { echo "setup: a Rust toolchain (cargo) is required: https://rustup.rs" >&2; exit 1; }
+
+# Bun comes from the npm registry.
+if ! command -v bun >/dev/null || [ "$(bun --version)" != "1.4.5" ]; then
+  echo "setup: installing bun 1.4.5 from the npm registry"
+  npm install -g --silent bun@1.4.5
+fi
+
+bun install --frozen-lockfile
+bun run build:native

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs, builds and runs every test: the Rust engine's tests (unit and whole-corpus), then
+# the Bun tests (unit, addon, API over real HTTP against real Postgres).
+# Tests create a fresh database per test file on the Postgres named by DATABASE_URL
+# (default postgres://postgres@127.0.0.1:5432/test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
+cargo test --release -p engine
+bun x tsc --noEmit -p .
+bun test
