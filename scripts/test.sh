@@ -9,4 +9,4 @@ cd "$(dirname "$0")/.."
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 cargo test --release -p engine
 bun x tsc --noEmit -p .
-bun test
+bun test --timeout 120000

@@ -59,6 +59,7 @@ export const errorCatalogue = {
   // Extensions: documented additions where the spec does not name a code.
   method_not_allowed: def(405, "invalid_request_error", "The path exists but not with this HTTP method; the Allow header lists the methods.", "extension"),
   webhook_limit_reached: def(409, "conflict_error", "The mode already has the maximum of 10 webhook endpoints.", "extension"),
+  webhook_not_subscribed: def(409, "conflict_error", "POST /webhooks/{webhook_id}/test on an endpoint whose `events` leave out `webhook.test`; add it (or subscribe to all) first.", "extension"),
   file_unreadable: def(422, "invalid_request_error", "The input document is damaged beyond repair and cannot be processed.", "extension", ["http", "job"]),
   file_encrypted: def(422, "invalid_request_error", "The input is password-protected; run the `unlock` operation on it first.", "extension", ["job"]),
   page_too_large: def(422, "invalid_request_error", "A page would render larger than the pixel cap; lower `dpi`.", "extension", ["job"]),

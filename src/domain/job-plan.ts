@@ -29,14 +29,14 @@ export interface JobPlan {
 
 /** Step 1, before files are loaded: operation, input shape and option schema. */
 export function checkRequestShape(req: JobRequest): { operation: OperationDefinition; fileIds: string[]; options: Record<string, unknown> } {
-  if (req.operation in unsupportedOperations) {
+  if (Object.hasOwn(unsupportedOperations, req.operation)) {
     throw new ApiError("operation_unsupported", `The operation \`${req.operation}\` is not supported: ${unsupportedOperations[req.operation]}`, "operation");
   }
-  const operation = operations[req.operation];
+  const operation = Object.hasOwn(operations, req.operation) ? operations[req.operation] : undefined;
   if (!operation) throw new ApiError("validation_error", `Unknown operation \`${req.operation}\`; see GET /operations.`, "operation");
   if (!operation.available) throw new ApiError("operation_unsupported", `The operation \`${req.operation}\` is ${operation.unavailableReason ?? "not available"}.`, "operation");
   const options = { ...(req.options ?? {}) };
-  if (operation.name === "convert" && typeof options.target === "string" && options.target in unsupportedConvertTargets) {
+  if (operation.name === "convert" && typeof options.target === "string" && Object.hasOwn(unsupportedConvertTargets, options.target)) {
     throw new ApiError("operation_unsupported", `Converting to \`${options.target}\` is not supported: ${unsupportedConvertTargets[options.target]}`, "operation");
   }
   if (operation.name === "convert" && options.target === undefined) throw new ApiError("invalid_options", "`options.target` is required for convert.", "options.target");

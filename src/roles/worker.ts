@@ -4,10 +4,12 @@ import { config } from "../config";
 import { connect, disconnect } from "../db/client";
 import { log } from "../log";
 import { startWorkerLoop } from "../worker/loop";
+import { startWebhookDispatcher } from "../webhooks/dispatcher";
 
 if (!config.databaseUrl) throw new Error("DATABASE_URL is required by the worker role (the supervisor provides it)");
 const sql = connect(config.databaseUrl, 4);
 const loop = await startWorkerLoop(sql);
+const dispatcher = await startWebhookDispatcher(sql);
 log.info("worker started");
 
 let stopping = false;
@@ -16,6 +18,7 @@ async function shutdown(signal: string) {
   stopping = true;
   log.info("worker stopping", { signal });
   await loop.stop();
+  await dispatcher.stop();
   await disconnect();
   process.exit(0);
 }

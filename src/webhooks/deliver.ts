@@ -6,7 +6,7 @@ import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { apiVersion } from "../domain/pricing";
 import { signatureHeader } from "./sign";
-import { TargetRefused, bareHost, connectedAddressAllowed, resolveTarget, type ResolvedTarget } from "./ssrf-guard";
+import { TargetRefused, bareHost, canonicalAddress, connectedAddressAllowed, resolveTarget, type ResolvedTarget } from "./ssrf-guard";
 
 export const attemptTimeoutMs = 10_000;
 const maxHeadBytes = 16 * 1024;
@@ -22,6 +22,8 @@ export interface AttemptInput {
   signal?: AbortSignal;
   /** Extra trusted CA certificates, for tests of the TLS path. */
   ca?: string | string[];
+  /** Default: config.webhookAllowPrivateTargets. */
+  allowPrivate?: boolean;
 }
 
 export interface AttemptResult {
@@ -57,8 +59,8 @@ function describe(e: unknown): string {
 
 function sameAddress(a: string | undefined, b: string): boolean {
   if (!a) return false;
-  const strip = (s: string) => s.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "").toLowerCase();
-  return strip(a) === strip(b);
+  const x = canonicalAddress(a);
+  return x !== null && x === canonicalAddress(b);
 }
 
 interface Connected {
@@ -75,7 +77,6 @@ function openSocket(url: URL, target: ResolvedTarget, ca: AttemptInput["ca"], op
       ? tlsConnect({
           host: target.address,
           port,
-          family: target.family,
           // SNI and certificate verification use the URL's hostname, never the IP we dial.
           servername: isIP(host) ? undefined : host,
           ALPNProtocols: ["http/1.1"],
@@ -111,10 +112,8 @@ function readStatus(socket: Socket): Promise<number> {
       buf = Buffer.concat([buf, chunk]);
       for (;;) {
         const end = buf.indexOf("\r\n\r\n");
-        if (end < 0) {
-          if (buf.length > maxHeadBytes) done(new AttemptError(`response head larger than ${maxHeadBytes} bytes`));
-          return;
-        }
+        if (end > maxHeadBytes || (end < 0 && buf.length > maxHeadBytes)) return done(new AttemptError(`response head larger than ${maxHeadBytes} bytes`));
+        if (end < 0) return;
         const head = buf.subarray(0, end).toString("latin1");
         const m = /^HTTP\/1\.[01] (\d{3})(?: |\r|$)/.exec(head);
         if (!m) return done(new AttemptError("the endpoint did not answer with HTTP/1.x"));
@@ -162,13 +161,15 @@ export async function deliverOnce(input: AttemptInput): Promise<AttemptResult> {
           throw new AttemptError("the endpoint URL is not valid");
         }
         if (url.protocol !== "https:" && url.protocol !== "http:") throw new AttemptError("the endpoint URL must be http or https");
-        const targets = await resolveTarget(bareHost(url), { timeoutMs });
+        const targets = await resolveTarget(bareHost(url), { timeoutMs, allowPrivate: input.allowPrivate });
         let lastError: unknown;
+        let dialed = "";
         for (const target of targets) {
           try {
             const c = await openSocket(url, target, input.ca, opened);
             socket = c.socket;
-            address = c.address || target.address;
+            dialed = target.address;
+            address = c.address || null;
             break;
           } catch (e) {
             lastError = e;
@@ -176,8 +177,8 @@ export async function deliverOnce(input: AttemptInput): Promise<AttemptResult> {
         }
         if (!socket) throw lastError;
         const s = socket as Socket;
-        // Check the peer we are actually connected to, not only what the resolver said.
-        if (!sameAddress(s.remoteAddress, address!) || !connectedAddressAllowed(s.remoteAddress)) {
+        // Check the peer we are actually connected to: the checked address, and public.
+        if (!sameAddress(s.remoteAddress, dialed) || !connectedAddressAllowed(s.remoteAddress, input.allowPrivate)) {
           throw new TargetRefused(`connected address ${s.remoteAddress ?? "unknown"} is not a public address; refused`, "blocked");
         }
         const body = Buffer.from(input.body, "utf8");

@@ -161,6 +161,16 @@ export function classifyAddress(address: string): AddressClass {
   return "invalid";
 }
 
+/** A canonical text for comparing addresses (IPv4-mapped IPv6 compares equal to its IPv4). */
+export function canonicalAddress(address: string): string | null {
+  const n = parseV4(address);
+  if (n !== null) return `v4:${n}`;
+  const b = parseV6(address);
+  if (!b) return null;
+  if (b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return `v4:${embeddedV4(b, 12)}`;
+  return `v6:${Buffer.from(b).toString("hex")}`;
+}
+
 export function isPublicAddress(address: string): boolean {
   return classifyAddress(address) === "public";
 }
@@ -245,8 +255,8 @@ export async function resolveTarget(host: string, opts: { allowPrivate?: boolean
 }
 
 /** For the delivery path: is the address a socket actually connected to still acceptable? */
-export function connectedAddressAllowed(address: string | undefined): boolean {
-  if (config.webhookAllowPrivateTargets) return true;
+export function connectedAddressAllowed(address: string | undefined, allowPrivate = config.webhookAllowPrivateTargets): boolean {
+  if (allowPrivate) return true;
   if (!address) return false;
   return isPublicAddress(address);
 }

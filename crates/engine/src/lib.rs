@@ -1,1 +1,65 @@
-//! stub
+//! Document engine of the document-processing service: type sniffing and PDF page
+//! operations, on MuPDF. Pure Rust (no N-API); the Node/Bun addon in `engine-node` is a
+//! thin layer over this crate.
+//!
+//! # Scope
+//!
+//! - [`identify`]: kind (pdf, docx, xlsx, csv, jpeg, png, webp, unknown), page count and
+//!   encryption, from the bytes alone. The page-count rules are in [`identify`](mod@identify).
+//! - PDF page operations: [`rotate`], [`reorder`], [`delete_pages`], [`merge`], [`split`],
+//!   [`protect`], [`unlock`]. They take file paths, write the output to `<output>.tmp`
+//!   and rename it into place, so a failed or cancelled job leaves nothing at `output`.
+//! - [`JobControl`]: progress counters and a cancellation flag shared with the caller;
+//!   operations check it before starting and at every page.
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use engine::{rotate, JobControl, RotateOptions};
+//!
+//! let control = JobControl::new();
+//! let options = RotateOptions { degrees: 90, pages: None, max_pages: None };
+//! let result = rotate(Path::new("in.pdf"), Path::new("out.pdf"), &options, &control)?;
+//! assert_eq!(result.page_count, result.pages_processed);
+//! # Ok::<(), engine::EngineError>(())
+//! ```
+//!
+//! # Errors
+//!
+//! Every failure is an [`EngineError`] with a stable [`ErrorCode`] (see its variants).
+//!
+//! # Limitations
+//!
+//! - Page operations edit the object graph only: content streams and images are never
+//!   decoded, which keeps hostile files (decompression bombs, huge images, enormous
+//!   pages) cheap. The flip side: nothing is validated or repaired inside content
+//!   streams; MuPDF's xref repair is all the repair there is.
+//! - Saving garbage-collects unreachable objects and compresses unfiltered streams, but
+//!   does not de-duplicate objects (quadratic in MuPDF) and writes a classic xref
+//!   table without object streams, so an output can be larger than its input.
+//! - Not thread-safe across calls on the same document; each call owns its documents
+//!   and runs on one thread. Concurrent calls on different threads are fine.
+//! - MuPDF cannot be interrupted mid-call: cancellation takes effect at the next page
+//!   checkpoint, not inside the final save.
+//! - What merge keeps from the second and later inputs is listed in [`merge`](mod@pdf::merge);
+//!   what delete/split prune is listed in [`delete_pages`] and [`split`](mod@pdf::split).
+//! - MuPDF warnings about damaged files go to stderr.
+
+#![deny(missing_docs)]
+
+pub mod control;
+pub mod error;
+pub mod identify;
+pub mod pdf;
+
+pub use control::{JobControl, Progress};
+pub use error::{EngineError, ErrorCode, Result};
+pub use identify::{identify, Identification, Kind};
+pub use pdf::merge::{merge, MERGE_MAX_INPUTS, MERGE_MIN_INPUTS};
+pub use pdf::pages::{
+    delete_pages, reorder, rotate, DeletePagesOptions, ReorderOptions, RotateOptions,
+};
+pub use pdf::security::{
+    protect, unlock, ProtectOptions, UnlockOptions, MAX_PASSWORD_BYTES,
+};
+pub use pdf::split::{split, SplitMode, SplitOptions, SplitResult, SPLIT_MAX_PARTS};
+pub use pdf::PageOpResult;
