@@ -115,9 +115,7 @@ where
                 format!("internal error: {detail}"),
             ))
         });
-        deferred.resolve(Box::new(move |env| {
-            outcome.map_err(|e| js_error(&env, &e))
-        }));
+        deferred.resolve(Box::new(move |env| outcome.map_err(|e| js_error(&env, &e))));
     }));
     Ok(promise)
 }

@@ -32,6 +32,9 @@ pub enum ErrorCode {
     /// `io_error`: reading the input or writing the output failed (missing file,
     /// permission, disk full, non-UTF-8 path).
     IoError,
+    /// `page_too_large`: a page would render to more pixels than the engine's cap
+    /// (see `render::MAX_PAGE_PIXELS`); a lower `dpi` may fit.
+    PageTooLarge,
     /// `engine_error`: anything else MuPDF reported while processing; the message
     /// carries MuPDF's text.
     EngineError,
@@ -48,12 +51,13 @@ impl ErrorCode {
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::PageLimit => "page_limit",
             ErrorCode::IoError => "io_error",
+            ErrorCode::PageTooLarge => "page_too_large",
             ErrorCode::EngineError => "engine_error",
         }
     }
 
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 8] = [
+    pub const ALL: [ErrorCode; 9] = [
         ErrorCode::InvalidPdf,
         ErrorCode::EncryptedInput,
         ErrorCode::InvalidPassword,
@@ -61,6 +65,7 @@ impl ErrorCode {
         ErrorCode::Cancelled,
         ErrorCode::PageLimit,
         ErrorCode::IoError,
+        ErrorCode::PageTooLarge,
         ErrorCode::EngineError,
     ];
 }
@@ -111,7 +116,10 @@ impl EngineError {
 
     /// Wraps a MuPDF failure that happened after the document was opened.
     pub(crate) fn engine(context: &str, err: mupdf::Error) -> Self {
-        Self::new(ErrorCode::EngineError, format!("{context}: {}", mupdf_message(&err)))
+        Self::new(
+            ErrorCode::EngineError,
+            format!("{context}: {}", mupdf_message(&err)),
+        )
     }
 }
 

@@ -1,0 +1,111 @@
+//! Render, redact and compress from a shell, and the per-page timer used by
+//! scripts/bench (prints one JSON line on stdout):
+//!
+//! ```text
+//! pagework render   <in> <out> [dpi] [quality] [first,last (0-based)]   # RENDER_THREADS=n
+//! pagework pagetimes <in> <dpi> <quality> <first> <last>   # one thread, ms per page
+//! pagework redact   <in> <out> <page> <x> <y> <w> <h> [dpi]
+//! pagework compress <in> <out> <light|balanced|strong>
+//! ```
+
+use std::path::Path;
+use std::time::Instant;
+
+use engine::compress::{compress, CompressLevel, CompressOptions};
+use engine::redact::{redact, RedactOptions, RedactRegion};
+use engine::render::{encode_jpeg, render_jpeg, render_rgb, RenderOptions};
+use engine::JobControl;
+
+fn arg<T: std::str::FromStr>(args: &[String], i: usize) -> Option<T> {
+    args.get(i).and_then(|s| s.parse().ok())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let control = JobControl::new();
+    let op = args.get(1).map(String::as_str).unwrap_or("");
+    let out = match op {
+        "render" => {
+            let pages = args.get(6).map(|s| {
+                let (a, b) = s.split_once(',').unwrap_or((s, s));
+                (a.parse::<i64>().unwrap()..=b.parse::<i64>().unwrap()).collect::<Vec<_>>()
+            });
+            let o = RenderOptions { dpi: arg(&args, 4), quality: arg(&args, 5), threads: threads_arg(), pages, max_pages: None };
+            let t = Instant::now();
+            render_jpeg(Path::new(&args[2]), Path::new(&args[3]), &o, &control).map(|r| {
+                format!(
+                    "{{\"ok\":true,\"pages\":{},\"bytes\":{},\"zip\":{},\"grey\":{},\"ms\":{:.1}}}",
+                    r.pages_processed,
+                    r.output_bytes,
+                    r.zip,
+                    r.grey_pages,
+                    t.elapsed().as_secs_f64() * 1e3
+                )
+            })
+        }
+        "pagetimes" => {
+            let (dpi, q, first, last): (u32, u8, usize, usize) =
+                (arg(&args, 3).unwrap(), arg(&args, 4).unwrap(), arg(&args, 5).unwrap(), arg(&args, 6).unwrap());
+            let doc = mupdf::Document::open(&args[2]).expect("open");
+            let mut times = Vec::new();
+            let mut bytes = 0usize;
+            for i in first..=last {
+                let t = Instant::now();
+                let (w, h, rgb) = render_rgb(&doc, i, dpi).expect("render");
+                let jpeg = encode_jpeg(w, h, &rgb, q, dpi).expect("encode");
+                bytes += jpeg.jpeg.len();
+                times.push(format!("{:.2}", t.elapsed().as_secs_f64() * 1e3));
+            }
+            Ok(format!("{{\"ok\":true,\"bytes\":{bytes},\"ms\":[{}]}}", times.join(",")))
+        }
+        "redact" => {
+            let region = RedactRegion {
+                page: arg(&args, 4).unwrap(),
+                x: arg(&args, 5).unwrap(),
+                y: arg(&args, 6).unwrap(),
+                w: arg(&args, 7).unwrap(),
+                h: arg(&args, 8).unwrap(),
+            };
+            let o = RedactOptions { regions: vec![region], dpi: arg(&args, 9), max_pages: None };
+            let t = Instant::now();
+            redact(Path::new(&args[2]), Path::new(&args[3]), &o, &control).map(|r| {
+                format!(
+                    "{{\"ok\":true,\"pages\":{},\"bytes\":{},\"ms\":{:.1}}}",
+                    r.pages_processed,
+                    r.output_bytes,
+                    t.elapsed().as_secs_f64() * 1e3
+                )
+            })
+        }
+        "compress" => {
+            let level = CompressLevel::parse(args.get(4).map_or("balanced", String::as_str)).unwrap();
+            let o = CompressOptions { level, max_pages: None };
+            let t = Instant::now();
+            compress(Path::new(&args[2]), Path::new(&args[3]), &o, &control).map(|r| {
+                format!(
+                    "{{\"ok\":true,\"pages\":{},\"bytes\":{},\"kept_original\":{},\"ms\":{:.1}}}",
+                    r.page_count,
+                    r.output_bytes,
+                    r.kept_original,
+                    t.elapsed().as_secs_f64() * 1e3
+                )
+            })
+        }
+        _ => {
+            eprintln!("usage: see the doc comment of examples/pagework.rs");
+            std::process::exit(2);
+        }
+    };
+    match out {
+        Ok(line) => println!("{line}"),
+        Err(e) => {
+            println!("{{\"ok\":false,\"code\":\"{}\",\"message\":{:?}}}", e.code, e.message);
+            std::process::exit(1);
+        }
+    }
+}
+
+/// `RENDER_THREADS` env var; default: the engine's (number of cores).
+fn threads_arg() -> Option<usize> {
+    std::env::var("RENDER_THREADS").ok().and_then(|v| v.parse().ok())
+}

@@ -1,0 +1,27 @@
+//! PDF operations on MuPDF. Every operation opens its input itself, on the calling
+//! thread (MuPDF contexts are per thread), and writes its output atomically.
+
+pub(crate) mod content;
+mod links;
+pub mod merge;
+pub(crate) mod open;
+pub(crate) mod pages;
+pub(crate) mod save;
+pub(crate) mod security;
+pub mod split;
+mod tree;
+
+/// What a page operation wrote.
+///
+/// `pages_processed` is the number of input pages the operation went through (the
+/// input's page count; for merge the sum over all inputs). `page_count` is the number
+/// of pages in the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageOpResult {
+    /// Input pages read.
+    pub pages_processed: u32,
+    /// Pages in the output document.
+    pub page_count: u32,
+    /// Size of the output file in bytes.
+    pub output_bytes: u64,
+}

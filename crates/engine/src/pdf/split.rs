@@ -1,0 +1,205 @@
+//! Split: one PDF in, a ZIP of PDFs out.
+//!
+//! Entry names: `every_page` writes `page-0001.pdf`, `page-0002.pdf`, ... numbered by
+//! the page (1-based); `ranges` and `chunks` write `part-0001.pdf`, `part-0002.pdf`, ...
+//! numbered by the part in the order given. Numbers are zero-padded to 4 digits (more
+//! digits past 9999). Entries are stored uncompressed: PDF streams are compressed
+//! already.
+//!
+//! Each part is built from a fresh parse of the input reduced to its pages, so it keeps
+//! the document's outline, links, named destinations and form fields that concern its
+//! pages (same pruning as `delete_pages`); page labels and the structure tree are
+//! dropped.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use crate::control::JobControl;
+use crate::error::{EngineError, MuPdfResultExt, Result};
+use crate::pdf::content::repair_page_contents;
+use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
+use crate::pdf::pages::{keep_encryption, keep_pages};
+use crate::pdf::save::{write_atomically, write_options};
+
+/// Inputs up to this size are held in memory while splitting.
+const IN_MEMORY_INPUT_CAP: u64 = 64 << 20;
+
+/// Largest number of parts one split may produce.
+pub const SPLIT_MAX_PARTS: usize = 10_000;
+
+/// How to cut the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitMode {
+    /// One part per page.
+    EveryPage,
+    /// One part per `[start, end]` range: 1-based, inclusive, in the given order;
+    /// ranges may overlap.
+    Ranges(Vec<(i64, i64)>),
+    /// Consecutive parts of `chunk_size` pages (the last one may be shorter).
+    Chunks(i64),
+}
+
+/// Options of [`split`].
+#[derive(Debug, Clone)]
+pub struct SplitOptions {
+    /// How to cut.
+    pub mode: SplitMode,
+    /// Fail with `page_limit` when the input has more pages.
+    pub max_pages: Option<u32>,
+}
+
+/// What [`split`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitResult {
+    /// Number of PDFs in the ZIP.
+    pub parts: u32,
+    /// Pages written over all parts (a page in two overlapping ranges counts twice).
+    pub pages_processed: u32,
+    /// Size of the ZIP file.
+    pub output_bytes: u64,
+}
+
+/// Page index lists (0-based) of each part, and whether names use `page-`.
+fn plan(mode: &SplitMode, n: usize) -> Result<(Vec<Vec<usize>>, &'static str)> {
+    match mode {
+        SplitMode::EveryPage => Ok(((0..n).map(|i| vec![i]).collect(), "page")),
+        SplitMode::Chunks(size) => {
+            if *size < 1 {
+                return Err(EngineError::invalid_options(format!(
+                    "chunkSize must be at least 1, not {size}"
+                )));
+            }
+            let size = (*size).min(n as i64) as usize;
+            let parts = (0..n)
+                .collect::<Vec<_>>()
+                .chunks(size)
+                .map(<[usize]>::to_vec)
+                .collect();
+            Ok((parts, "part"))
+        }
+        SplitMode::Ranges(ranges) => {
+            if ranges.is_empty() {
+                return Err(EngineError::invalid_options("ranges must not be empty"));
+            }
+            let mut parts = Vec::with_capacity(ranges.len());
+            for &(start, end) in ranges {
+                if start < 1 || end < start || end > n as i64 {
+                    return Err(EngineError::invalid_options(format!(
+                        "range [{start}, {end}] is invalid: ranges are 1-based, inclusive, start <= end <= {n}"
+                    )));
+                }
+                parts.push(((start - 1) as usize..end as usize).collect());
+            }
+            Ok((parts, "part"))
+        }
+    }
+}
+
+/// Splits `input` into a ZIP of PDFs at `output_zip`.
+pub fn split(
+    input: &Path,
+    output_zip: &Path,
+    options: &SplitOptions,
+    control: &JobControl,
+) -> Result<SplitResult> {
+    control.checkpoint()?;
+    // Parsed once here to validate, then once per part: page removal edits the
+    // document in place, and MuPDF cannot copy a document. Re-parsing from memory
+    // saves a few syscalls per object; inputs above the cap are re-read from disk so
+    // memory stays bounded.
+    let size = std::fs::metadata(input)
+        .map_err(|e| EngineError::io("reading the input", e))?
+        .len();
+    let bytes = if size <= IN_MEMORY_INPUT_CAP {
+        Some(std::fs::read(input).map_err(|e| EngineError::io("reading the input", e))?)
+    } else {
+        None
+    };
+    let source = || match &bytes {
+        Some(b) => Source::Bytes(b),
+        None => Source::Path(input),
+    };
+    let opened = open_pdf(source(), PasswordPolicy::Refuse, options.max_pages)?;
+    let n = opened.page_count();
+    let encryption = keep_encryption(opened.encrypted);
+    drop(opened);
+    let (parts, prefix) = plan(&options.mode, n)?;
+    if parts.len() > SPLIT_MAX_PARTS {
+        return Err(EngineError::invalid_options(format!(
+            "split would produce {} parts, more than the limit of {SPLIT_MAX_PARTS}",
+            parts.len()
+        )));
+    }
+    let pages_processed: usize = parts.iter().map(Vec::len).sum();
+    control.start(pages_processed as u64)?;
+
+    let output_bytes = write_atomically(output_zip, control, |tmp| {
+        let file = File::create(tmp).map_err(|e| EngineError::io("creating the output", e))?;
+        let mut zip = zip::ZipWriter::new(BufWriter::new(file));
+        let entry_options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored)
+            .large_file(false);
+        for (k, part) in parts.iter().enumerate() {
+            let name = match prefix {
+                "page" => format!("page-{:04}.pdf", part[0] + 1),
+                _ => format!("part-{:04}.pdf", k + 1),
+            };
+            // A fresh parse per part: page removal mutates the document in place.
+            let mut opened = open_pdf(source(), PasswordPolicy::Refuse, None)?;
+            let pages = std::mem::take(&mut opened.pages);
+            if pages.len() != n {
+                return Err(EngineError::new(
+                    crate::ErrorCode::EngineError,
+                    "the page count changed between two reads of the input",
+                ));
+            }
+            repair_page_contents(part.iter().map(|&i| (i + 1, &pages[i])), control)?;
+            keep_pages(&mut opened.doc, &pages, part)?;
+            let mut bytes = Vec::new();
+            opened
+                .doc
+                .write_to_with_options(&mut bytes, write_options(encryption))
+                .ctx("writing a part")?;
+            zip.start_file(name, entry_options)
+                .map_err(|e| EngineError::io("writing the ZIP", e.into()))?;
+            zip.write_all(&bytes)
+                .map_err(|e| EngineError::io("writing the ZIP", e))?;
+        }
+        let mut inner = zip
+            .finish()
+            .map_err(|e| EngineError::io("finishing the ZIP", e.into()))?;
+        inner
+            .flush()
+            .map_err(|e| EngineError::io("writing the ZIP", e))?;
+        Ok(())
+    })?;
+    control.finish();
+    Ok(SplitResult {
+        parts: parts.len() as u32,
+        pages_processed: pages_processed as u32,
+        output_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_every_page_once_with_a_short_last_part() {
+        let (parts, prefix) = plan(&SplitMode::Chunks(3), 7).unwrap();
+        assert_eq!(parts, vec![vec![0, 1, 2], vec![3, 4, 5], vec![6]]);
+        assert_eq!(prefix, "part");
+    }
+
+    #[test]
+    fn ranges_are_one_based_inclusive_and_validated() {
+        let (parts, _) = plan(&SplitMode::Ranges(vec![(2, 3), (1, 1)]), 3).unwrap();
+        assert_eq!(parts, vec![vec![1, 2], vec![0]]);
+        for bad in [(0, 1), (2, 1), (1, 4)] {
+            let err = plan(&SplitMode::Ranges(vec![bad]), 3).unwrap_err();
+            assert_eq!(err.code, crate::ErrorCode::InvalidOptions);
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Helpers shared by the integration tests: the corpus location, scratch directories
+//! and the external `qpdf` checker.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The corpus directory: `$CORPUS_DIR`, else `/work/shared/corpus` relative to the crate.
+/// `None` (after printing why) when it is absent, so tests can skip.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("CORPUS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    if dir.join("files").is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIP: corpus not found at {} (set CORPUS_DIR)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// A corpus file by name, or `None` (skip) when the corpus is absent.
+pub fn corpus_file(name: &str) -> Option<PathBuf> {
+    corpus_dir().map(|d| d.join("files").join(name))
+}
+
+/// A fresh scratch directory, removed when dropped.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(label: &str) -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "engine-test-{}-{}-{label}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn qpdf_available() -> bool {
+    Command::new("qpdf").arg("--version").output().is_ok()
+}
+
+/// `qpdf --check` exit code: 0 ok, 3 warnings, 2 errors. `None` without qpdf.
+pub fn qpdf_check(path: &Path, password: Option<&str>) -> Option<i32> {
+    let mut cmd = Command::new("qpdf");
+    if let Some(p) = password {
+        cmd.arg(format!("--password={p}"));
+    }
+    let out = cmd.arg("--check").arg(path).output().ok()?;
+    Some(out.status.code().unwrap_or(-1))
+}
+
+/// Page count according to qpdf. `None` without qpdf or on failure.
+pub fn qpdf_pages(path: &Path, password: Option<&str>) -> Option<u32> {
+    let mut cmd = Command::new("qpdf");
+    if let Some(p) = password {
+        cmd.arg(format!("--password={p}"));
+    }
+    let out = cmd.arg("--show-npages").arg(path).output().ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+/// Whether a `qpdf --check` exit code is acceptable for our outputs (0 or 3).
+pub fn qpdf_ok(code: Option<i32>) -> bool {
+    matches!(code, None | Some(0) | Some(3))
+}

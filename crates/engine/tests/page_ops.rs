@@ -1,0 +1,734 @@
+//! Each PDF operation on small corpus PDFs, checking real properties of the output
+//! (page count, /Rotate, order, encryption, passwords) by reopening it with MuPDF and,
+//! when installed, qpdf.
+
+mod common;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use common::{corpus_file, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
+use engine::{
+    delete_pages, merge, protect, reorder, rotate, split, unlock, DeletePagesOptions, ErrorCode,
+    JobControl, ProtectOptions, ReorderOptions, RotateOptions, SplitMode, SplitOptions,
+    UnlockOptions,
+};
+use mupdf::pdf::PdfDocument;
+
+fn open(path: &Path) -> PdfDocument {
+    PdfDocument::open(path.to_str().unwrap()).unwrap()
+}
+
+fn rotation(doc: &PdfDocument, i: i32) -> i32 {
+    doc.find_page(i)
+        .unwrap()
+        .get_dict_inheritable("Rotate")
+        .unwrap()
+        .map(|r| r.as_int().unwrap())
+        .unwrap_or(0)
+}
+
+fn page_sizes(doc: &PdfDocument) -> Vec<(i32, i32)> {
+    (0..doc.page_count().unwrap())
+        .map(|i| {
+            let b = doc.load_page(i).unwrap().bounds().unwrap();
+            ((b.x1 - b.x0).round() as i32, (b.y1 - b.y0).round() as i32)
+        })
+        .collect()
+}
+
+fn assert_valid(path: &Path, pages: u32, password: Option<&str>) {
+    let code = qpdf_check(path, password);
+    assert!(
+        qpdf_ok(code),
+        "qpdf --check {} exited {code:?}",
+        path.display()
+    );
+    if let Some(n) = qpdf_pages(path, password) {
+        assert_eq!(n, pages, "qpdf page count of {}", path.display());
+    }
+}
+
+fn ctl() -> JobControl {
+    JobControl::new()
+}
+
+#[test]
+fn rotate_adds_clockwise_degrees_to_existing_rotate_on_selected_pages() {
+    let Some(input) = corpus_file("arabic-rotated-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("rotate");
+    let out = scratch.path("out.pdf");
+    let before: Vec<i32> = {
+        let d = open(&input);
+        (0..4).map(|i| rotation(&d, i)).collect()
+    };
+    let opts = RotateOptions {
+        degrees: 90,
+        pages: Some(vec![0, 2, 2]),
+        max_pages: None,
+    };
+    let r = rotate(&input, &out, &opts, &ctl()).unwrap();
+    assert_eq!((r.pages_processed, r.page_count), (4, 4));
+    assert_eq!(r.output_bytes, std::fs::metadata(&out).unwrap().len());
+    let d = open(&out);
+    for (i, &was) in before.iter().enumerate() {
+        let expected = if i == 0 || i == 2 {
+            (was + 90) % 360
+        } else {
+            was
+        };
+        assert_eq!(rotation(&d, i as i32), expected, "page {i}");
+    }
+    assert_valid(&out, 4, None);
+
+    let all = RotateOptions {
+        degrees: 270,
+        pages: None,
+        max_pages: None,
+    };
+    rotate(&input, &out, &all, &ctl()).unwrap();
+    let d = open(&out);
+    for (i, &was) in before.iter().enumerate() {
+        assert_eq!(rotation(&d, i as i32), (was + 270) % 360);
+    }
+}
+
+#[test]
+fn rotate_rejects_other_angles_and_out_of_range_pages() {
+    let Some(input) = corpus_file("arabic-rotated-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("rotate-bad");
+    let out = scratch.path("out.pdf");
+    for opts in [
+        RotateOptions {
+            degrees: 45,
+            pages: None,
+            max_pages: None,
+        },
+        RotateOptions {
+            degrees: 90,
+            pages: Some(vec![4]),
+            max_pages: None,
+        },
+        RotateOptions {
+            degrees: 90,
+            pages: Some(vec![-1]),
+            max_pages: None,
+        },
+        RotateOptions {
+            degrees: 90,
+            pages: Some(vec![]),
+            max_pages: None,
+        },
+    ] {
+        let err = rotate(&input, &out, &opts, &ctl()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidOptions, "{opts:?}");
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn reorder_applies_the_permutation() {
+    let Some(input) = corpus_file("scanned-mixed-3-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("reorder");
+    let out = scratch.path("out.pdf");
+    let sizes = page_sizes(&open(&input));
+    assert_ne!(sizes[0], sizes[2], "fixture should have mixed page sizes");
+    let r = reorder(
+        &input,
+        &out,
+        &ReorderOptions {
+            order: vec![2, 0, 1],
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap();
+    assert_eq!(r.page_count, 3);
+    assert_eq!(page_sizes(&open(&out)), vec![sizes[2], sizes[0], sizes[1]]);
+    assert_valid(&out, 3, None);
+}
+
+#[test]
+fn reorder_requires_a_full_permutation() {
+    let Some(input) = corpus_file("scanned-mixed-3-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("reorder-bad");
+    let out = scratch.path("out.pdf");
+    for order in [vec![0, 1], vec![0, 1, 1], vec![0, 1, 3], vec![0, 1, 2, 0]] {
+        let err = reorder(
+            &input,
+            &out,
+            &ReorderOptions {
+                order: order.clone(),
+                max_pages: None,
+            },
+            &ctl(),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidOptions, "{order:?}");
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn delete_pages_removes_pages_and_outline_entries_pointing_at_them() {
+    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("delete");
+    let out = scratch.path("out.pdf");
+    let before = open(&input).outlines().unwrap();
+    let r = delete_pages(
+        &input,
+        &out,
+        &DeletePagesOptions {
+            pages: vec![1, 2],
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap();
+    assert_eq!((r.pages_processed, r.page_count), (4, 2));
+    let d = open(&out);
+    assert_eq!(d.page_count().unwrap(), 2);
+    // Every surviving outline entry must lead to a page that still exists.
+    fn check(items: &[mupdf::Outline], pages: i32) -> usize {
+        let mut n = 0;
+        for o in items {
+            if let Some(dest) = &o.dest {
+                assert!((dest.loc.page_number as i32) < pages, "{:?}", o.title);
+            }
+            n += 1 + check(&o.down, pages);
+        }
+        n
+    }
+    let total_before = check(&before, 4);
+    let total_after = check(&d.outlines().unwrap(), 2);
+    assert!(
+        total_after < total_before,
+        "outline entries for deleted pages are gone"
+    );
+    assert_valid(&out, 2, None);
+}
+
+#[test]
+fn delete_pages_refuses_to_delete_every_page_or_out_of_range() {
+    let Some(input) = corpus_file("scanned-mixed-3-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("delete-bad");
+    let out = scratch.path("out.pdf");
+    for pages in [vec![0, 1, 2], vec![3], vec![]] {
+        let err = delete_pages(
+            &input,
+            &out,
+            &DeletePagesOptions {
+                pages,
+                max_pages: None,
+            },
+            &ctl(),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidOptions);
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn merge_concatenates_in_order_and_keeps_outlines() {
+    let (Some(a), Some(b)) = (
+        corpus_file("latex-outline-4-pages.pdf"),
+        corpus_file("scanned-mixed-3-pages.pdf"),
+    ) else {
+        return;
+    };
+    let scratch = Scratch::new("merge");
+    let out = scratch.path("out.pdf");
+    let r = merge(&[b.clone(), a.clone(), a.clone()], &out, &ctl()).unwrap();
+    assert_eq!((r.pages_processed, r.page_count), (11, 11));
+    let d = open(&out);
+    let sizes = page_sizes(&d);
+    assert_eq!(&sizes[0..3], &page_sizes(&open(&b))[..]);
+    assert_eq!(&sizes[3..7], &page_sizes(&open(&a))[..]);
+    // Both copies of the LaTeX outline are appended, pointing into their own pages.
+    let outline = d.outlines().unwrap();
+    let per_copy = open(&a).outlines().unwrap().len();
+    assert_eq!(outline.len(), 2 * per_copy);
+    let first_pages: Vec<u32> = outline
+        .iter()
+        .filter_map(|o| o.dest.map(|d| d.loc.page_number))
+        .collect();
+    assert!(first_pages[0] >= 3 && first_pages[0] < 7, "{first_pages:?}");
+    assert!(first_pages[per_copy] >= 7, "{first_pages:?}");
+    assert_valid(&out, 11, None);
+}
+
+#[test]
+fn merge_takes_two_to_fifty_inputs() {
+    let Some(a) = corpus_file("scanned-mixed-3-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("merge-bad");
+    let out = scratch.path("out.pdf");
+    let err = merge(std::slice::from_ref(&a), &out, &ctl()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidOptions);
+    let err = merge(&vec![a.clone(); 51], &out, &ctl()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidOptions);
+    assert!(!out.exists());
+}
+
+fn zip_entries(path: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
+    (0..zip.len())
+        .map(|i| {
+            let mut f = zip.by_index(i).unwrap();
+            let mut bytes = Vec::new();
+            f.read_to_end(&mut bytes).unwrap();
+            (f.name().unwrap().into_owned(), bytes)
+        })
+        .collect()
+}
+
+fn part_pages(scratch: &Scratch, bytes: &[u8]) -> u32 {
+    let p = scratch.path("part.pdf");
+    std::fs::write(&p, bytes).unwrap();
+    assert!(qpdf_ok(qpdf_check(&p, None)));
+    open(&p).page_count().unwrap() as u32
+}
+
+#[test]
+fn split_writes_named_parts_for_each_mode() {
+    let Some(input) = corpus_file("scanned-mixed-3-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("split");
+    let out = scratch.path("out.zip");
+
+    let r = split(
+        &input,
+        &out,
+        &SplitOptions {
+            mode: SplitMode::EveryPage,
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap();
+    assert_eq!((r.parts, r.pages_processed), (3, 3));
+    let entries = zip_entries(&out);
+    let names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+    assert_eq!(names, ["page-0001.pdf", "page-0002.pdf", "page-0003.pdf"]);
+    for (_, bytes) in &entries {
+        assert_eq!(part_pages(&scratch, bytes), 1);
+    }
+
+    split(
+        &input,
+        &out,
+        &SplitOptions {
+            mode: SplitMode::Chunks(2),
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap();
+    let entries = zip_entries(&out);
+    assert_eq!(
+        entries.iter().map(|e| e.0.as_str()).collect::<Vec<_>>(),
+        ["part-0001.pdf", "part-0002.pdf"]
+    );
+    assert_eq!(part_pages(&scratch, &entries[0].1), 2);
+    assert_eq!(part_pages(&scratch, &entries[1].1), 1);
+
+    let r = split(
+        &input,
+        &out,
+        &SplitOptions {
+            mode: SplitMode::Ranges(vec![(3, 3), (1, 2)]),
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap();
+    assert_eq!((r.parts, r.pages_processed), (2, 3));
+    let entries = zip_entries(&out);
+    assert_eq!(part_pages(&scratch, &entries[0].1), 1);
+    assert_eq!(part_pages(&scratch, &entries[1].1), 2);
+
+    let err = split(
+        &input,
+        &out,
+        &SplitOptions {
+            mode: SplitMode::Chunks(0),
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidOptions);
+}
+
+#[test]
+fn protect_encrypts_with_aes256_and_the_user_password_opens_it() {
+    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("protect");
+    let out = scratch.path("out.pdf");
+    let opts = ProtectOptions {
+        user_password: Some("s3cret-ü".into()),
+        owner_password: Some("owner".into()),
+        allow_copy: Some(false),
+        ..Default::default()
+    };
+    let r = protect(&input, &out, &opts, &ctl()).unwrap();
+    assert_eq!(r.page_count, 4);
+    let mut d = open(&out);
+    assert!(d.needs_password().unwrap());
+    assert!(!d.authenticate("wrong").unwrap());
+    assert!(d.authenticate("s3cret-ü").unwrap());
+    assert_eq!(d.page_count().unwrap(), 4);
+    assert_valid(&out, 4, Some("s3cret-ü"));
+    if common::qpdf_available() {
+        let show = std::process::Command::new("qpdf")
+            .args(["--password=owner", "--show-encryption"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&show.stdout);
+        assert!(text.contains("R = 6"), "{text}");
+        assert!(
+            text.contains("extract for any purpose: not allowed"),
+            "{text}"
+        );
+        assert!(text.contains("print high resolution: allowed"), "{text}");
+    }
+}
+
+#[test]
+fn protect_needs_a_password_and_defaults_owner_to_user() {
+    let Some(input) = corpus_file("scanned-mixed-3-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("protect-opts");
+    let out = scratch.path("out.pdf");
+    let err = protect(&input, &out, &ProtectOptions::default(), &ctl()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidOptions);
+    let long = ProtectOptions {
+        user_password: Some("x".repeat(128)),
+        ..Default::default()
+    };
+    assert_eq!(
+        protect(&input, &out, &long, &ctl()).unwrap_err().code,
+        ErrorCode::InvalidOptions
+    );
+
+    let only_user = ProtectOptions {
+        user_password: Some("u".into()),
+        ..Default::default()
+    };
+    protect(&input, &out, &only_user, &ctl()).unwrap();
+    let mut d = open(&out);
+    assert!(d.needs_password().unwrap());
+    assert!(d.authenticate("u").unwrap());
+
+    // Owner only: opens without a password, still encrypted.
+    let only_owner = ProtectOptions {
+        owner_password: Some("o".into()),
+        allow_print: Some(false),
+        ..Default::default()
+    };
+    protect(&input, &out, &only_owner, &ctl()).unwrap();
+    let d = open(&out);
+    assert!(!d.needs_password().unwrap());
+    assert!(d.trailer().unwrap().get_dict("Encrypt").unwrap().is_some());
+}
+
+#[test]
+fn unlock_removes_encryption_with_the_right_password() {
+    let scratch = Scratch::new("unlock");
+    for (name, password) in [
+        ("encrypted-aes256-unicode-password.pdf", "pässwört"),
+        ("encrypted-libreoffice-rc4.pdf", "openpassword"),
+    ] {
+        let Some(input) = corpus_file(name) else {
+            return;
+        };
+        let out = scratch.path("out.pdf");
+        for wrong in [None, Some("wrong".to_string())] {
+            let err = unlock(
+                &input,
+                &out,
+                &UnlockOptions {
+                    password: wrong,
+                    max_pages: None,
+                },
+                &ctl(),
+            )
+            .unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidPassword, "{name}");
+            assert!(!out.exists());
+        }
+        let r = unlock(
+            &input,
+            &out,
+            &UnlockOptions {
+                password: Some(password.into()),
+                max_pages: None,
+            },
+            &ctl(),
+        )
+        .unwrap();
+        assert_eq!(r.page_count, 1);
+        let d = open(&out);
+        assert!(!d.needs_password().unwrap(), "{name}");
+        assert!(
+            d.trailer().unwrap().get_dict("Encrypt").unwrap().is_none(),
+            "{name}"
+        );
+        assert_valid(&out, 1, None);
+        let _ = std::fs::remove_file(&out);
+    }
+}
+
+#[test]
+fn unlock_of_owner_password_only_pdf_needs_no_password() {
+    let Some(input) = corpus_file("owner-password-aes-30-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("unlock-owner");
+    let out = scratch.path("out.pdf");
+    let r = unlock(&input, &out, &UnlockOptions::default(), &ctl()).unwrap();
+    assert_eq!(r.page_count, 30);
+    let d = open(&out);
+    assert!(d.trailer().unwrap().get_dict("Encrypt").unwrap().is_none());
+    assert_valid(&out, 30, None);
+}
+
+#[test]
+fn page_ops_on_a_user_password_pdf_fail_with_encrypted_input() {
+    let Some(input) = corpus_file("encrypted-libreoffice-rc4.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("encrypted-input");
+    let out = scratch.path("out.pdf");
+    let err = rotate(
+        &input,
+        &out,
+        &RotateOptions {
+            degrees: 90,
+            pages: None,
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::EncryptedInput);
+    assert!(err.message.contains("unlock"), "{}", err.message);
+    let other = corpus_file("scanned-mixed-3-pages.pdf").unwrap();
+    let err = merge(&[other, input.clone()], &out, &ctl()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::EncryptedInput);
+    let err = protect(
+        &input,
+        &out,
+        &ProtectOptions {
+            user_password: Some("x".into()),
+            ..Default::default()
+        },
+        &ctl(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::EncryptedInput);
+    assert!(!out.exists());
+}
+
+#[test]
+fn owner_password_only_pdf_stays_encrypted_after_a_page_op() {
+    let Some(input) = corpus_file("owner-password-aes-30-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("owner-keep");
+    let out = scratch.path("out.pdf");
+    delete_pages(
+        &input,
+        &out,
+        &DeletePagesOptions {
+            pages: vec![0],
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap();
+    let d = open(&out);
+    assert!(!d.needs_password().unwrap());
+    assert!(d.trailer().unwrap().get_dict("Encrypt").unwrap().is_some());
+    assert_valid(&out, 29, None);
+}
+
+#[test]
+fn unreadable_input_is_invalid_pdf() {
+    let Some(input) = corpus_file("malformed-header-only.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("invalid");
+    let out = scratch.path("out.pdf");
+    let err = rotate(
+        &input,
+        &out,
+        &RotateOptions {
+            degrees: 90,
+            pages: None,
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidPdf);
+    let not_pdf = corpus_file("docx-tables.docx").unwrap();
+    let err = rotate(
+        &not_pdf,
+        &out,
+        &RotateOptions {
+            degrees: 90,
+            pages: None,
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidPdf);
+    let err = rotate(
+        Path::new("/nonexistent.pdf"),
+        &out,
+        &RotateOptions {
+            degrees: 90,
+            pages: None,
+            max_pages: None,
+        },
+        &ctl(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::IoError);
+}
+
+#[test]
+fn max_pages_cap_gives_page_limit() {
+    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("page-limit");
+    let out = scratch.path("out.pdf");
+    let err = rotate(
+        &input,
+        &out,
+        &RotateOptions {
+            degrees: 90,
+            pages: None,
+            max_pages: Some(3),
+        },
+        &ctl(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::PageLimit);
+}
+
+#[test]
+fn cancelled_before_start_fails_with_cancelled_and_leaves_no_output() {
+    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("cancel");
+    let out = scratch.path("out.pdf");
+    let control = JobControl::new();
+    control.cancel();
+    let err = rotate(
+        &input,
+        &out,
+        &RotateOptions {
+            degrees: 90,
+            pages: None,
+            max_pages: None,
+        },
+        &control,
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Cancelled);
+    let zip = scratch.path("out.zip");
+    let err = split(
+        &input,
+        &zip,
+        &SplitOptions {
+            mode: SplitMode::EveryPage,
+            max_pages: None,
+        },
+        &control,
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Cancelled);
+    assert!(!out.exists() && !zip.exists());
+    assert_eq!(
+        std::fs::read_dir(&scratch.0).unwrap().count(),
+        0,
+        "no temporary files left"
+    );
+}
+
+#[test]
+fn cancelling_mid_split_stops_at_a_page_checkpoint() {
+    let Some(input) = corpus_file("freeculture-book-352-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("cancel-mid");
+    let out: PathBuf = scratch.path("out.zip");
+    let control = std::sync::Arc::new(JobControl::new());
+    let c2 = control.clone();
+    let canceller = std::thread::spawn(move || {
+        while c2.progress().done < 3 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        c2.cancel();
+    });
+    let err = split(
+        &input,
+        &out,
+        &SplitOptions {
+            mode: SplitMode::EveryPage,
+            max_pages: None,
+        },
+        &control,
+    )
+    .unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(err.code, ErrorCode::Cancelled);
+    let p = control.progress();
+    assert!(p.done < p.total, "stopped early: {p:?}");
+    assert_eq!(std::fs::read_dir(&scratch.0).unwrap().count(), 0);
+}
+
+#[test]
+fn progress_reaches_total_on_success() {
+    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("progress");
+    let control = JobControl::new();
+    reorder(
+        &input,
+        &scratch.path("o.pdf"),
+        &ReorderOptions {
+            order: vec![3, 2, 1, 0],
+            max_pages: None,
+        },
+        &control,
+    )
+    .unwrap();
+    let p = control.progress();
+    assert_eq!((p.done, p.total), (4, 4));
+}
