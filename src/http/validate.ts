@@ -79,8 +79,26 @@ export async function readJson(request: Request): Promise<unknown> {
   if (type !== "application/json") {
     throw new ApiError("validation_error", "The body must be JSON with `Content-Type: application/json`.", null);
   }
-  const text = await request.text();
-  if (text.length > maxJsonBytes) throw new ApiError("validation_error", "The JSON body is larger than 1 MB.", null);
+  // The server accepts bodies of any size (uploads enforce MAX_UPLOAD_BYTES themselves), so a
+  // JSON body is read only up to its own limit, never whole.
+  const tooLarge = () => new ApiError("validation_error", "The JSON body is larger than 1 MB.", null);
+  if (Number(request.headers.get("content-length") || "0") > maxJsonBytes) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > maxJsonBytes) {
+        void reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const text = new TextDecoder().decode(Buffer.concat(chunks));
   if (!text.trim()) throw new ApiError("validation_error", "The body is empty; a JSON object is expected.", null);
   try {
     return JSON.parse(text);

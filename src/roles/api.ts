@@ -9,7 +9,9 @@ import { log } from "../log";
 if (!config.databaseUrl) throw new Error("DATABASE_URL is required by the api role (the supervisor provides it)");
 connect(config.databaseUrl, 20);
 const app = buildApp(allRoutes);
-app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: config.maxUploadBytes + 1024 * 1024 });
+// No server-wide body cap: Bun would answer a bare 413 without the error envelope. Uploads are
+// limited to MAX_UPLOAD_BYTES while they stream (413 file_too_large) and JSON bodies to 1 MB.
+app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER });
 log.info("api listening", { url: `http://${config.host}:${config.port}` });
 
 let stopping = false;

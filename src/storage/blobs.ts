@@ -15,8 +15,17 @@ export function fileKey(fileId: string): string {
   return `files/${fileId.slice(0, 2)}/${fileId}`;
 }
 
-export function resultKey(jobId: string, filename: string): string {
-  return `results/${jobId.slice(0, 2)}/${jobId}/${filename}`;
+/** Where all of a job's results live (the sweeper removes this directory). */
+export function resultDirKey(jobId: string): string {
+  return `results/${jobId.slice(0, 2)}/${jobId}`;
+}
+
+/**
+ * One attempt's result. Per attempt, so that a stalled worker whose job was retried elsewhere
+ * can only ever overwrite or delete its own output, never the result of the attempt that won.
+ */
+export function resultKey(jobId: string, attempt: number, filename: string): string {
+  return `${resultDirKey(jobId)}/${attempt}/${filename}`;
 }
 
 export function ensureDirFor(key: string): string {

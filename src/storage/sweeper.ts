@@ -4,9 +4,8 @@ import type { Sql } from "../db/client";
 import { db } from "../db/client";
 import { recordEvent } from "../events/record";
 import { presentFile } from "../modules/files/present";
-import { blobPath, deleteBlob } from "./blobs";
+import { blobPath, deleteBlob, resultDirKey } from "./blobs";
 import { rmSync } from "node:fs";
-import { dirname } from "node:path";
 
 export async function sweepExpired(batch = 100): Promise<{ files: number; results: number }> {
   const keys: string[] = [];
@@ -29,10 +28,7 @@ export async function sweepExpired(batch = 100): Promise<{ files: number; result
      WHERE id IN (SELECT id FROM jobs WHERE result_expires_at <= now() AND result_deleted_at IS NULL
                   LIMIT ${batch} FOR UPDATE SKIP LOCKED)
      RETURNING id, result`;
-  for (const r of results) {
-    const key = r.result?.storage_key as string | undefined;
-    if (key) rmSync(dirname(blobPath(key)), { recursive: true, force: true });
-  }
+  for (const r of results) rmSync(blobPath(resultDirKey(r.id)), { recursive: true, force: true });
   await db()`DELETE FROM idempotency_records WHERE expires_at <= now()`;
   return { files, results: results.length };
 }

@@ -3,7 +3,7 @@
 // publishes progress, then complete or fail it. One job at a time per worker process; the
 // supervisor runs one worker per core. Also runs the reaper and the TTL sweeper.
 import { mkdirSync, rmSync, renameSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Sql } from "../db/client";
@@ -74,12 +74,12 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
       if (control.cancelled) return;
       let stored;
       if (out.result.type === "file") {
-        const key = resultKey(job.id, out.result.filename);
+        const key = resultKey(job.id, job.attempts, out.result.filename);
         renameSync(out.result.path, ensureDirFor(key));
         stored = { type: "file" as const, storage_key: key, filename: out.result.filename, content_type: out.result.contentType, bytes: statSync(blobPath(key)).size, ...(out.result.note ? { note: out.result.note } : {}) };
       } else stored = { type: "json" as const, json: out.result.json };
       const ok = await completeJob(job.id, workerId, stored, out.pagesProcessed);
-      if (!ok && stored.type === "file") rmSync(blobPath(stored.storage_key!), { force: true });
+      if (!ok && stored.type === "file") rmSync(dirname(blobPath(stored.storage_key!)), { recursive: true, force: true });
     } catch (e) {
       if (control.cancelled) return; // cancelled or reaped: someone else already settled the job
       const err = (e as { jobCode?: string }).jobCode ? { code: (e as { jobCode: string }).jobCode, message: (e as Error).message } : jobErrorFrom(e);
