@@ -19,6 +19,14 @@ import { fileColumns, presentFile } from "./present";
 
 const notFoundStatuses = ["deleted", "expired"];
 
+/** A live file of the caller's account and mode; deleted and expired files are gone (404). */
+async function ownedFile(auth: Parameters<typeof assertOwned>[1], id: string): Promise<Record<string, any>> {
+  const [row] = await db()`SELECT account_id, storage_key, ${db().unsafe(fileColumns)} FROM files WHERE id = ${id}`;
+  const file = assertOwned(row as any, auth, "file", "file_id") as Record<string, any>;
+  if (notFoundStatuses.includes(file.status)) throw new ApiError("not_found", "No such file (deleted or expired).", "file_id");
+  return file;
+}
+
 async function uploadMultipart(request: Request, auth: { account: { id: string }; mode: string }) {
   const id = randomUUID();
   const tmp = join(scratchDir(), `upload-${id}`);
@@ -87,9 +95,7 @@ export const completeFile = route({
   responses: { 200: { description: "The file, now ready.", schema: FileObject } },
   errors: ["not_found", "mode_mismatch", "presigned_unavailable"],
   handler: async ({ auth, params }) => {
-    const [row] = await db()`SELECT account_id, ${db().unsafe(fileColumns)} FROM files WHERE id = ${params.file_id}`;
-    const file = assertOwned(row as any, auth, "file", "file_id");
-    if (notFoundStatuses.includes(file.status)) throw new ApiError("not_found", "No such file.", "file_id");
+    const file = await ownedFile(auth, params.file_id);
     // Multipart uploads are ready at once; completing them is a harmless no-op.
     if (file.status === "ready") return { status: 200, body: presentFile(file) };
     throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured.");
@@ -133,10 +139,7 @@ export const getFile = route({
   responses: { 200: { description: "The file.", schema: FileObject } },
   errors: ["not_found", "mode_mismatch"],
   handler: async ({ auth, params }) => {
-    const [row] = await db()`SELECT account_id, ${db().unsafe(fileColumns)} FROM files WHERE id = ${params.file_id}`;
-    const file = assertOwned(row as any, auth, "file", "file_id");
-    if (notFoundStatuses.includes(file.status)) throw new ApiError("not_found", "No such file (deleted or expired).", "file_id");
-    return { status: 200, body: presentFile(file) };
+    return { status: 200, body: presentFile(await ownedFile(auth, params.file_id)) };
   },
 });
 
@@ -151,9 +154,7 @@ export const deleteFile = route({
   responses: { 200: { description: "Deleted.", schema: Deleted } },
   errors: ["not_found", "mode_mismatch"],
   handler: async ({ auth, params }) => {
-    const [row] = await db()`SELECT id, account_id, mode, status, storage_key FROM files WHERE id = ${params.file_id}`;
-    const file = assertOwned(row as any, auth, "file", "file_id");
-    if (notFoundStatuses.includes(file.status)) throw new ApiError("not_found", "No such file (deleted or expired).", "file_id");
+    const file = await ownedFile(auth, params.file_id);
     await db()`UPDATE files SET status = 'deleted', deleted_at = now() WHERE id = ${file.id}`;
     deleteBlob(file.storage_key);
     return { status: 200, body: { id: file.id, object: "file", deleted: true } };
