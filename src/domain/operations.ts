@@ -30,11 +30,11 @@ export interface OperationDefinition {
 }
 
 export const convertPairs = [
-  { from: "pdf", to: "docx", available: false },
-  { from: "pdf", to: "jpg", available: false },
-  { from: "docx", to: "pdf", available: false },
-  { from: "xlsx", to: "csv", available: false },
-  { from: "csv", to: "xlsx", available: false },
+  { from: "pdf", to: "docx", available: true },
+  { from: "pdf", to: "jpg", available: true },
+  { from: "docx", to: "pdf", available: true },
+  { from: "xlsx", to: "csv", available: true },
+  { from: "csv", to: "xlsx", available: true },
 ] as const;
 export type ConvertTarget = "docx" | "jpg" | "pdf" | "csv" | "xlsx";
 
@@ -85,8 +85,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   convert: {
     name: "convert",
-    available: false,
-    unavailableReason: "not available in this release yet",
+    available: true,
     kind: "convert",
     creditsPerPage: 1,
     inputs: "single",
@@ -108,8 +107,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   compress: {
     name: "compress",
-    available: false,
-    unavailableReason: "not available in this release yet",
+    available: true,
     kind: "compress",
     creditsPerPage: 1,
     inputs: "single",
@@ -215,8 +213,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   redact: {
     name: "redact",
-    available: false,
-    unavailableReason: "not available in this release yet",
+    available: true,
     kind: "redact",
     creditsPerPage: 1,
     inputs: "single",

@@ -39,6 +39,26 @@ export interface NativeEngine {
     control?: JobControl,
   ): Promise<PageOpResult>;
   unlock(input: string, output: string, opts: { password?: string }, control?: JobControl): Promise<PageOpResult>;
+  /** One page -> a JPEG at `output`; several -> a ZIP (stored) of page-NNNN.jpg. */
+  renderJpeg(
+    input: string,
+    output: string,
+    opts: { dpi?: number; quality?: number; pages?: number[]; threads?: number; maxPages?: number },
+    control?: JobControl,
+  ): Promise<{ pagesProcessed: number; pageCount: number; zip: boolean; greyPages: number; outputBytes: number }>;
+  redact(input: string, output: string, opts: { regions: { page: number; x: number; y: number; w: number; h: number }[]; dpi?: number; maxPages?: number }, control?: JobControl): Promise<PageOpResult>;
+  compress(
+    input: string,
+    output: string,
+    opts: { level?: "light" | "balanced" | "strong"; maxPages?: number },
+    control?: JobControl,
+  ): Promise<{ pageCount: number; inputBytes: number; outputBytes: number; keptOriginal: boolean }>;
+  /** Spreadsheets (issue 7; crates/engine/src/sheets): one sheet to RFC 4180 CSV. */
+  xlsxToCsv(input: string, output: string, opts: { sheet?: number | string; delimiter?: string }, control?: JobControl): Promise<{ sheetName: string; sheetIndex: number; sheetCount: number; rows: number; columns: number }>;
+  /** pdf -> docx from MuPDF's structured text (crates/engine/src/docx.rs). */
+  pdfToDocx(input: string, output: string, opts: { pages?: number[]; maxPages?: number }, control?: JobControl): Promise<{ pagesProcessed: number; pageCount: number; paragraphs: number; images: number; imagesSkipped: number; pagesWithoutText: number[]; outputBytes: number }>;
+  /** CSV to a one-sheet workbook with typed cells. */
+  csvToXlsx(input: string, output: string, opts: { delimiter?: string; hasHeader?: boolean; sheetName?: string }, control?: JobControl): Promise<{ delimiter: string; rows: number; columns: number; numbers: number; dates: number; texts: number }>;
 }
 
 let loaded: NativeEngine | null = null;

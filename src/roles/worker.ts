@@ -5,6 +5,7 @@ import { connect, disconnect } from "../db/client";
 import { log } from "../log";
 import { startWorkerLoop } from "../worker/loop";
 import { startWebhookDispatcher } from "../webhooks/dispatcher";
+import { stopLibreOffice } from "../convert/libreoffice";
 
 if (!config.databaseUrl) throw new Error("DATABASE_URL is required by the worker role (the supervisor provides it)");
 const sql = connect(config.databaseUrl, 4);
@@ -18,6 +19,7 @@ async function shutdown(signal: string) {
   stopping = true;
   log.info("worker stopping", { signal });
   await loop.stop();
+  stopLibreOffice();
   await dispatcher.stop();
   await disconnect();
   process.exit(0);

@@ -17,7 +17,9 @@ export function jobErrorFrom(e: unknown): { code: string; message: string } {
   const code = map[engineCode] ?? "internal_error";
   const raw = String((e as Error)?.message ?? e).replace(/^[a-z_]+:\s*/, "");
   const message =
-    code === "file_encrypted"
+    code === "file_encrypted" && /workbook/.test(raw)
+      ? `${raw[0]!.toUpperCase()}${raw.slice(1)}.`
+      : code === "file_encrypted"
       ? `The input is password-protected; run the unlock operation with its password first. (${raw})`
       : code === "internal_error"
         ? "The job failed on our side."

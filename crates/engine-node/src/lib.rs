@@ -30,6 +30,12 @@
 
 #![deny(clippy::all)]
 
+mod convert;
+
+mod pagework;
+
+mod ocr;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{mpsc, Arc, Mutex, OnceLock};

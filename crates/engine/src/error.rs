@@ -35,6 +35,11 @@ pub enum ErrorCode {
     /// `page_too_large`: a page would render to more pixels than the engine's cap
     /// (see `render::MAX_PAGE_PIXELS`); a lower `dpi` may fit.
     PageTooLarge,
+    /// `ocr_unavailable`: OCR was not initialised in this process, or ONNX Runtime or a
+    /// model could not be loaded (missing file, SHA-256 mismatch with models/manifest.json).
+    OcrUnavailable,
+    /// `invalid_image`: a JPEG, PNG or WebP input that cannot be decoded.
+    InvalidImage,
     /// `engine_error`: anything else MuPDF reported while processing; the message
     /// carries MuPDF's text.
     EngineError,
@@ -52,12 +57,14 @@ impl ErrorCode {
             ErrorCode::PageLimit => "page_limit",
             ErrorCode::IoError => "io_error",
             ErrorCode::PageTooLarge => "page_too_large",
+            ErrorCode::OcrUnavailable => "ocr_unavailable",
+            ErrorCode::InvalidImage => "invalid_image",
             ErrorCode::EngineError => "engine_error",
         }
     }
 
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 9] = [
+    pub const ALL: [ErrorCode; 11] = [
         ErrorCode::InvalidPdf,
         ErrorCode::EncryptedInput,
         ErrorCode::InvalidPassword,
@@ -66,6 +73,8 @@ impl ErrorCode {
         ErrorCode::PageLimit,
         ErrorCode::IoError,
         ErrorCode::PageTooLarge,
+        ErrorCode::OcrUnavailable,
+        ErrorCode::InvalidImage,
         ErrorCode::EngineError,
     ];
 }

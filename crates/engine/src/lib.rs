@@ -58,9 +58,13 @@ pub mod control;
 pub mod error;
 pub mod identify;
 pub mod pdf;
+pub mod ocr_pipeline;
+pub mod searchable;
 pub mod render;
 pub mod compress;
 pub mod redact;
+pub mod sheets;
+pub mod docx;
 
 pub use control::{JobControl, Progress};
 pub use error::{EngineError, ErrorCode, Result};

@@ -2,6 +2,8 @@
 // POST /jobs (see `available` in src/domain/operations.ts) rather than faked.
 import type { Executor } from "./types";
 import { deletePages, merge, protect, reorder, rotate, split, unlock } from "./page-ops";
+import { convert } from "./convert";
+import { compress, redact } from "./pagework";
 
 export const executors: Record<string, Executor> = {
   rotate,
@@ -11,4 +13,7 @@ export const executors: Record<string, Executor> = {
   split,
   protect,
   unlock,
+  convert,
+  redact,
+  compress,
 };

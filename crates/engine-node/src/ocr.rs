@@ -1,0 +1,99 @@
+//! Addon exports of OCR: `ocrInit` (once per process) and `ocr`. Same conventions as the
+//! page operations in lib.rs (Promise, engine thread pool, `code` on errors,
+//! `JobControl` for progress and cancellation).
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use super::{control_of, integers, spawn_job, JobControl};
+
+/// Where ONNX Runtime and the models are (resolved by the TypeScript side).
+#[napi(object)]
+pub struct OcrInitOptions {
+    /// Path of `libonnxruntime.so.1` (from the npm package onnxruntime-node).
+    pub ort_library: String,
+    /// Path of models/manifest.json.
+    pub manifest: String,
+    /// Directory the manifest's files are relative to (node_modules).
+    pub model_root: String,
+    /// ONNX Runtime intra-op threads per model; default 1.
+    pub intra_threads: Option<u32>,
+    /// Longest side of the detection input in pixels; default 1280.
+    pub det_max_side: Option<u32>,
+}
+
+/// Loads ONNX Runtime and the models (hashes checked). Later calls resolve at once.
+/// Rejects with `ocr_unavailable` when a file is missing or does not match the manifest.
+#[napi(ts_return_type = "Promise<void>")]
+pub fn ocr_init(env: &Env, options: OcrInitOptions) -> Result<Object<'_>> {
+    spawn_job(env, move || {
+        engine::ocr_pipeline::ocr_init(&engine::ocr_pipeline::OcrInit {
+            ort_library: options.ort_library.into(),
+            manifest: options.manifest.into(),
+            model_root: options.model_root.into(),
+            intra_threads: options.intra_threads.unwrap_or(1) as usize,
+            det_max_side: options.det_max_side.map(|v| v as usize),
+        })
+    })
+}
+
+#[napi(object)]
+pub struct OcrOptions {
+    /// `blocks` (JSON only) or `searchable_pdf` (also writes `output`).
+    #[napi(ts_type = "'blocks' | 'searchable_pdf'")]
+    pub output: String,
+    /// 0-based page indexes; default every page.
+    pub pages: Option<Vec<f64>>,
+    /// Reject with `page_limit` when the input has more pages.
+    pub max_pages: Option<u32>,
+}
+
+#[napi(object)]
+pub struct OcrResult {
+    /// Pages in the input.
+    pub page_count: u32,
+    /// Pages OCRed (pages that already carry text are not).
+    pub pages_processed: u32,
+    /// The blocks as a JSON string (`{unit, origin, pages: [...]}`; see docs/ocr.md).
+    pub json: String,
+    /// Bytes of the searchable PDF; 0 for `blocks`.
+    pub output_bytes: f64,
+}
+
+/// OCRs a PDF or an image (JPEG, PNG, WebP). `output` is the searchable PDF's path
+/// (ignored for `blocks`).
+#[napi(ts_return_type = "Promise<OcrResult>")]
+pub fn ocr<'env>(
+    env: &'env Env,
+    input: String,
+    output: Option<String>,
+    options: OcrOptions,
+    control: Option<&JobControl>,
+) -> Result<Object<'env>> {
+    let control = control_of(control);
+    spawn_job(env, move || {
+        let kind = match options.output.as_str() {
+            "blocks" => engine::ocr_pipeline::OcrOutput::Blocks,
+            "searchable_pdf" => engine::ocr_pipeline::OcrOutput::SearchablePdf,
+            other => {
+                return Err(engine::EngineError::new(
+                    engine::ErrorCode::InvalidOptions,
+                    format!("output must be blocks or searchable_pdf, not {other}"),
+                ))
+            }
+        };
+        let opts = engine::ocr_pipeline::OcrOptions {
+            pages: options.pages.as_deref().map(|p| integers(p, "pages[]")).transpose()?,
+            max_pages: options.max_pages,
+            output: kind,
+        };
+        let out = output.map(std::path::PathBuf::from);
+        let r = engine::ocr_pipeline::ocr_document(input.as_ref(), out.as_deref(), &opts, &control)?;
+        Ok(OcrResult {
+            page_count: r.page_count as u32,
+            pages_processed: r.pages_processed as u32,
+            json: r.json,
+            output_bytes: r.output_bytes as f64,
+        })
+    })
+}

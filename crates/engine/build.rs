@@ -1,0 +1,36 @@
+//! Compiles csrc/compress.c (the one C shim of the engine) against the MuPDF headers of
+//! the `mupdf-sys` crate in Cargo's registry; the MuPDF library itself is linked by
+//! `mupdf-sys`.
+use std::path::PathBuf;
+
+fn mupdf_include() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .expect("CARGO_HOME or HOME");
+    let src = home.join("registry").join("src");
+    let mut found = Vec::new();
+    for index in std::fs::read_dir(&src).into_iter().flatten().flatten() {
+        for pkg in std::fs::read_dir(index.path()).into_iter().flatten().flatten() {
+            let name = pkg.file_name().to_string_lossy().into_owned();
+            // Keep in step with the `mupdf` version in the workspace (mupdf-sys 0.8.x).
+            if name.starts_with("mupdf-sys-0.8.") {
+                let inc = pkg.path().join("mupdf").join("include");
+                if inc.join("mupdf").join("pdf.h").exists() {
+                    found.push(inc);
+                }
+            }
+        }
+    }
+    found.sort();
+    found.pop().expect("MuPDF headers of mupdf-sys 0.8 in the cargo registry")
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=csrc/compress.c");
+    cc::Build::new()
+        .file("csrc/compress.c")
+        .include(mupdf_include())
+        .warnings(false)
+        .compile("engine_compress");
+}

@@ -1,0 +1,230 @@
+//! Making PDFs smaller, at three levels:
+//!
+//! | level | images | structure |
+//! |---|---|---|
+//! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, streams without a filter deflated, objects packed into object streams |
+//! | `balanced` | colour and grey images above [`BALANCED`].threshold dpi downsampled to 150 dpi and re-encoded as JPEG q75 | as light |
+//! | `strong` | same above 144 dpi, to 96 dpi, JPEG q55 | as light |
+//!
+//! The effective dpi of an image is measured from its largest use on a page. Bitonal
+//! (1-bit) images are never downsampled or turned into JPEG: they are kept, or
+//! re-encoded as CCITT G4 when that is smaller. An image is replaced only when the new
+//! encoding is smaller. Text, vectors, fonts, forms, links, outlines and encryption
+//! (owner-password-only files stay encrypted with the same permissions) are kept.
+//!
+//! The result is never larger than the input: when MuPDF's output is not smaller, the
+//! input bytes are copied and [`CompressResult::kept_original`] is set.
+//!
+//! The work is MuPDF's `pdf_rewrite_images` and `pdf_save_document`, called through
+//! `csrc/compress.c` (the crate exposes neither), in a private MuPDF context. It cannot
+//! be interrupted: cancellation is checked before and after.
+
+use std::ffi::{c_char, c_int, CString};
+use std::fs;
+use std::path::Path;
+
+use crate::control::JobControl;
+use crate::error::{EngineError, ErrorCode, Result};
+use crate::pdf::content::repair_page_contents;
+use crate::pdf::open::{open_pdf, path_str, PasswordPolicy, Source};
+use crate::pdf::pages::keep_encryption;
+use crate::pdf::save::{save_pdf, tmp_path, write_options};
+
+/// Compression level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompressLevel {
+    /// Lossless.
+    Light,
+    /// 150 dpi, JPEG q75.
+    Balanced,
+    /// 96 dpi, JPEG q55.
+    Strong,
+}
+
+impl CompressLevel {
+    /// Parses `light`, `balanced` or `strong`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "light" => Ok(Self::Light),
+            "balanced" => Ok(Self::Balanced),
+            "strong" => Ok(Self::Strong),
+            other => Err(EngineError::invalid_options(format!(
+                "level must be light, balanced or strong, not {other:?}"
+            ))),
+        }
+    }
+
+    /// The image settings of this level, `None` for lossless.
+    pub fn image_settings(self) -> Option<ImageSettings> {
+        match self {
+            Self::Light => None,
+            Self::Balanced => Some(BALANCED),
+            Self::Strong => Some(STRONG),
+        }
+    }
+}
+
+/// How a lossy level treats colour and grey images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageSettings {
+    /// Images used above this effective dpi are downsampled...
+    pub threshold_dpi: u32,
+    /// ...to this dpi.
+    pub target_dpi: u32,
+    /// JPEG quality of re-encoded images.
+    pub jpeg_quality: u32,
+}
+
+/// `balanced`: like Ghostscript's /ebook (150 dpi), JPEG q75.
+pub const BALANCED: ImageSettings = ImageSettings { threshold_dpi: 225, target_dpi: 150, jpeg_quality: 75 };
+/// `strong`: 96 dpi, JPEG q55 (Ghostscript's /screen is 72 dpi).
+pub const STRONG: ImageSettings = ImageSettings { threshold_dpi: 144, target_dpi: 96, jpeg_quality: 55 };
+
+/// Options of [`compress`].
+#[derive(Debug, Clone)]
+pub struct CompressOptions {
+    /// Level; default balanced.
+    pub level: CompressLevel,
+    /// Refuse inputs with more pages than this (`page_limit`).
+    pub max_pages: Option<u32>,
+}
+
+/// What [`compress`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompressResult {
+    /// Pages in the input (and the output).
+    pub page_count: u32,
+    /// Input size in bytes.
+    pub input_bytes: u64,
+    /// Output size in bytes (never more than `input_bytes`).
+    pub output_bytes: u64,
+    /// True when compression did not make the file smaller and the input was copied.
+    pub kept_original: bool,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct RawOptions {
+    rewrite_images: c_int,
+    threshold_dpi: c_int,
+    target_dpi: c_int,
+    jpeg_quality: c_int,
+    garbage: c_int,
+    object_streams: c_int,
+    page_count: c_int,
+}
+
+extern "C" {
+    fn engine_compress_pdf(
+        input: *const c_char,
+        output: *const c_char,
+        options: *mut RawOptions,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
+}
+
+/// Compresses the PDF at `input` into `output` (written atomically).
+pub fn compress(
+    input: &Path,
+    output: &Path,
+    options: &CompressOptions,
+    control: &JobControl,
+) -> Result<CompressResult> {
+    control.checkpoint()?;
+    // The engine's own open: password policy, page limit, broken files and the
+    // content-stream cap (decompression bombs) are handled as for every operation.
+    let opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
+    let page_count = opened.page_count();
+    let scratch = JobControl::new();
+    repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), &scratch)?;
+    control.start(page_count as u64)?;
+    // MuPDF's writer works on what it parses; a damaged file (broken page tree, bad
+    // xref, truncated streams) is first saved as the engine repaired it, so the
+    // compressor starts from a clean file. A lossless save of a clean file costs
+    // little (about 0.1 s for 117 pages).
+    let repaired = {
+        let mut s = output.as_os_str().to_owned();
+        s.push(".repaired");
+        std::path::PathBuf::from(s)
+    };
+    save_pdf(&opened.doc, &repaired, write_options(keep_encryption(opened.encrypted)), &scratch)?;
+    drop(opened);
+    let result = compress_file(input, &repaired, output, options, page_count, control);
+    let _ = fs::remove_file(&repaired);
+    result
+}
+
+fn compress_file(
+    input: &Path,
+    source: &Path,
+    output: &Path,
+    options: &CompressOptions,
+    page_count: usize,
+    control: &JobControl,
+) -> Result<CompressResult> {
+    let input_bytes = fs::metadata(input).map_err(|e| EngineError::io("reading the input", e))?.len();
+    let tmp = tmp_path(output);
+    let c_in = CString::new(path_str(source)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))?;
+    let c_tmp = CString::new(path_str(&tmp)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))?;
+    let settings = options.level.image_settings();
+    let mut raw = RawOptions {
+        rewrite_images: settings.is_some() as c_int,
+        threshold_dpi: settings.map_or(0, |s| s.threshold_dpi as c_int),
+        target_dpi: settings.map_or(0, |s| s.target_dpi as c_int),
+        jpeg_quality: settings.map_or(0, |s| s.jpeg_quality as c_int),
+        garbage: 3,
+        object_streams: 1,
+        page_count: 0,
+    };
+    let mut err = vec![0 as c_char; 512];
+    let mut rc = unsafe { engine_compress_pdf(c_in.as_ptr(), c_tmp.as_ptr(), &mut raw, err.as_mut_ptr(), err.len() as c_int) };
+    if rc == 3 && raw.rewrite_images != 0 {
+        // MuPDF's image rewriter gives up on some damaged image dictionaries: fall back
+        // to the lossless level rather than failing the job.
+        raw.rewrite_images = 0;
+        rc = unsafe { engine_compress_pdf(c_in.as_ptr(), c_tmp.as_ptr(), &mut raw, err.as_mut_ptr(), err.len() as c_int) };
+    }
+    let message = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }.to_string_lossy().into_owned();
+    let cleanup = || {
+        let _ = fs::remove_file(&tmp);
+    };
+    match rc {
+        0 => {}
+        1 => {
+            cleanup();
+            return Err(EngineError::new(ErrorCode::InvalidPdf, format!("cannot open the PDF: {message}")));
+        }
+        2 => {
+            cleanup();
+            return Err(EngineError::encrypted_input());
+        }
+        _ => {
+            cleanup();
+            return Err(EngineError::new(ErrorCode::EngineError, format!("compressing: {message}")));
+        }
+    }
+    if let Err(e) = control.checkpoint() {
+        cleanup();
+        return Err(e);
+    }
+    let written = fs::metadata(&tmp).map(|m| m.len()).unwrap_or(u64::MAX);
+    let kept_original = written >= input_bytes || raw.page_count as usize != page_count;
+    if kept_original {
+        if let Err(e) = fs::copy(input, &tmp) {
+            cleanup();
+            return Err(EngineError::io("copying the input", e));
+        }
+    }
+    if let Err(e) = fs::rename(&tmp, output) {
+        cleanup();
+        return Err(EngineError::io("moving the output in place", e));
+    }
+    control.finish();
+    Ok(CompressResult {
+        page_count: page_count as u32,
+        input_bytes,
+        output_bytes: if kept_original { input_bytes } else { written },
+        kept_original,
+    })
+}

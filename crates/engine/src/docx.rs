@@ -1,0 +1,520 @@
+//! pdf -> docx: an editable Word document written from MuPDF's structured text.
+//!
+//! # What is kept
+//!
+//! - Text as flowing paragraphs in MuPDF's reading order (content order of text blocks,
+//!   which follows columns for typical single- and multi-column layouts). Lines of a block
+//!   are joined with a space; a block is split into paragraphs where the vertical gap
+//!   between two lines exceeds 0.8 x the font size, or the next line starts further left
+//!   than a first-line indent.
+//! - Per run: font family (subset prefix and style suffixes removed), size (half points),
+//!   bold, italic, underline/strike-out (when MuPDF reports them) and colour (when not black).
+//! - Paragraph alignment: centred when a single-line paragraph is centred on the page.
+//!   Right-to-left paragraphs (mostly Arabic/Hebrew letters) are marked `bidi`/`rtl`.
+//! - Images: every image block, in reading order, as an inline picture sized like on the
+//!   page (capped to the text width), PNG-encoded. Images over 40 megapixels decoded are
+//!   left out (counted in `images_skipped`), which also keeps decompression bombs cheap.
+//! - One Word page per PDF page: a page break between pages, page size and orientation
+//!   from the first selected page, 0.5 in margins.
+//!
+//! # What is not
+//!
+//! - Tables come out as paragraphs (one per cell block), not Word tables.
+//! - Absolute positions, text boxes, vector drawings, headers/footers as such, hyperlinks
+//!   and form fields are not reproduced.
+//! - Pages without any text (scans): the page image is kept as a picture and the page is
+//!   listed in `pages_without_text`; with [`PdfToDocxOptions::ocr`] set, the hook's
+//!   paragraphs are added after the picture. No text is ever invented.
+//! - Password-protected PDFs fail with `encrypted_input` (run `unlock` first).
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use mupdf::{Colorspace, ImageFormat, Pixmap, TextPageFlags};
+
+use crate::control::JobControl;
+use crate::error::{EngineError, MuPdfResultExt, Result};
+use crate::pdf::content::repair_page_contents;
+use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
+use crate::pdf::pages::checked_indexes;
+use crate::pdf::save::write_atomically;
+
+/// Recognises the text of a page that has none (a scan). Implemented by the OCR pipeline.
+pub trait PageOcr: Send + Sync {
+    /// `rgb` is the page rendered at `dpi` (`width * height * 3` bytes). Returns the page's
+    /// paragraphs in reading order.
+    fn recognise(&self, rgb: &[u8], width: u32, height: u32, dpi: u32) -> Result<Vec<String>>;
+}
+
+/// Options of [`pdf_to_docx`].
+#[derive(Clone, Default)]
+pub struct PdfToDocxOptions {
+    /// 0-based pages to convert; `None` or empty = all.
+    pub pages: Option<Vec<i64>>,
+    /// Refuse inputs with more pages than this.
+    pub max_pages: Option<u32>,
+    /// OCR for pages without text; `None` = keep their images only.
+    pub ocr: Option<Arc<dyn PageOcr>>,
+}
+
+/// What [`pdf_to_docx`] produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PdfToDocxResult {
+    /// Pages converted.
+    pub pages_processed: u32,
+    /// Pages of the input.
+    pub page_count: u32,
+    /// Paragraphs written.
+    pub paragraphs: u32,
+    /// Pictures embedded.
+    pub images: u32,
+    /// Images left out (too large).
+    pub images_skipped: u32,
+    /// 0-based indexes of converted pages that have no text layer.
+    pub pages_without_text: Vec<u32>,
+    /// Bytes written.
+    pub output_bytes: u64,
+}
+
+const MAX_IMAGE_PIXELS: u64 = 40_000_000;
+const EMU_PER_PT: f64 = 12_700.0;
+const OCR_DPI: u32 = 300;
+
+#[derive(Clone, PartialEq)]
+struct Style {
+    font: String,
+    half_points: u32,
+    bold: bool,
+    italic: bool,
+    underline: bool,
+    strike: bool,
+    color: u32,
+}
+
+struct Run {
+    style: Style,
+    text: String,
+}
+
+struct Line {
+    x0: f32,
+    x1: f32,
+    y0: f32,
+    y1: f32,
+    size: f32,
+    runs: Vec<Run>,
+}
+
+/// The family name of a PDF font: no subset tag, no style suffix.
+fn family(name: &str) -> String {
+    let mut n = name;
+    if n.len() > 7 && n.as_bytes()[6] == b'+' && n[..6].bytes().all(|c| c.is_ascii_uppercase()) {
+        n = &n[7..];
+    }
+    let mut n = n.to_owned();
+    for sep in ['-', ','] {
+        if let Some(i) = n.rfind(sep) {
+            let suffix = n[i + 1..].to_ascii_lowercase();
+            if ["bold", "italic", "oblique", "bolditalic", "boldoblique", "regular", "roman", "medium", "light", "semibold", "black", "it", "bd", "mt", "psmt", "boldmt", "italicmt", "bolditalicmt"]
+                .iter()
+                .any(|s| suffix == *s)
+            {
+                n.truncate(i);
+            }
+        }
+    }
+    let n = n.trim_end_matches("MT").trim_end_matches("PS").to_owned();
+    if n.is_empty() {
+        "Calibri".to_owned()
+    } else {
+        n
+    }
+}
+
+fn xml_escape(out: &mut String, s: &str) {
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\t' | '\n' => out.push(' '),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+}
+
+fn is_rtl_char(c: char) -> bool {
+    matches!(c as u32, 0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF)
+}
+
+struct Writer {
+    body: String,
+    media: Vec<(String, Vec<u8>)>,
+    paragraphs: u32,
+    images_skipped: u32,
+    text_width_pt: f64,
+}
+
+impl Writer {
+    fn paragraph(&mut self, lines: &[Line], centred: bool) {
+        let mut runs: Vec<Run> = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            for (j, run) in line.runs.iter().enumerate() {
+                let mut text = run.text.clone();
+                // Lines of a paragraph are joined with one space; a word hyphenated at the
+                // end of a line ("adip-" + "iscing") is joined back, as pdftotext does.
+                if i > 0 && j == 0 {
+                    let starts_lower = text.chars().next().is_some_and(|c| c.is_lowercase());
+                    let hyphenated = runs.last_mut().filter(|r| {
+                        let mut it = r.text.trim_end().chars().rev();
+                        matches!((it.next(), it.next()), (Some('-' | '\u{00AD}'), Some(c)) if c.is_alphabetic())
+                    });
+                    match hyphenated {
+                        Some(last) if starts_lower => {
+                            let trimmed = last.text.trim_end();
+                            let hyphen = trimmed.chars().next_back().map_or(0, char::len_utf8);
+                            let keep = trimmed.len() - hyphen;
+                            last.text.truncate(keep);
+                        }
+                        _ => {
+                            let prev_space = runs.last().is_some_and(|r| r.text.ends_with(' '));
+                            if !prev_space && !text.starts_with(' ') {
+                                text.insert(0, ' ');
+                            }
+                        }
+                    }
+                }
+                match runs.last_mut() {
+                    Some(last) if last.style == run.style => last.text.push_str(&text),
+                    _ => runs.push(Run { style: run.style.clone(), text }),
+                }
+            }
+        }
+        let all: String = runs.iter().map(|r| r.text.as_str()).collect();
+        if all.trim().is_empty() {
+            return;
+        }
+        let letters = all.chars().filter(|c| c.is_alphabetic()).count();
+        let rtl = letters > 0 && all.chars().filter(|&c| is_rtl_char(c)).count() * 2 > letters;
+        self.body.push_str("<w:p><w:pPr><w:spacing w:after=\"120\"/>");
+        if rtl {
+            self.body.push_str("<w:bidi/>");
+        }
+        if centred {
+            self.body.push_str("<w:jc w:val=\"center\"/>");
+        }
+        self.body.push_str("</w:pPr>");
+        for run in &runs {
+            let s = &run.style;
+            self.body.push_str("<w:r><w:rPr>");
+            let mut f = String::new();
+            xml_escape(&mut f, &s.font);
+            let _ = write!(self.body, "<w:rFonts w:ascii=\"{f}\" w:hAnsi=\"{f}\" w:eastAsia=\"{f}\" w:cs=\"{f}\"/>");
+            if s.bold {
+                self.body.push_str("<w:b/><w:bCs/>");
+            }
+            if s.italic {
+                self.body.push_str("<w:i/><w:iCs/>");
+            }
+            if s.strike {
+                self.body.push_str("<w:strike/>");
+            }
+            if s.color & 0xFF_FFFF != 0 {
+                let _ = write!(self.body, "<w:color w:val=\"{:06X}\"/>", s.color & 0xFF_FFFF);
+            }
+            let _ = write!(self.body, "<w:sz w:val=\"{0}\"/><w:szCs w:val=\"{0}\"/>", s.half_points);
+            if s.underline {
+                self.body.push_str("<w:u w:val=\"single\"/>");
+            }
+            if rtl {
+                self.body.push_str("<w:rtl/>");
+            }
+            self.body.push_str("</w:rPr><w:t xml:space=\"preserve\">");
+            xml_escape(&mut self.body, &run.text);
+            self.body.push_str("</w:t></w:r>");
+        }
+        self.body.push_str("</w:p>");
+        self.paragraphs += 1;
+    }
+
+    fn plain_paragraph(&mut self, text: &str) {
+        self.body.push_str("<w:p><w:r><w:t xml:space=\"preserve\">");
+        xml_escape(&mut self.body, text);
+        self.body.push_str("</w:t></w:r></w:p>");
+        self.paragraphs += 1;
+    }
+
+    fn picture(&mut self, png: Vec<u8>, width_pt: f64, height_pt: f64) {
+        let n = self.media.len() + 1;
+        let rid = format!("rIdImg{n}");
+        self.media.push((format!("image{n}.png"), png));
+        let scale = if width_pt > self.text_width_pt { self.text_width_pt / width_pt } else { 1.0 };
+        let cx = (width_pt * scale * EMU_PER_PT).max(1.0) as u64;
+        let cy = (height_pt * scale * EMU_PER_PT).max(1.0) as u64;
+        let _ = write!(
+            self.body,
+            "<w:p><w:r><w:drawing><wp:inline distT=\"0\" distB=\"0\" distL=\"0\" distR=\"0\"><wp:extent cx=\"{cx}\" cy=\"{cy}\"/><wp:docPr id=\"{n}\" name=\"Picture {n}\"/><a:graphic xmlns:a=\"http://schemas.openxmlformats.org/drawingml/2006/main\"><a:graphicData uri=\"http://schemas.openxmlformats.org/drawingml/2006/picture\"><pic:pic xmlns:pic=\"http://schemas.openxmlformats.org/drawingml/2006/picture\"><pic:nvPicPr><pic:cNvPr id=\"{n}\" name=\"image{n}.png\"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed=\"{rid}\"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x=\"0\" y=\"0\"/><a:ext cx=\"{cx}\" cy=\"{cy}\"/></a:xfrm><a:prstGeom prst=\"rect\"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"
+        );
+    }
+
+    fn page_break(&mut self) {
+        self.body.push_str("<w:p><w:r><w:br w:type=\"page\"/></w:r></w:p>");
+    }
+}
+
+/// PNG bytes of an image, or `None` when it is too large or cannot be decoded.
+fn image_png(image: &mupdf::Image) -> Option<Vec<u8>> {
+    let (w, h) = (image.width() as u64, image.height() as u64);
+    if w == 0 || h == 0 || w * h > MAX_IMAGE_PIXELS {
+        return None;
+    }
+    let pix = image.to_pixmap().ok()?;
+    let n = pix.n() as usize;
+    let alpha = pix.alpha();
+    let colours = n - alpha as usize;
+    let png_of = |p: &Pixmap| -> Option<Vec<u8>> {
+        let mut buf = Vec::new();
+        p.write_to(&mut buf, ImageFormat::PNG).ok()?;
+        Some(buf)
+    };
+    if colours == 1 || colours == 3 {
+        if let Some(png) = png_of(&pix) {
+            return Some(png);
+        }
+    }
+    // Other colour spaces (CMYK, separations): convert to RGB by hand.
+    let (pw, ph) = (pix.width() as usize, pix.height() as usize);
+    let stride = pix.stride() as usize;
+    let samples = pix.samples();
+    let mut rgb = Pixmap::new_with_w_h(&Colorspace::device_rgb(), pw as i32, ph as i32, false).ok()?;
+    let rstride = rgb.stride() as usize;
+    let out = rgb.samples_mut();
+    for y in 0..ph {
+        for x in 0..pw {
+            let s = &samples[y * stride + x * n..y * stride + x * n + n];
+            let (r, g, b) = if colours >= 4 {
+                let k = s[3] as u32;
+                let f = |c: u8| (255 - (c as u32 + k).min(255)) as u8;
+                (f(s[0]), f(s[1]), f(s[2]))
+            } else {
+                (s[0], s[0], s[0])
+            };
+            let o = y * rstride + x * 3;
+            out[o] = r;
+            out[o + 1] = g;
+            out[o + 2] = b;
+        }
+    }
+    png_of(&rgb)
+}
+
+/// Converts the PDF at `input` to a DOCX at `output`.
+pub fn pdf_to_docx(
+    input: &Path,
+    output: &Path,
+    options: &PdfToDocxOptions,
+    control: &JobControl,
+) -> Result<PdfToDocxResult> {
+    control.checkpoint()?;
+    let opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
+    let page_count = opened.page_count();
+    let selected: Vec<usize> = match &options.pages {
+        Some(p) if !p.is_empty() => checked_indexes(p, page_count)?.into_iter().collect(),
+        _ => (0..page_count).collect(),
+    };
+    let scratch = JobControl::new();
+    repair_page_contents(selected.iter().map(|&i| (i + 1, &opened.pages[i])), &scratch)?;
+    control.start(selected.len() as u64)?;
+
+    let first = opened.doc.load_page(selected[0] as i32).ctx("loading the page")?;
+    let fb = first.bounds().ctx("measuring the page")?;
+    let (page_w, page_h) = ((fb.x1 - fb.x0) as f64, (fb.y1 - fb.y0) as f64);
+    let margin_pt = 36.0;
+    let mut w = Writer {
+        body: String::new(),
+        media: Vec::new(),
+        paragraphs: 0,
+        images_skipped: 0,
+        text_width_pt: (page_w - 2.0 * margin_pt).max(72.0),
+    };
+    let mut without_text = Vec::new();
+    for (k, &index) in selected.iter().enumerate() {
+        control.checkpoint()?;
+        if k > 0 {
+            w.page_break();
+        }
+        let page = opened.doc.load_page(index as i32).ctx("loading the page")?;
+        let bounds = page.bounds().ctx("measuring the page")?;
+        let text = page
+            .to_text_page(TextPageFlags::PRESERVE_IMAGES)
+            .ctx("extracting the page text")?;
+        let mut page_has_text = false;
+        for block in text.blocks() {
+            match block.r#type() {
+                mupdf::text_page::TextBlockType::Image => {
+                    let r = block.bounds();
+                    if let Some(png) = block.image().as_ref().and_then(image_png) {
+                        w.picture(png, (r.x1 - r.x0).max(1.0) as f64, (r.y1 - r.y0).max(1.0) as f64);
+                    } else {
+                        w.images_skipped += 1;
+                    }
+                }
+                mupdf::text_page::TextBlockType::Text => {
+                    let mut lines: Vec<Line> = Vec::new();
+                    for line in block.lines() {
+                        let lb = line.bounds();
+                        let mut runs: Vec<Run> = Vec::new();
+                        let mut size_max = 0f32;
+                        for ch in line.chars() {
+                            // U+FFFD: a glyph without a Unicode mapping; not text.
+                            let Some(c) = ch.char().filter(|&c| c != '\u{FFFD}') else { continue };
+                            let font = ch.font();
+                            let name = font.as_ref().map(|f| f.name().to_owned()).unwrap_or_default();
+                            let lower = name.to_ascii_lowercase();
+                            let flags = ch.flags();
+                            let size = ch.size();
+                            size_max = size_max.max(size);
+                            let style = Style {
+                                font: family(&name),
+                                half_points: ((size * 2.0).round() as u32).clamp(2, 3276),
+                                bold: font.as_ref().is_some_and(|f| f.is_bold())
+                                    || flags.contains(mupdf::text_page::TextCharFlags::BOLD)
+                                    || lower.contains("bold")
+                                    || lower.contains("black")
+                                    || lower.contains("heavy"),
+                                italic: font.as_ref().is_some_and(|f| f.is_italic())
+                                    || lower.contains("italic")
+                                    || lower.contains("oblique"),
+                                underline: flags.contains(mupdf::text_page::TextCharFlags::UNDERLINE),
+                                strike: flags.contains(mupdf::text_page::TextCharFlags::STRIKEOUT),
+                                color: ch.argb() & 0xFF_FFFF,
+                            };
+                            if !c.is_whitespace() {
+                                page_has_text = true;
+                            }
+                            match runs.last_mut() {
+                                Some(last) if last.style == style => last.text.push(c),
+                                _ => runs.push(Run { style, text: c.to_string() }),
+                            }
+                        }
+                        if runs.is_empty() {
+                            continue;
+                        }
+                        lines.push(Line { x0: lb.x0, x1: lb.x1, y0: lb.y0, y1: lb.y1, size: size_max.max(1.0), runs });
+                    }
+                    // Split the block into paragraphs at large gaps.
+                    let mut start = 0;
+                    for i in 1..=lines.len() {
+                        let split = i == lines.len() || {
+                            let (prev, next) = (&lines[i - 1], &lines[i]);
+                            let gap = next.y0 - prev.y1;
+                            gap > 0.8 * prev.size.max(next.size) || next.x0 > prev.x0 + 2.0 * next.size && i > start + 1 && next.x1 < prev.x1
+                        };
+                        if split {
+                            let para = &lines[start..i];
+                            let page_mid = (bounds.x0 + bounds.x1) / 2.0;
+                            let centred = para.len() == 1 && {
+                                let mid = (para[0].x0 + para[0].x1) / 2.0;
+                                (mid - page_mid).abs() < 6.0 && para[0].x0 > bounds.x0 + 0.15 * (bounds.x1 - bounds.x0)
+                            };
+                            w.paragraph(para, centred);
+                            start = i;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !page_has_text {
+            without_text.push(index as u32);
+            if let Some(ocr) = &options.ocr {
+                let (pw, ph, rgb) = crate::render::render_rgb(&opened.doc, index, OCR_DPI)?;
+                for para in ocr.recognise(&rgb, pw, ph, OCR_DPI)? {
+                    w.plain_paragraph(&para);
+                }
+            }
+        }
+        control.advance()?;
+    }
+
+    let body = std::mem::take(&mut w.body);
+    let images = w.media.len() as u32;
+    let (pw_tw, ph_tw) = ((page_w * 20.0).round() as u64, (page_h * 20.0).round() as u64);
+    let margin_tw = (margin_pt * 20.0) as u64;
+    let orient = if page_w > page_h { " w:orient=\"landscape\"" } else { "" };
+    let document = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\" xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\" xmlns:wp=\"http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing\" xmlns:a=\"http://schemas.openxmlformats.org/drawingml/2006/main\" xmlns:pic=\"http://schemas.openxmlformats.org/drawingml/2006/picture\"><w:body>{body}<w:sectPr><w:pgSz w:w=\"{pw_tw}\" w:h=\"{ph_tw}\"{orient}/><w:pgMar w:top=\"{margin_tw}\" w:right=\"{margin_tw}\" w:bottom=\"{margin_tw}\" w:left=\"{margin_tw}\" w:header=\"0\" w:footer=\"0\" w:gutter=\"0\"/></w:sectPr></w:body></w:document>"
+    );
+    let mut rels = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship Id=\"rIdStyles\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles\" Target=\"styles.xml\"/>");
+    for (i, (name, _)) in w.media.iter().enumerate() {
+        let _ = write!(rels, "<Relationship Id=\"rIdImg{}\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/image\" Target=\"media/{name}\"/>", i + 1);
+    }
+    rels.push_str("</Relationships>");
+    let content_types = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"><Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/><Default Extension=\"xml\" ContentType=\"application/xml\"/><Default Extension=\"png\" ContentType=\"image/png\"/><Override PartName=\"/word/document.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml\"/><Override PartName=\"/word/styles.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml\"/><Override PartName=\"/docProps/app.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.extended-properties+xml\"/></Types>";
+    let root_rels = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument\" Target=\"word/document.xml\"/><Relationship Id=\"rId2\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/extended-properties\" Target=\"docProps/app.xml\"/></Relationships>";
+    let styles = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<w:styles xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii=\"Calibri\" w:hAnsi=\"Calibri\" w:eastAsia=\"Calibri\" w:cs=\"Calibri\"/><w:sz w:val=\"22\"/><w:szCs w:val=\"22\"/><w:lang w:val=\"en-US\"/></w:rPr></w:rPrDefault><w:pPrDefault><w:pPr><w:spacing w:after=\"0\" w:line=\"240\" w:lineRule=\"auto\"/></w:pPr></w:pPrDefault></w:docDefaults><w:style w:type=\"paragraph\" w:default=\"1\" w:styleId=\"Normal\"><w:name w:val=\"Normal\"/></w:style></w:styles>";
+    let app = format!("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Properties xmlns=\"http://schemas.openxmlformats.org/officeDocument/2006/extended-properties\"><Application>docproc</Application><Pages>{}</Pages></Properties>", selected.len());
+
+    let media = std::mem::take(&mut w.media);
+    let output_bytes = write_atomically(output, control, |tmp| {
+        let file = File::create(tmp).map_err(|e| EngineError::io("creating the output", e))?;
+        let mut zip = zip::ZipWriter::new(BufWriter::new(file));
+        let deflate = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        let zerr = |e: zip::result::ZipError| EngineError::io("writing the DOCX", std::io::Error::other(e));
+        let parts: [(&str, &[u8]); 6] = [
+            ("[Content_Types].xml", content_types.as_bytes()),
+            ("_rels/.rels", root_rels.as_bytes()),
+            ("word/document.xml", document.as_bytes()),
+            ("word/_rels/document.xml.rels", rels.as_bytes()),
+            ("word/styles.xml", styles.as_bytes()),
+            ("docProps/app.xml", app.as_bytes()),
+        ];
+        for (name, data) in parts {
+            zip.start_file(name, deflate).map_err(zerr)?;
+            zip.write_all(data).map_err(|e| EngineError::io("writing the DOCX", e))?;
+        }
+        for (name, data) in &media {
+            zip.start_file(format!("word/media/{name}"), stored).map_err(zerr)?;
+            zip.write_all(data).map_err(|e| EngineError::io("writing the DOCX", e))?;
+        }
+        let mut inner = zip.finish().map_err(zerr)?;
+        inner.flush().map_err(|e| EngineError::io("writing the DOCX", e))
+    })?;
+    control.finish();
+    Ok(PdfToDocxResult {
+        pages_processed: selected.len() as u32,
+        page_count: page_count as u32,
+        paragraphs: w.paragraphs,
+        images,
+        images_skipped: w.images_skipped,
+        pages_without_text: without_text,
+        output_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn font_families_lose_subset_tags_and_style_suffixes() {
+        assert_eq!(family("ABCDEF+Helvetica-Bold"), "Helvetica");
+        assert_eq!(family("TimesNewRomanPS-BoldItalicMT"), "TimesNewRoman");
+        assert_eq!(family("Arial,Bold"), "Arial");
+        assert_eq!(family("CMR10"), "CMR10");
+        assert_eq!(family(""), "Calibri");
+    }
+
+    #[test]
+    fn xml_text_is_escaped_and_control_characters_dropped() {
+        let mut s = String::new();
+        xml_escape(&mut s, "a<b & \"c\"\u{1}>");
+        assert_eq!(s, "a&lt;b &amp; &quot;c&quot;&gt;");
+    }
+}

@@ -1,0 +1,444 @@
+//! OCR of PDFs and images: MuPDF renders each page, `crates/ocr` reads it, and the
+//! result is returned as `blocks` JSON and/or written as a searchable PDF (the original
+//! pages with an invisible text layer; see [`searchable`](mod@crate::searchable)).
+//!
+//! # Rendering
+//!
+//! Each selected page is rendered in grey at the resolution of its largest image
+//! ("native": image pixels / page size), clamped to [`MIN_OCR_DPI`]..=[`MAX_OCR_DPI`];
+//! pages without images at [`DEFAULT_OCR_DPI`]. The raster is capped at
+//! [`MAX_OCR_SIDE`] pixels a side (the dpi is lowered to fit), so a 35000-pixel scan
+//! or an enormous page cannot exhaust memory.
+//!
+//! # Pages that already carry text
+//!
+//! A page whose text layer has at least [`TEXT_PAGE_MIN_CHARS`] non-blank characters
+//! (born-digital, or already OCRed) is not OCRed: in `blocks` it appears with
+//! `"ocr": false, "skipped": "has_text"` and no blocks, in a searchable PDF it is kept
+//! as it is, and it does not count in `pages_processed` (credits).
+//!
+//! # Images
+//!
+//! JPEG, PNG and WebP inputs are one-page documents: MuPDF converts them to a PDF page
+//! (its size from the image's resolution, 72 dpi when it has none), which is then
+//! processed like a scanned PDF page.
+//!
+//! # Coordinates
+//!
+//! Boxes in `blocks` are `[x0, y0, x1, y1]` in PDF points (1/72 inch) from the top-left
+//! corner of the page as displayed (after its `/Rotate`), like `width`/`height`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use mupdf::pdf::{Encryption, PdfDocument, PdfObject};
+use mupdf::{Colorspace, Matrix, TextPageFlags};
+use serde::Serialize;
+
+use crate::control::JobControl;
+use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
+use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
+use crate::pdf::pages::checked_indexes;
+use crate::pdf::save::{save_pdf, write_options};
+
+/// Resolution of pages without images.
+pub const DEFAULT_OCR_DPI: f32 = 300.0;
+/// Lowest render resolution.
+pub const MIN_OCR_DPI: f32 = 150.0;
+/// Highest render resolution (a 2400-dpi scan is read at this).
+pub const MAX_OCR_DPI: f32 = 400.0;
+/// Longest side of an OCR raster, in pixels.
+pub const MAX_OCR_SIDE: f32 = 4200.0;
+/// Non-blank characters from which a page counts as already carrying text.
+pub const TEXT_PAGE_MIN_CHARS: usize = 16;
+
+/// Where the engine finds ONNX Runtime and the models (handed over once per process).
+#[derive(Debug, Clone)]
+pub struct OcrInit {
+    /// Path of `libonnxruntime.so.1`.
+    pub ort_library: PathBuf,
+    /// `models/manifest.json`.
+    pub manifest: PathBuf,
+    /// Directory the manifest's `file` entries are relative to (`node_modules`).
+    pub model_root: PathBuf,
+    /// ONNX Runtime intra-op threads per model.
+    pub intra_threads: usize,
+    /// Longest side of the detection input in pixels (default 1280).
+    pub det_max_side: Option<usize>,
+}
+
+static OCR: OnceLock<ocr::Ocr> = OnceLock::new();
+static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn ocr_failed(e: ocr::OcrError) -> EngineError {
+    let code = match e {
+        ocr::OcrError::Init(_) => ErrorCode::OcrUnavailable,
+        _ => ErrorCode::EngineError,
+    };
+    EngineError::new(code, e.to_string())
+}
+
+/// Loads ONNX Runtime and the models (verifying their hashes). Idempotent: later calls
+/// return at once.
+pub fn ocr_init(init: &OcrInit) -> Result<()> {
+    let _guard = INIT_LOCK.lock().map_err(|_| EngineError::new(ErrorCode::EngineError, "OCR init lock"))?;
+    if OCR.get().is_some() {
+        return Ok(());
+    }
+    let models = ocr::ModelFiles::from_manifest(&init.manifest, &init.model_root).map_err(ocr_failed)?;
+    let engine = ocr::Ocr::new(&ocr::OcrConfig {
+        ort_library: init.ort_library.clone(),
+        models,
+        intra_threads: init.intra_threads.max(1),
+        det_max_side: init.det_max_side.unwrap_or(1280),
+    })
+    .map_err(ocr_failed)?;
+    let _ = OCR.set(engine);
+    Ok(())
+}
+
+/// Whether [`ocr_init`] succeeded in this process.
+pub fn ocr_ready() -> bool {
+    OCR.get().is_some()
+}
+
+fn engine() -> Result<&'static ocr::Ocr> {
+    OCR.get().ok_or_else(|| {
+        EngineError::new(ErrorCode::OcrUnavailable, "OCR is not initialised in this process (ocrInit)")
+    })
+}
+
+/// What to produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OcrOutput {
+    /// Only the JSON blocks.
+    Blocks,
+    /// A searchable PDF at `output` (the JSON blocks are returned too).
+    SearchablePdf,
+}
+
+/// Options of [`ocr_document`].
+#[derive(Debug, Clone)]
+pub struct OcrOptions {
+    /// 0-based page indexes; default every page.
+    pub pages: Option<Vec<i64>>,
+    /// Refuse inputs with more pages (`page_limit`).
+    pub max_pages: Option<u32>,
+    /// Output kind.
+    pub output: OcrOutput,
+}
+
+/// A word in the JSON result.
+#[derive(Debug, Clone, Serialize)]
+pub struct WordJson {
+    /// Text.
+    pub text: String,
+    /// `[x0, y0, x1, y1]`, points from the top-left of the displayed page.
+    pub bbox: [f32; 4],
+    /// 0-1.
+    pub confidence: f32,
+}
+
+/// A line in the JSON result.
+#[derive(Debug, Clone, Serialize)]
+pub struct LineJson {
+    /// Text (words joined by spaces).
+    pub text: String,
+    /// Box.
+    pub bbox: [f32; 4],
+    /// Mean character confidence.
+    pub confidence: f32,
+    /// Words.
+    pub words: Vec<WordJson>,
+}
+
+/// A block in the JSON result.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockJson {
+    /// Box.
+    pub bbox: [f32; 4],
+    /// Lines in reading order.
+    pub lines: Vec<LineJson>,
+}
+
+/// One page of the JSON result.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageJson {
+    /// 0-based page index in the input.
+    pub page: usize,
+    /// Displayed page width in points.
+    pub width: f32,
+    /// Displayed page height in points.
+    pub height: f32,
+    /// Whether the page was OCRed.
+    pub ocr: bool,
+    /// Why not (`"has_text"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<&'static str>,
+    /// Render resolution used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dpi: Option<f32>,
+    /// Clockwise rotation that makes the text upright (0, 90, 180, 270).
+    pub text_rotation: u32,
+    /// Plain text in reading order (lines separated by `\n`, blocks by `\n\n`).
+    pub text: String,
+    /// Blocks in reading order.
+    pub blocks: Vec<BlockJson>,
+}
+
+/// The JSON result.
+#[derive(Debug, Clone, Serialize)]
+pub struct OcrJson {
+    /// Unit of every box and page size.
+    pub unit: &'static str,
+    /// Origin of the boxes.
+    pub origin: &'static str,
+    /// Selected pages.
+    pub pages: Vec<PageJson>,
+}
+
+/// What [`ocr_document`] did.
+#[derive(Debug, Clone)]
+pub struct OcrResult {
+    /// Pages in the input.
+    pub page_count: usize,
+    /// Pages actually OCRed (pages with text are not).
+    pub pages_processed: usize,
+    /// The blocks, serialised.
+    pub json: String,
+    /// Size of the searchable PDF, 0 for blocks.
+    pub output_bytes: u64,
+}
+
+/// Sniffs an image type MuPDF should open.
+fn image_magic(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if head.len() >= 12 && &head[0..4] == b"RIFF" && &head[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+/// Opens the input as a PDF (images are converted to a one-page PDF).
+fn open_input(input: &Path, max_pages: Option<u32>) -> Result<PdfDocument> {
+    let bytes = std::fs::read(input).map_err(|e| EngineError::io("reading the input", e))?;
+    if image_magic(&bytes[..bytes.len().min(16)]).is_some() {
+        return image_to_pdf(&bytes);
+    }
+    Ok(open_pdf(Source::Bytes(&bytes), PasswordPolicy::Refuse, max_pages)?.doc)
+}
+
+/// Wraps an image in a one-page PDF: the page is the image at its resolution (72 dpi
+/// when it has none or an implausible one).
+fn image_to_pdf(bytes: &[u8]) -> Result<PdfDocument> {
+    let bad = |e: mupdf::Error| {
+        EngineError::new(ErrorCode::InvalidImage, format!("the image cannot be read: {}", crate::error::mupdf_message(&e)))
+    };
+    let image = mupdf::Image::from_bytes(bytes).map_err(bad)?;
+    let (w, h) = (image.width() as f32, image.height() as f32);
+    if w < 1.0 || h < 1.0 {
+        return Err(EngineError::new(ErrorCode::InvalidImage, "the image has no pixels"));
+    }
+    let (xr, yr) = image.resolution();
+    let res = |r: i32| if (36..=2400).contains(&r) { r as f32 } else { 72.0 };
+    let (pw, ph) = (w * 72.0 / res(xr), h * 72.0 / res(yr));
+    let mut doc = PdfDocument::new();
+    let img = doc.add_image(&image).map_err(bad)?;
+    let content = format!("q {pw} 0 0 {ph} 0 0 cm /Im0 Do Q\n");
+    let stream = doc
+        .add_stream(&mupdf::Buffer::from_bytes(content.as_bytes()).ctx("buffer")?, None, false)
+        .ctx("adding the page content")?;
+    let page = doc
+        .new_object_from_str(&format!(
+            "<< /Type /Page /MediaBox [0 0 {pw} {ph}] /Resources << /XObject << /Im0 {} 0 R >> >> /Contents {} 0 R >>",
+            img.as_indirect().ctx("image")?,
+            stream.as_indirect().ctx("content")?
+        ))
+        .ctx("creating the page")?;
+    let page = doc.add_object(&page).ctx("adding the page")?;
+    doc.insert_page(0, &page).ctx("inserting the page")?;
+    Ok(doc)
+}
+
+/// Largest image side on the page divided by the page's largest side in inches.
+fn native_dpi(page: &PdfObject, page_w: f32, page_h: f32) -> Option<f32> {
+    let res = page.get_dict_inheritable("Resources").ok()??;
+    let xobjects = res.get_dict("XObject").ok()??;
+    let mut best: Option<f32> = None;
+    let n = xobjects.dict_len().ok()?;
+    for i in 0..n {
+        let Some(x) = xobjects.get_dict_val(i as i32).ok().flatten() else { continue };
+        let is_image = x
+            .get_dict("Subtype")
+            .ok()
+            .flatten()
+            .and_then(|s| s.as_name().ok())
+            .is_some_and(|n| n == b"Image");
+        if !is_image {
+            continue;
+        }
+        let w = x.get_dict("Width").ok().flatten().and_then(|v| v.as_int().ok()).unwrap_or(0);
+        let h = x.get_dict("Height").ok().flatten().and_then(|v| v.as_int().ok()).unwrap_or(0);
+        let side = w.max(h) as f32;
+        let page_side = page_w.max(page_h) / 72.0;
+        if side > 0.0 && page_side > 0.0 {
+            let dpi = side / page_side;
+            best = Some(best.map_or(dpi, |b: f32| b.max(dpi)));
+        }
+    }
+    best
+}
+
+/// OCRs the selected pages of `input` (PDF, JPEG, PNG or WebP).
+pub fn ocr_document(
+    input: &Path,
+    output: Option<&Path>,
+    options: &OcrOptions,
+    control: &JobControl,
+) -> Result<OcrResult> {
+    control.checkpoint()?;
+    let engine = engine()?;
+    let mut doc = open_input(input, options.max_pages)?;
+    let page_count = doc.page_count().ctx("counting pages")? as usize;
+    if let Some(cap) = options.max_pages {
+        if page_count > cap as usize {
+            return Err(EngineError::new(
+                ErrorCode::PageLimit,
+                format!("the document has {page_count} pages, more than the limit of {cap}"),
+            ));
+        }
+    }
+    let selected: BTreeSet<usize> = match &options.pages {
+        Some(p) if !p.is_empty() => checked_indexes(p, page_count)?,
+        _ => (0..page_count).collect(),
+    };
+    control.start(selected.len() as u64)?;
+    let mut pages = Vec::with_capacity(selected.len());
+    let mut processed = 0usize;
+    let mut layer = crate::searchable::TextLayer::new();
+    for &index in &selected {
+        let page = doc.load_page(index as i32).ctx("loading the page")?;
+        let bounds = page.bounds().ctx("measuring the page")?;
+        let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
+        let text = page
+            .to_text_page(TextPageFlags::empty())
+            .and_then(|t| t.to_text())
+            .unwrap_or_default();
+        if text.chars().filter(|c| !c.is_whitespace()).count() >= TEXT_PAGE_MIN_CHARS {
+            pages.push(PageJson {
+                page: index,
+                width: pw,
+                height: ph,
+                ocr: false,
+                skipped: Some("has_text"),
+                dpi: None,
+                text_rotation: 0,
+                text: String::new(),
+                blocks: Vec::new(),
+            });
+            control.advance()?;
+            continue;
+        }
+        let mut page_obj = doc.find_page(index as i32).ctx("finding the page")?;
+        let mut dpi = native_dpi(&page_obj, pw, ph)
+            .unwrap_or(DEFAULT_OCR_DPI)
+            .clamp(MIN_OCR_DPI, MAX_OCR_DPI);
+        let longest_pts = pw.max(ph).max(1.0);
+        if longest_pts * dpi / 72.0 > MAX_OCR_SIDE {
+            dpi = MAX_OCR_SIDE * 72.0 / longest_pts;
+        }
+        let scale = dpi / 72.0;
+        // Displayed page coordinates start at the bounds' origin.
+        let mut ctm = Matrix::new_translate(-bounds.x0, -bounds.y0);
+        ctm.concat(Matrix::new_scale(scale, scale));
+        let pix = page
+            .to_pixmap(&ctm, &Colorspace::device_gray(), false, true)
+            .ctx("rendering the page")?;
+        let (w, h) = (pix.width() as usize, pix.height() as usize);
+        let n = pix.n() as usize;
+        let stride = pix.stride() as usize;
+        let samples = pix.samples();
+        let mut grey = Vec::with_capacity(w * h);
+        for y in 0..h {
+            let row = &samples[y * stride..y * stride + w * n];
+            grey.extend(row.chunks_exact(n).map(|p| p[0]));
+        }
+        drop(pix);
+        let image = ocr::Image::new(w, h, 1, grey).map_err(ocr_failed)?;
+        let result = engine.recognise(&image).map_err(ocr_failed)?;
+        control.checkpoint()?;
+        // Pixels -> displayed points (top-left origin).
+        let sx = pw / w as f32;
+        let sy = ph / h as f32;
+        let to_pts = |b: [f32; 4]| -> [f32; 4] {
+            let r = |v: f32| (v * 100.0).round() / 100.0;
+            [
+                r((b[0] * sx).clamp(0.0, pw)),
+                r((b[1] * sy).clamp(0.0, ph)),
+                r((b[2] * sx).clamp(0.0, pw)),
+                r((b[3] * sy).clamp(0.0, ph)),
+            ]
+        };
+        let conf = |c: f32| (c * 1000.0).round() / 1000.0;
+        let blocks: Vec<BlockJson> = result
+            .blocks
+            .iter()
+            .map(|b| BlockJson {
+                bbox: to_pts(b.bbox),
+                lines: b
+                    .lines
+                    .iter()
+                    .map(|l| LineJson {
+                        text: l.text.clone(),
+                        bbox: to_pts(l.bbox),
+                        confidence: conf(l.confidence),
+                        words: l
+                            .words
+                            .iter()
+                            .map(|w| WordJson { text: w.text.clone(), bbox: to_pts(w.bbox), confidence: conf(w.confidence) })
+                            .collect(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        if options.output == OcrOutput::SearchablePdf {
+            // Displayed points -> PDF user space of this page.
+            let page_ctm = page_obj.page_ctm().ctx("reading the page matrix")?;
+            let inv = page_ctm.invert().unwrap_or(Matrix::IDENTITY);
+            let to_user = |p: [f32; 2]| -> [f32; 2] {
+                let (x, y) = inv.transform_xy(p[0] * sx + bounds.x0, p[1] * sy + bounds.y0);
+                [x, y]
+            };
+            layer.add_page(&mut doc, &mut page_obj, &result, &to_user)?;
+        }
+        pages.push(PageJson {
+            page: index,
+            width: pw,
+            height: ph,
+            ocr: true,
+            skipped: None,
+            dpi: Some(dpi.round()),
+            text_rotation: result.rotation,
+            text: result.text(),
+            blocks,
+        });
+        processed += 1;
+        control.advance()?;
+    }
+    let json = serde_json::to_string(&OcrJson { unit: "pt", origin: "top-left", pages })
+        .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("serialising the result: {e}")))?;
+    let output_bytes = match (options.output, output) {
+        (OcrOutput::SearchablePdf, Some(out)) => save_pdf(&doc, out, write_options(Encryption::None), control)?,
+        (OcrOutput::SearchablePdf, None) => {
+            return Err(EngineError::invalid_options("a searchable PDF needs an output path"))
+        }
+        _ => 0,
+    };
+    control.finish();
+    Ok(OcrResult { page_count, pages_processed: processed, json, output_bytes })
+}

@@ -1,0 +1,270 @@
+//! Redaction by burn-in: every page that has a region is rendered at `dpi` (with its
+//! annotations and form widgets), the regions are painted opaque black on the raster,
+//! and the page is rebuilt as a single JPEG image covering the page. Other pages are
+//! copied untouched.
+//!
+//! # Regions
+//!
+//! `{page, x, y, w, h}`: `page` is the 0-based page index; `x`, `y`, `w`, `h` are in PDF
+//! points (1/72 inch) from the top-left corner of the page *as displayed* (after its
+//! `/Rotate` and inside its CropBox), x to the right, y downwards, the same frame as the
+//! page images of `convert` to jpg (pixel = point x dpi / 72). A region must lie on the
+//! page (0 <= x, x + w <= displayed width, same for y; 0.01 pt of slack), else
+//! `invalid_options`. Region edges are rounded outwards to whole pixels.
+//!
+//! # What an affected page keeps
+//!
+//! Its MediaBox, CropBox and `/Rotate` (so it displays at the same size and
+//! orientation) and nothing else of its content: the content streams and resources are
+//! replaced by one image, its annotations are removed, its form fields are removed from
+//! the AcroForm, and `/StructParents`, `/Group`, `/Thumb`, `/PieceInfo`, `/B` are
+//! dropped. Objects used only by that page are garbage-collected on save. The
+//! document's structure tree, outlines and named destinations are kept as they are
+//! (a structure element's `/Alt` or `/ActualText` text is not examined).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use mupdf::pdf::{PdfDocument, PdfObject};
+use mupdf::{Buffer, Matrix};
+
+use crate::control::JobControl;
+use crate::error::{EngineError, MuPdfResultExt, Result};
+use crate::pdf::content::repair_page_contents;
+use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
+use crate::pdf::pages::keep_encryption;
+use crate::pdf::save::{save_pdf, write_options};
+use crate::pdf::PageOpResult;
+use crate::render::{checked_dpi, encode_jpeg, render_rgb};
+
+/// Default rasterisation resolution of affected pages.
+pub const REDACT_DEFAULT_DPI: u32 = 150;
+/// Smallest accepted `dpi`.
+pub const REDACT_MIN_DPI: u32 = 72;
+/// Largest accepted `dpi`.
+pub const REDACT_MAX_DPI: u32 = 600;
+/// JPEG quality of rebuilt pages.
+pub const REDACT_JPEG_QUALITY: u8 = 85;
+
+/// One black box, see the module docs for the frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RedactRegion {
+    /// 0-based page index.
+    pub page: i64,
+    /// Points from the left edge of the displayed page.
+    pub x: f64,
+    /// Points from the top edge of the displayed page.
+    pub y: f64,
+    /// Width in points.
+    pub w: f64,
+    /// Height in points.
+    pub h: f64,
+}
+
+/// Options of [`redact`].
+#[derive(Debug, Clone, Default)]
+pub struct RedactOptions {
+    /// At least one region.
+    pub regions: Vec<RedactRegion>,
+    /// Resolution of the rebuilt pages; default [`REDACT_DEFAULT_DPI`].
+    pub dpi: Option<u32>,
+    /// Refuse inputs with more pages than this (`page_limit`).
+    pub max_pages: Option<u32>,
+}
+
+const SLACK: f64 = 0.01;
+
+/// Burns the regions into their pages; `pages_processed` is the number of pages
+/// rebuilt.
+pub fn redact(
+    input: &Path,
+    output: &Path,
+    options: &RedactOptions,
+    control: &JobControl,
+) -> Result<PageOpResult> {
+    let dpi = checked_dpi(options.dpi, REDACT_DEFAULT_DPI, REDACT_MIN_DPI, REDACT_MAX_DPI)?;
+    if options.regions.is_empty() {
+        return Err(EngineError::invalid_options("give at least one region"));
+    }
+    control.checkpoint()?;
+    let mut opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
+    let page_count = opened.page_count();
+
+    let mut by_page: BTreeMap<usize, Vec<RedactRegion>> = BTreeMap::new();
+    for (i, r) in options.regions.iter().enumerate() {
+        if r.page < 0 || r.page as usize >= page_count {
+            return Err(EngineError::invalid_options(format!(
+                "regions[{i}].page is {}, but the PDF has {page_count} pages",
+                r.page
+            )));
+        }
+        if ![r.x, r.y, r.w, r.h].iter().all(|v| v.is_finite()) || r.x < 0.0 || r.y < 0.0 || r.w <= 0.0 || r.h <= 0.0 {
+            return Err(EngineError::invalid_options(format!(
+                "regions[{i}]: x and y must be >= 0 and w and h > 0"
+            )));
+        }
+        by_page.entry(r.page as usize).or_default().push(*r);
+    }
+
+    let scratch = JobControl::new();
+    repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), &scratch)?;
+    control.start(by_page.len() as u64)?;
+
+    for (&index, regions) in &by_page {
+        control.checkpoint()?;
+        let bounds = {
+            let page = opened.doc.load_page(index as i32).ctx("loading the page")?;
+            page.bounds().ctx("measuring the page")?
+        };
+        let (pw, ph) = ((bounds.x1 - bounds.x0) as f64, (bounds.y1 - bounds.y0) as f64);
+        for (k, r) in regions.iter().enumerate() {
+            if r.x + r.w > pw + SLACK || r.y + r.h > ph + SLACK {
+                return Err(EngineError::invalid_options(format!(
+                    "a region of page {index} ({k}th on that page: x {} y {} w {} h {}) goes off the page, \
+                     which is {pw:.2} x {ph:.2} points as displayed",
+                    r.x, r.y, r.w, r.h
+                )));
+            }
+        }
+        let (w, h, mut rgb) = render_rgb(&opened.doc, index, dpi)?;
+        let scale = dpi as f64 / 72.0;
+        for r in regions {
+            let x0 = ((r.x * scale).floor().max(0.0) as u32).min(w);
+            let y0 = ((r.y * scale).floor().max(0.0) as u32).min(h);
+            let x1 = (((r.x + r.w) * scale).ceil() as u32).min(w);
+            let y1 = (((r.y + r.h) * scale).ceil() as u32).min(h);
+            for y in y0..y1 {
+                let row = (y * w) as usize * 3;
+                rgb[row + x0 as usize * 3..row + x1 as usize * 3].fill(0);
+            }
+        }
+        let jpeg = encode_jpeg(w, h, &rgb, REDACT_JPEG_QUALITY, dpi)?;
+        drop(rgb);
+        let page_obj = opened.pages[index].clone();
+        rebuild_page(&mut opened.doc, page_obj, bounds, w, h, &jpeg.jpeg, jpeg.grey)?;
+        control.advance()?;
+    }
+
+    let options = write_options(keep_encryption(opened.encrypted));
+    let output_bytes = save_pdf(&opened.doc, output, options, control)?;
+    control.finish();
+    Ok(PageOpResult {
+        pages_processed: by_page.len() as u32,
+        page_count: page_count as u32,
+        output_bytes,
+    })
+}
+
+/// Replaces everything the page shows by the JPEG, placed over the displayed page.
+fn rebuild_page(
+    doc: &mut PdfDocument,
+    mut page: PdfObject,
+    bounds: mupdf::Rect,
+    w: u32,
+    h: u32,
+    jpeg: &[u8],
+    grey: bool,
+) -> Result<()> {
+    let ctx = "rebuilding the redacted page";
+    // The image XObject, stored as the JPEG bytes with a DCTDecode filter.
+    let mut dict = doc.new_dict().ctx(ctx)?;
+    dict.dict_put("Type", PdfObject::new_name("XObject").ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("Subtype", PdfObject::new_name("Image").ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("Width", PdfObject::new_int(w as i32).ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("Height", PdfObject::new_int(h as i32).ctx(ctx)?).ctx(ctx)?;
+    let cs = if grey { "DeviceGray" } else { "DeviceRGB" };
+    dict.dict_put("ColorSpace", PdfObject::new_name(cs).ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("BitsPerComponent", PdfObject::new_int(8).ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("Filter", PdfObject::new_name("DCTDecode").ctx(ctx)?).ctx(ctx)?;
+    let image = doc
+        .add_stream(&Buffer::from_bytes(jpeg).ctx(ctx)?, Some(&dict), true)
+        .ctx(ctx)?;
+
+    // Unit square of the image -> displayed page (y down) -> default user space.
+    let (bw, bh) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
+    let mut m = Matrix::new(bw, 0.0, 0.0, -bh, bounds.x0, bounds.y0 + bh);
+    let page_ctm = page.page_ctm().ctx(ctx)?;
+    let inverse = page_ctm.invert().ok_or_else(|| {
+        EngineError::new(crate::ErrorCode::InvalidPdf, "the page has a degenerate size")
+    })?;
+    m.concat(inverse);
+    let content = format!(
+        "q {} {} {} {} {} {} cm /RedactedPage Do Q\n",
+        m.a, m.b, m.c, m.d, m.e, m.f
+    );
+    let contents = doc
+        .add_stream(&Buffer::from_bytes(content.as_bytes()).ctx(ctx)?, None, false)
+        .ctx(ctx)?;
+
+    let mut xobjects = doc.new_dict().ctx(ctx)?;
+    xobjects.dict_put("RedactedPage", image).ctx(ctx)?;
+    let mut resources = doc.new_dict().ctx(ctx)?;
+    resources.dict_put("XObject", xobjects).ctx(ctx)?;
+
+    // Annotations and their form fields go.
+    let mut annots = HashSet::new();
+    if let Some(list) = page.get_dict("Annots").ctx(ctx)? {
+        if list.is_array().unwrap_or(false) {
+            for item in list.array_iter().ctx(ctx)? {
+                let item = item.ctx(ctx)?;
+                if item.is_indirect().unwrap_or(false) {
+                    annots.insert(item.as_indirect().ctx(ctx)?);
+                }
+            }
+        }
+    }
+    if !annots.is_empty() {
+        remove_fields(doc, &annots)?;
+    }
+
+    page.dict_put("Contents", contents).ctx(ctx)?;
+    page.dict_put("Resources", resources).ctx(ctx)?;
+    for key in ["Annots", "StructParents", "Group", "Thumb", "PieceInfo", "B", "AA", "Tabs"] {
+        page.dict_delete(key).ctx(ctx)?;
+    }
+    Ok(())
+}
+
+/// Removes the fields (or widget kids) whose object numbers are in `widgets` from the
+/// AcroForm field tree; a field left without kids is removed too.
+fn remove_fields(doc: &PdfDocument, widgets: &HashSet<i32>) -> Result<()> {
+    let ctx = "removing form fields";
+    let Some(form) = doc.catalog().ctx(ctx)?.get_dict("AcroForm").ctx(ctx)? else {
+        return Ok(());
+    };
+    let Some(mut fields) = form.get_dict("Fields").ctx(ctx)? else {
+        return Ok(());
+    };
+    prune(&mut fields, widgets, 0)?;
+    Ok(())
+}
+
+/// Prunes an array of field references; returns how many entries remain.
+fn prune(list: &mut PdfObject, widgets: &HashSet<i32>, depth: u32) -> Result<usize> {
+    let ctx = "removing form fields";
+    if depth > 32 || !list.is_array().unwrap_or(false) {
+        return Ok(list.len().unwrap_or(0));
+    }
+    let mut i = list.len().ctx(ctx)? as i32 - 1;
+    while i >= 0 {
+        let Some(item) = list.get_array(i).ctx(ctx)? else {
+            i -= 1;
+            continue;
+        };
+        let num = if item.is_indirect().unwrap_or(false) { item.as_indirect().ctx(ctx)? } else { 0 };
+        let mut remove = num != 0 && widgets.contains(&num);
+        if !remove && item.is_dict().unwrap_or(false) {
+            if let Some(mut kids) = item.get_dict("Kids").ctx(ctx)? {
+                let had = kids.len().unwrap_or(0);
+                if had > 0 && prune(&mut kids, widgets, depth + 1)? == 0 {
+                    remove = true;
+                }
+            }
+        }
+        if remove {
+            list.array_delete(i).ctx(ctx)?;
+        }
+        i -= 1;
+    }
+    Ok(list.len().ctx(ctx)?)
+}

@@ -1,0 +1,119 @@
+//! OCR pipeline over corpus scans: blocks JSON, searchable PDF (checked with pdftotext),
+//! pages with text skipped, rotated pages read upright.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use engine::ocr_pipeline::{ocr_document, ocr_init, OcrInit, OcrOptions, OcrOutput};
+use engine::JobControl;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn corpus(name: &str) -> PathBuf {
+    let dir = std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"));
+    dir.join(name)
+}
+
+fn init() {
+    let r = root();
+    ocr_init(&OcrInit {
+        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
+        manifest: r.join("models/manifest.json"),
+        model_root: r.join("node_modules"),
+        intra_threads: 2,
+        det_max_side: None,
+    })
+    .unwrap();
+}
+
+fn json(result: &engine::ocr_pipeline::OcrResult) -> serde_json::Value {
+    serde_json::from_str(&result.json).unwrap()
+}
+
+#[test]
+fn each_of_four_turned_scan_pages_is_read_upright() {
+    init();
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let r = ocr_document(&corpus("files/scanned-rotated-4-directions.pdf"), None, &options, &JobControl::new()).unwrap();
+    assert_eq!(r.pages_processed, 4);
+    let v = json(&r);
+    let pages = v["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 4);
+    let first = pages[0]["text"].as_str().unwrap().to_lowercase();
+    assert!(first.split_whitespace().count() >= 5, "{first}");
+    for p in pages {
+        let text = p["text"].as_str().unwrap().to_lowercase();
+        // The same page turned four ways: most words of page 1 are found on each.
+        let words: Vec<&str> = first.split_whitespace().filter(|w| w.len() > 3).collect();
+        let found = words.iter().filter(|w| text.contains(*w)).count();
+        assert!(found * 10 >= words.len() * 7, "page {} rotation {}: {text}", p["page"], p["text_rotation"]);
+        // Boxes are inside the page, in points.
+        let (w, h) = (p["width"].as_f64().unwrap(), p["height"].as_f64().unwrap());
+        for b in p["blocks"].as_array().unwrap() {
+            for l in b["lines"].as_array().unwrap() {
+                for wd in l["words"].as_array().unwrap() {
+                    let bb: Vec<f64> = wd["bbox"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+                    assert!(bb[0] <= bb[2] && bb[1] <= bb[3] && bb[2] <= w + 0.01 && bb[3] <= h + 0.01, "{bb:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
+    init();
+    let dir = std::env::temp_dir().join(format!("ocr-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.pdf");
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::SearchablePdf };
+    let input = corpus("ocr/ocrmypdf-linn-brochure-scan.pdf");
+    let r = ocr_document(&input, Some(&out), &options, &JobControl::new()).unwrap();
+    assert_eq!(r.pages_processed, 1);
+    assert!(r.output_bytes > 0);
+    let text = String::from_utf8(Command::new("pdftotext").arg(&out).arg("-").output().unwrap().stdout).unwrap();
+    for w in ["LinnSequencer", "sequence", "RECORD", "synchronization"] {
+        assert!(text.contains(w), "{w} missing from: {text}");
+    }
+    // Reading order: the left column's paragraph comes before the right column's.
+    let a = text.find("To record a sequence").expect("left column");
+    let b = text.find("The INSERT/COPY function").expect("right column");
+    assert!(a < b, "{text}");
+    // The original page is kept: the same page count and size.
+    let info = String::from_utf8(Command::new("pdfinfo").arg(&out).output().unwrap().stdout).unwrap();
+    let orig = String::from_utf8(Command::new("pdfinfo").arg(&input).output().unwrap().stdout).unwrap();
+    let size = |s: &str| s.lines().find(|l| l.starts_with("Page size")).map(str::to_string);
+    assert_eq!(size(&info), size(&orig));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pages_that_already_carry_text_are_not_ocred() {
+    init();
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let r = ocr_document(&corpus("files/rotated-page-attribute.pdf"), None, &options, &JobControl::new()).unwrap();
+    let v = json(&r);
+    assert_eq!(r.pages_processed, 0, "{v}");
+    assert_eq!(v["pages"][0]["skipped"], "has_text");
+}
+
+#[test]
+fn an_image_input_is_one_page() {
+    init();
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let r = ocr_document(&corpus("files/phototest-rotated-90.png"), None, &options, &JobControl::new()).unwrap();
+    assert_eq!((r.page_count, r.pages_processed), (1, 1));
+    let v = json(&r);
+    assert!(v["pages"][0]["text"].as_str().unwrap().contains("quick brown dog"), "{v}");
+}
+
+#[test]
+fn a_cancelled_job_stops() {
+    init();
+    let control = JobControl::new();
+    control.cancel();
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let e = ocr_document(&corpus("files/scanned-rotated-4-directions.pdf"), None, &options, &control).unwrap_err();
+    assert_eq!(e.code, engine::ErrorCode::Cancelled);
+}

@@ -1,0 +1,38 @@
+//! `cargo run --release -p ocr --example ocr_image -- IMAGE...`: prints the text and timings.
+//! Needs node_modules (run from the repository root).
+use std::path::Path;
+use std::time::Instant;
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let models = ocr::ModelFiles::from_manifest(&root.join("models/manifest.json"), &root.join("node_modules")).unwrap();
+    let threads = std::env::var("OCR_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
+    let det = std::env::var("OCR_DET_MAX_SIDE").ok().and_then(|v| v.parse().ok()).unwrap_or(1280);
+    let t = Instant::now();
+    let engine = ocr::Ocr::new(&ocr::OcrConfig {
+        ort_library: root.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
+        models,
+        intra_threads: threads,
+        det_max_side: det,
+    })
+    .unwrap();
+    eprintln!("init {:?}", t.elapsed());
+    for path in std::env::args().skip(1) {
+        let img = image::open(&path).unwrap().to_luma8();
+        let (w, h) = img.dimensions();
+        let im = ocr::Image::new(w as usize, h as usize, 1, img.into_raw()).unwrap();
+        let t = Instant::now();
+        let page = engine.recognise(&im).unwrap();
+        eprintln!("{path}: {:?} rotation {}", t.elapsed(), page.rotation);
+        if std::env::var_os("OCR_BOXES").is_some() {
+            for b in &page.blocks {
+                println!("BLOCK {:?}", b.bbox.map(|v| v as i32));
+                for l in &b.lines {
+                    println!("  {:?} {}", l.bbox.map(|v| v as i32), l.text);
+                }
+            }
+        } else {
+            println!("{}", page.text());
+        }
+    }
+}

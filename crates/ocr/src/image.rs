@@ -1,0 +1,174 @@
+//! Pixel buffers: 8-bit grey or RGB, row-major, no padding.
+
+use crate::{OcrError, Result};
+
+/// An 8-bit image, 1 (grey) or 3 (RGB) channels, rows packed without padding.
+#[derive(Clone, Debug)]
+pub struct Image {
+    /// Width in pixels.
+    pub width: usize,
+    /// Height in pixels.
+    pub height: usize,
+    /// 1 (grey) or 3 (RGB).
+    pub channels: usize,
+    /// `width * height * channels` bytes.
+    pub data: Vec<u8>,
+}
+
+impl Image {
+    /// Wraps a buffer, checking its size.
+    pub fn new(width: usize, height: usize, channels: usize, data: Vec<u8>) -> Result<Self> {
+        if channels != 1 && channels != 3 {
+            return Err(OcrError::Input(format!("{channels} channels (1 or 3 expected)")));
+        }
+        if width == 0 || height == 0 || data.len() != width * height * channels {
+            return Err(OcrError::Input(format!(
+                "buffer of {} bytes for {width}x{height}x{channels}",
+                data.len()
+            )));
+        }
+        Ok(Self { width, height, channels, data })
+    }
+
+    /// Converts to grey (luma, Rec. 601 weights); the pipeline runs on grey pixels.
+    pub fn to_grey(&self) -> Grey {
+        if self.channels == 1 {
+            return Grey { width: self.width, height: self.height, data: self.data.clone() };
+        }
+        let data = self
+            .data
+            .chunks_exact(3)
+            .map(|p| ((p[0] as u32 * 299 + p[1] as u32 * 587 + p[2] as u32 * 114 + 500) / 1000) as u8)
+            .collect();
+        Grey { width: self.width, height: self.height, data }
+    }
+}
+
+/// A grey image (the models see the same value in all three channels).
+#[derive(Clone, Debug)]
+pub struct Grey {
+    /// Width in pixels.
+    pub width: usize,
+    /// Height in pixels.
+    pub height: usize,
+    /// `width * height` bytes.
+    pub data: Vec<u8>,
+}
+
+impl Grey {
+    #[inline]
+    pub(crate) fn at(&self, x: usize, y: usize) -> u8 {
+        self.data[y * self.width + x]
+    }
+
+    /// Bilinear sample at a continuous position (pixel centres at +0.5), white outside.
+    #[inline]
+    pub(crate) fn sample(&self, x: f32, y: f32) -> f32 {
+        let fx = x - 0.5;
+        let fy = y - 0.5;
+        let x0 = fx.floor();
+        let y0 = fy.floor();
+        let ax = fx - x0;
+        let ay = fy - y0;
+        let (x0, y0) = (x0 as isize, y0 as isize);
+        let get = |xx: isize, yy: isize| -> f32 {
+            if xx < 0 || yy < 0 || xx >= self.width as isize || yy >= self.height as isize {
+                255.0
+            } else {
+                self.at(xx as usize, yy as usize) as f32
+            }
+        };
+        let a = get(x0, y0) * (1.0 - ax) + get(x0 + 1, y0) * ax;
+        let b = get(x0, y0 + 1) * (1.0 - ax) + get(x0 + 1, y0 + 1) * ax;
+        a * (1.0 - ay) + b * ay
+    }
+
+    /// Rotates clockwise by 0, 90, 180 or 270 degrees.
+    pub fn rotate_cw(&self, degrees: u32) -> Grey {
+        let (w, h) = (self.width, self.height);
+        match degrees % 360 {
+            90 => {
+                let mut out = vec![0u8; w * h];
+                // out is h wide, w high: out(xu, yu) = in(yu, h-1-xu)
+                for yu in 0..w {
+                    for xu in 0..h {
+                        out[yu * h + xu] = self.data[(h - 1 - xu) * w + yu];
+                    }
+                }
+                Grey { width: h, height: w, data: out }
+            }
+            180 => {
+                let mut data = self.data.clone();
+                data.reverse();
+                Grey { width: w, height: h, data }
+            }
+            270 => {
+                let mut out = vec![0u8; w * h];
+                // out(xu, yu) = in(w-1-yu, xu)
+                for yu in 0..w {
+                    for xu in 0..h {
+                        out[yu * h + xu] = self.data[xu * w + (w - 1 - yu)];
+                    }
+                }
+                Grey { width: h, height: w, data: out }
+            }
+            _ => self.clone(),
+        }
+    }
+
+    /// Area-average downscale by an integer factor (used to cap huge inputs cheaply).
+    pub fn downscale(&self, factor: usize) -> Grey {
+        if factor <= 1 {
+            return self.clone();
+        }
+        let w = self.width / factor;
+        let h = self.height / factor;
+        let (w, h) = (w.max(1), h.max(1));
+        let mut data = vec![0u8; w * h];
+        let n = (factor * factor) as u32;
+        for y in 0..h {
+            for x in 0..w {
+                let mut s = 0u32;
+                for dy in 0..factor {
+                    let row = ((y * factor + dy).min(self.height - 1)) * self.width;
+                    for dx in 0..factor {
+                        s += self.data[row + (x * factor + dx).min(self.width - 1)] as u32;
+                    }
+                }
+                data[y * w + x] = (s / n) as u8;
+            }
+        }
+        Grey { width: w, height: h, data }
+    }
+
+    /// Resizes to exactly `w` x `h` (area average when shrinking, bilinear otherwise).
+    pub(crate) fn resize(&self, w: usize, h: usize) -> Vec<f32> {
+        let sx = self.width as f32 / w as f32;
+        let sy = self.height as f32 / h as f32;
+        let mut out = vec![0f32; w * h];
+        if sx <= 1.0 && sy <= 1.0 {
+            for y in 0..h {
+                for x in 0..w {
+                    out[y * w + x] = self.sample((x as f32 + 0.5) * sx, (y as f32 + 0.5) * sy);
+                }
+            }
+            return out;
+        }
+        // Box filter: integral-free, per output pixel average over its footprint.
+        for y in 0..h {
+            let y0 = (y as f32 * sy) as usize;
+            let y1 = (((y + 1) as f32 * sy).ceil() as usize).clamp(y0 + 1, self.height);
+            for x in 0..w {
+                let x0 = (x as f32 * sx) as usize;
+                let x1 = (((x + 1) as f32 * sx).ceil() as usize).clamp(x0 + 1, self.width);
+                let mut s = 0u32;
+                for yy in y0..y1 {
+                    let row = &self.data[yy * self.width + x0..yy * self.width + x1];
+                    s += row.iter().map(|&v| v as u32).sum::<u32>();
+                }
+                out[y * w + x] = s as f32 / ((y1 - y0) * (x1 - x0)) as f32;
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,596 @@
+//! OCR on pixel buffers with PaddleOCR PP-OCRv4 models through ONNX Runtime.
+//!
+//! No MuPDF here: callers hand in grey or RGB pixels ([`Image`]) and get back lines and
+//! words with boxes in the input's pixel coordinates ([`PageText`]).
+//!
+//! # Runtime
+//!
+//! ONNX Runtime is loaded at run time (`ort` with `load-dynamic`) from a path given to
+//! [`Ocr::new`] (the service passes the `libonnxruntime.so.1` shipped in the npm package
+//! `onnxruntime-node`). Nothing is downloaded, at build or at run time. One [`Ocr`] holds
+//! the three sessions (detection, direction classifier, recognition), created once and
+//! reused; each session is behind a mutex, so concurrent pages in one process take turns
+//! per model run. Model files are checked against their SHA-256 before loading
+//! ([`ModelFiles`]).
+//!
+//! # Threads
+//!
+//! [`OcrConfig::intra_threads`] is ONNX Runtime's intra-op pool size per session (inter-op
+//! is 1: the models are sequential). The service's policy: OCR jobs x intra-op threads
+//! never exceed the cores (see docs/ocr.md).
+//!
+//! # Pipeline ([`Ocr::recognise`])
+//!
+//! 1. grey conversion; inputs above [`MAX_INPUT_SIDE`] pixels are shrunk by an integer factor;
+//! 2. detection on a copy whose longest side is at most [`OcrConfig::det_max_side`]
+//!    (multiple of 32), DB post-processing in [`det`];
+//! 3. page orientation: if most elongated boxes are taller than wide, the page is turned by
+//!    90 degrees; then the direction classifier votes 0/180 over the widest lines (weighted
+//!    by confidence) and the page is turned by 180 degrees if the votes say so;
+//! 4. each line is cropped from the upright full-resolution page along its rotated
+//!    rectangle, straight to a height of 48 pixels (bilinear), and recognised in batches of
+//!    similar widths; CTC decoding keeps frame positions, which give the word boxes and
+//!    recover dropped spaces ([`rec`]);
+//! 5. lines are ordered by a recursive XY-cut with column detection ([`layout`]).
+
+#![deny(missing_docs)]
+
+pub mod det;
+pub mod image;
+pub mod layout;
+pub mod rec;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ort::session::builder::GraphOptimizationLevel;
+use ort::session::Session;
+use ort::value::Tensor;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub use crate::det::RotRect;
+pub use crate::image::{Grey, Image};
+
+/// Errors of the OCR crate.
+#[derive(Debug, thiserror::Error)]
+pub enum OcrError {
+    /// The runtime library or a model could not be loaded (missing file, wrong hash, bad model).
+    #[error("OCR initialisation failed: {0}")]
+    Init(String),
+    /// The input buffer is not a valid image.
+    #[error("invalid image: {0}")]
+    Input(String),
+    /// ONNX Runtime failed while running a model.
+    #[error("inference failed: {0}")]
+    Inference(String),
+}
+
+/// Result alias.
+pub type Result<T> = std::result::Result<T, OcrError>;
+
+/// Inputs larger than this (longest side, pixels) are shrunk by an integer factor first.
+pub const MAX_INPUT_SIDE: usize = 4200;
+/// Height of recognition crops (the PP-OCRv4 recogniser's input height).
+pub const REC_HEIGHT: usize = 48;
+/// Widest recognition crop in pixels (longer lines are squeezed).
+pub const REC_MAX_WIDTH: usize = 48 * 60;
+/// Lines whose mean character confidence is below this are dropped (PaddleOCR's drop_score).
+pub const DROP_SCORE: f32 = 0.5;
+
+/// One model file and its expected SHA-256 (hex).
+#[derive(Clone, Debug, Deserialize)]
+pub struct ModelFile {
+    /// Path of the file.
+    pub path: PathBuf,
+    /// Lower-case hex SHA-256 the file must have.
+    pub sha256: String,
+}
+
+/// The files the pipeline needs.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ModelFiles {
+    /// DB text detection model.
+    pub det: ModelFile,
+    /// CTC recognition model.
+    pub rec: ModelFile,
+    /// 0/180 text direction classifier.
+    pub cls: ModelFile,
+    /// Recognition dictionary, one character per line.
+    pub dict: ModelFile,
+}
+
+#[derive(Deserialize)]
+struct ManifestEntry {
+    name: String,
+    file: String,
+    sha256: String,
+}
+
+#[derive(Deserialize)]
+struct Manifest {
+    models: Vec<ManifestEntry>,
+}
+
+impl ModelFiles {
+    /// Reads `models/manifest.json` (entries `det`, `rec`, `cls`, `dict`, with `file`
+    /// relative to `root`, usually `node_modules`).
+    pub fn from_manifest(manifest: &Path, root: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(manifest)
+            .map_err(|e| OcrError::Init(format!("reading {}: {e}", manifest.display())))?;
+        let m: Manifest = serde_json::from_str(&text)
+            .map_err(|e| OcrError::Init(format!("parsing {}: {e}", manifest.display())))?;
+        let get = |name: &str| -> Result<ModelFile> {
+            let e = m
+                .models
+                .iter()
+                .find(|e| e.name == name)
+                .ok_or_else(|| OcrError::Init(format!("manifest has no `{name}` entry")))?;
+            Ok(ModelFile { path: root.join(&e.file), sha256: e.sha256.to_lowercase() })
+        };
+        Ok(Self { det: get("det")?, rec: get("rec")?, cls: get("cls")?, dict: get("dict")? })
+    }
+}
+
+/// Reads a file and checks its SHA-256.
+fn read_verified(f: &ModelFile) -> Result<Vec<u8>> {
+    let bytes =
+        std::fs::read(&f.path).map_err(|e| OcrError::Init(format!("reading {}: {e}", f.path.display())))?;
+    let digest = Sha256::digest(&bytes);
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    if hex != f.sha256 {
+        return Err(OcrError::Init(format!(
+            "{}: sha256 {hex} does not match the manifest ({})",
+            f.path.display(),
+            f.sha256
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Engine configuration.
+#[derive(Clone, Debug)]
+pub struct OcrConfig {
+    /// Path of `libonnxruntime.so.1`.
+    pub ort_library: PathBuf,
+    /// Model files.
+    pub models: ModelFiles,
+    /// ONNX Runtime intra-op threads per session.
+    pub intra_threads: usize,
+    /// Longest side of the detection input (pixels, rounded to a multiple of 32).
+    pub det_max_side: usize,
+}
+
+/// Page orientation found, as the clockwise rotation that makes the text upright.
+pub type Rotation = u32;
+
+/// A recognised word. Coordinates are input-image pixels (origin top-left).
+#[derive(Clone, Debug, Serialize)]
+pub struct Word {
+    /// Text.
+    pub text: String,
+    /// Mean character confidence, 0-1.
+    pub confidence: f32,
+    /// Axis-aligned box `[x0, y0, x1, y1]`.
+    pub bbox: [f32; 4],
+    /// Corners in reading direction: top-left, top-right, bottom-right, bottom-left of
+    /// the upright word (for placing rotated text).
+    pub quad: [[f32; 2]; 4],
+}
+
+/// A recognised line.
+#[derive(Clone, Debug, Serialize)]
+pub struct Line {
+    /// Text (words joined by single spaces).
+    pub text: String,
+    /// Mean character confidence.
+    pub confidence: f32,
+    /// Axis-aligned box.
+    pub bbox: [f32; 4],
+    /// Corners in reading direction (see [`Word::quad`]).
+    pub quad: [[f32; 2]; 4],
+    /// Words in reading order.
+    pub words: Vec<Word>,
+}
+
+/// A block of lines (a column part or paragraph found by the layout analysis).
+#[derive(Clone, Debug, Serialize)]
+pub struct Block {
+    /// Axis-aligned box.
+    pub bbox: [f32; 4],
+    /// Lines in reading order.
+    pub lines: Vec<Line>,
+}
+
+/// The text of one image.
+#[derive(Clone, Debug, Serialize)]
+pub struct PageText {
+    /// Input width in pixels.
+    pub width: usize,
+    /// Input height in pixels.
+    pub height: usize,
+    /// Clockwise rotation (0, 90, 180, 270) that makes the text upright.
+    pub rotation: Rotation,
+    /// Blocks in reading order.
+    pub blocks: Vec<Block>,
+}
+
+impl PageText {
+    /// Plain text: lines joined by newlines, blocks by blank lines.
+    pub fn text(&self) -> String {
+        self.blocks
+            .iter()
+            .map(|b| b.lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n"))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+}
+
+/// The OCR engine: three ONNX Runtime sessions and the dictionary.
+pub struct Ocr {
+    det: Mutex<Session>,
+    cls: Mutex<Session>,
+    rec: Mutex<Session>,
+    dict: Vec<String>,
+    det_max_side: usize,
+}
+
+fn inference<E: std::fmt::Display>(e: E) -> OcrError {
+    OcrError::Inference(e.to_string())
+}
+
+impl Ocr {
+    /// Loads ONNX Runtime (once per process) and creates the sessions.
+    pub fn new(config: &OcrConfig) -> Result<Self> {
+        let env = environment(&config.ort_library)?;
+        let threads = config.intra_threads.max(1);
+        let load = |f: &ModelFile| -> Result<Session> {
+            let bytes = read_verified(f)?;
+            let build = || -> ort::Result<Session> {
+                Session::builder(&env)?
+                    .with_optimization_level(GraphOptimizationLevel::Level3)?
+                    .with_intra_threads(threads)?
+                    .with_inter_threads(1)?
+                    .commit_from_memory(&bytes)
+            };
+            build().map_err(|e| OcrError::Init(format!("{}: {e}", f.path.display())))
+        };
+        let det = load(&config.models.det)?;
+        let cls = load(&config.models.cls)?;
+        let rec = load(&config.models.rec)?;
+        let dict_bytes = read_verified(&config.models.dict)?;
+        let dict: Vec<String> = String::from_utf8_lossy(&dict_bytes)
+            .lines()
+            .map(|l| ascii_fold(l.trim_end_matches('\r')))
+            .collect();
+        Ok(Self {
+            det: Mutex::new(det),
+            cls: Mutex::new(cls),
+            rec: Mutex::new(rec),
+            dict,
+            det_max_side: config.det_max_side.max(320),
+        })
+    }
+
+    /// Recognises the text of an image.
+    pub fn recognise(&self, image: &Image) -> Result<PageText> {
+        let mut grey = image.to_grey();
+        let longest = grey.width.max(grey.height);
+        let factor = longest.div_ceil(MAX_INPUT_SIDE).max(1);
+        if factor > 1 {
+            grey = grey.downscale(factor);
+        }
+        let scale_back = image.width as f32 / grey.width as f32;
+        let scale_back_y = image.height as f32 / grey.height as f32;
+
+        let timing = std::env::var_os("OCR_TIMING").is_some();
+        let t0 = std::time::Instant::now();
+        // Detection.
+        let rects = self.detect(&grey)?;
+        if timing {
+            eprintln!("det {:?} ({} boxes)", t0.elapsed(), rects.len());
+        }
+
+        // Orientation: 90 degrees?
+        let elongated = rects.iter().filter(|r| r.w.max(r.h) >= 2.0 * r.w.min(r.h)).count();
+        let tall = rects.iter().filter(|r| r.w.max(r.h) >= 2.0 * r.w.min(r.h) && r.h > r.w).count();
+        let mut rotation: u32 = 0;
+        let mut upright = grey;
+        let mut rects = rects;
+        if tall * 2 > elongated && tall > 0 {
+            // The detector is trained on horizontal text: detect again on the turned page.
+            upright = upright.rotate_cw(90);
+            rects = self.detect(&upright)?;
+            rotation = 90;
+        }
+        // 0 / 180 vote.
+        if self.vote_flip(&upright, &rects)? {
+            let (w, h) = (upright.width as f32, upright.height as f32);
+            rects = rects
+                .iter()
+                .map(|r| RotRect { cx: w - r.cx, cy: h - r.cy, ..*r })
+                .collect();
+            upright = upright.rotate_cw(180);
+            rotation = (rotation + 180) % 360;
+        }
+        // Horizontal lines only (vertical text is not supported).
+        rects.retain(|r| r.w >= 0.8 * r.h);
+
+        if timing {
+            eprintln!("orientation {:?}", t0.elapsed());
+        }
+        let lines = self.recognise_lines(&upright, &rects)?;
+        if timing {
+            eprintln!("rec {:?}", t0.elapsed());
+        }
+
+        // Reading order in the upright frame.
+        let envs: Vec<[f32; 4]> = lines.iter().map(|l| l.0.envelope()).collect();
+        let order = layout::reading_order(&envs);
+
+        // Back to input coordinates.
+        let (uw, uh) = (upright.width as f32, upright.height as f32);
+        let to_input = |p: [f32; 2]| -> [f32; 2] {
+            let q = unrotate(p, rotation, uw, uh);
+            [q[0] * scale_back, q[1] * scale_back_y]
+        };
+        let quad_of = |c: [[f32; 2]; 4]| -> [[f32; 2]; 4] { c.map(to_input) };
+        let bbox_of = |q: &[[f32; 2]; 4]| -> [f32; 4] {
+            let mut e = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
+            for p in q {
+                e[0] = e[0].min(p[0]);
+                e[1] = e[1].min(p[1]);
+                e[2] = e[2].max(p[0]);
+                e[3] = e[3].max(p[1]);
+            }
+            e
+        };
+        let mut blocks = Vec::new();
+        for ids in order {
+            let mut out_lines = Vec::new();
+            for id in ids {
+                let (rect, words_u, conf) = &lines[id];
+                let words: Vec<Word> = words_u
+                    .iter()
+                    .map(|(text, c, r)| {
+                        let quad = quad_of(r.corners());
+                        Word { text: text.clone(), confidence: *c, bbox: bbox_of(&quad), quad }
+                    })
+                    .collect();
+                let quad = quad_of(rect.corners());
+                let text = words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
+                out_lines.push(Line { text, confidence: *conf, bbox: bbox_of(&quad), quad, words });
+            }
+            if out_lines.is_empty() {
+                continue;
+            }
+            let mut e = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
+            for l in &out_lines {
+                e[0] = e[0].min(l.bbox[0]);
+                e[1] = e[1].min(l.bbox[1]);
+                e[2] = e[2].max(l.bbox[2]);
+                e[3] = e[3].max(l.bbox[3]);
+            }
+            blocks.push(Block { bbox: e, lines: out_lines });
+        }
+        Ok(PageText { width: image.width, height: image.height, rotation, blocks })
+    }
+
+    fn detect(&self, grey: &Grey) -> Result<Vec<RotRect>> {
+        let longest = grey.width.max(grey.height) as f32;
+        let s = (self.det_max_side as f32 / longest).min(1.0);
+        let round32 = |v: f32| (((v / 32.0).round() as usize) * 32).max(32);
+        let dw = round32(grey.width as f32 * s);
+        let dh = round32(grey.height as f32 * s);
+        let pix = grey.resize(dw, dh);
+        // PaddleOCR normalises BGR with ImageNet mean/std listed in RGB order; grey makes
+        // the channel order moot apart from these constants.
+        let mean = [0.485f32, 0.456, 0.406];
+        let std = [0.229f32, 0.224, 0.225];
+        let mut data = vec![0f32; 3 * dw * dh];
+        for c in 0..3 {
+            let plane = &mut data[c * dw * dh..(c + 1) * dw * dh];
+            for (o, &v) in plane.iter_mut().zip(&pix) {
+                *o = (v / 255.0 - mean[c]) / std[c];
+            }
+        }
+        let tensor = Tensor::from_array(([1usize, 3, dh, dw], data)).map_err(inference)?;
+        let mut session = self.det.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
+        let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
+        let (shape, map) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
+        let (mh, mw) = (shape[2] as usize, shape[3] as usize);
+        let boxes = det::boxes_from_map(map, mw, mh);
+        let sx = grey.width as f32 / mw as f32;
+        let sy = grey.height as f32 / mh as f32;
+        Ok(boxes
+            .into_iter()
+            .map(|b| {
+                // Scale the rectangle: scale its corners, then refit.
+                let c = b.rect.corners().map(|p| [p[0] * sx, p[1] * sy]);
+                det::min_area_rect(&det::convex_hull(c.to_vec()))
+            })
+            .collect())
+    }
+
+    /// Crops a rotated rectangle to `REC_HEIGHT` rows, `width` columns, as normalised floats.
+    fn crop(grey: &Grey, r: &RotRect, height: usize, width: usize) -> Vec<f32> {
+        let (u, v) = r.axes();
+        let mut out = vec![0f32; height * width];
+        let sx = r.w / width as f32;
+        let sy = r.h / height as f32;
+        // Supersample when shrinking a lot, to avoid aliasing.
+        let ss = if sy > 2.0 { 2 } else { 1 };
+        for y in 0..height {
+            for x in 0..width {
+                let mut acc = 0f32;
+                for j in 0..ss {
+                    for i in 0..ss {
+                        let a = (x as f32 + (i as f32 + 0.5) / ss as f32) * sx - r.w / 2.0;
+                        let b = (y as f32 + (j as f32 + 0.5) / ss as f32) * sy - r.h / 2.0;
+                        let px = r.cx + u[0] * a + v[0] * b;
+                        let py = r.cy + u[1] * a + v[1] * b;
+                        acc += grey.sample(px, py);
+                    }
+                }
+                let val = acc / (ss * ss) as f32;
+                out[y * width + x] = (val / 255.0 - 0.5) / 0.5;
+            }
+        }
+        out
+    }
+
+    /// Returns true when the page reads upside down (votes of the direction classifier).
+    fn vote_flip(&self, grey: &Grey, rects: &[RotRect]) -> Result<bool> {
+        let mut cand: Vec<&RotRect> = rects.iter().filter(|r| r.w >= 2.0 * r.h).collect();
+        cand.sort_by(|a, b| (b.w * b.h).total_cmp(&(a.w * a.h)));
+        cand.truncate(24);
+        if cand.is_empty() {
+            return Ok(false);
+        }
+        let (h, w) = (48usize, 192usize);
+        let mut data = Vec::with_capacity(cand.len() * 3 * h * w);
+        for r in &cand {
+            // Keep the aspect ratio: crop width proportional, padded with 0.
+            let cw = ((r.w / r.h * h as f32).round() as usize).clamp(8, w);
+            let crop = Self::crop(grey, r, h, cw);
+            let mut plane = vec![0f32; h * w];
+            for y in 0..h {
+                plane[y * w..y * w + cw].copy_from_slice(&crop[y * cw..(y + 1) * cw]);
+            }
+            for _ in 0..3 {
+                data.extend_from_slice(&plane);
+            }
+        }
+        let tensor = Tensor::from_array(([cand.len(), 3, h, w], data)).map_err(inference)?;
+        let mut session = self.cls.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
+        let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
+        let (_, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
+        let mut vote = 0f32;
+        for i in 0..cand.len() {
+            vote += probs[i * 2 + 1] - probs[i * 2];
+        }
+        Ok(vote > 0.0)
+    }
+
+    /// Recognises each rectangle; returns (line rect, words (text, conf, rect), line conf)
+    /// for the lines kept, in the input order.
+    #[allow(clippy::type_complexity)]
+    fn recognise_lines(
+        &self,
+        grey: &Grey,
+        rects: &[RotRect],
+    ) -> Result<Vec<(RotRect, Vec<(String, f32, RotRect)>, f32)>> {
+        let widths: Vec<usize> = rects
+            .iter()
+            .map(|r| ((r.w / r.h.max(1.0) * REC_HEIGHT as f32).round() as usize).clamp(16, REC_MAX_WIDTH))
+            .collect();
+        let mut idx: Vec<usize> = (0..rects.len()).collect();
+        idx.sort_by_key(|&i| widths[i]);
+        let mut results: Vec<Option<(RotRect, Vec<(String, f32, RotRect)>, f32)>> = vec![None; rects.len()];
+        let max_batch_pixels = REC_HEIGHT * 320 * 16;
+        let mut start = 0;
+        while start < idx.len() {
+            // Grow the batch while the padded size stays within budget.
+            let mut end = start + 1;
+            while end < idx.len() && end - start < 24 {
+                let bw = widths[idx[end]].max(320);
+                if bw * REC_HEIGHT * (end + 1 - start) > max_batch_pixels.max(bw * REC_HEIGHT) {
+                    break;
+                }
+                end += 1;
+            }
+            let batch = &idx[start..end];
+            let bw = batch.iter().map(|&i| widths[i]).max().unwrap_or(320).max(320);
+            let n = batch.len();
+            let plane = REC_HEIGHT * bw;
+            let mut data = vec![0f32; n * 3 * plane];
+            for (k, &i) in batch.iter().enumerate() {
+                let cw = widths[i];
+                let crop = Self::crop(grey, &rects[i], REC_HEIGHT, cw);
+                for c in 0..3 {
+                    let base = k * 3 * plane + c * plane;
+                    for y in 0..REC_HEIGHT {
+                        data[base + y * bw..base + y * bw + cw].copy_from_slice(&crop[y * cw..(y + 1) * cw]);
+                    }
+                }
+            }
+            let tensor = Tensor::from_array(([n, 3, REC_HEIGHT, bw], data)).map_err(inference)?;
+            let mut session = self.rec.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
+            let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
+            let (shape, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
+            let (t, c) = (shape[1] as usize, shape[2] as usize);
+            let frame_px = bw as f32 / t as f32;
+            for (k, &i) in batch.iter().enumerate() {
+                let valid = ((widths[i] as f32 / frame_px).ceil() as usize).min(t);
+                let glyphs = rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &self.dict);
+                let glyphs = rec::recover_spaces(glyphs);
+                let spans = rec::words(&glyphs);
+                if spans.is_empty() {
+                    continue;
+                }
+                let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
+                let conf = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len().max(1) as f32;
+                if std::env::var_os("OCR_DEBUG").is_some() {
+                    let text: String = glyphs.iter().map(|g| g.ch.as_str()).collect();
+                    eprintln!("line {:?} conf {conf:.2} {text}", rects[i]);
+                }
+                if conf < DROP_SCORE {
+                    continue;
+                }
+                let r = rects[i];
+                let (u, _) = r.axes();
+                // Frame units -> crop pixels -> page pixels along the line axis.
+                let px_per_frame = frame_px * r.w / widths[i] as f32;
+                let words = spans
+                    .into_iter()
+                    .map(|s| {
+                        let a = (s.x0 * px_per_frame).min(r.w);
+                        let b = (s.x1 * px_per_frame).min(r.w).max(a + 1.0);
+                        let mid = (a + b) / 2.0 - r.w / 2.0;
+                        let wr = RotRect { cx: r.cx + u[0] * mid, cy: r.cy + u[1] * mid, w: b - a, h: r.h, angle: r.angle };
+                        (s.text, s.confidence, wr)
+                    })
+                    .collect();
+                results[i] = Some((r, words, conf));
+            }
+            start = end;
+        }
+        Ok(results.into_iter().flatten().collect())
+    }
+}
+
+/// The process-wide ONNX Runtime environment (ONNX Runtime allows one).
+fn environment(lib: &Path) -> Result<ort::environment::Environment> {
+    static ENV: std::sync::OnceLock<std::result::Result<ort::environment::Environment, String>> =
+        std::sync::OnceLock::new();
+    ENV.get_or_init(|| {
+        let builder = ort::init_from(lib).map_err(|e| format!("loading {}: {e}", lib.display()))?;
+        builder.with_name("ocr").build().map_err(|e| e.to_string())
+    })
+    .clone()
+    .map_err(OcrError::Init)
+}
+
+/// Maps the dictionary's full-width forms (U+FF01-FF5E, U+3000) to ASCII: the Chinese
+/// recogniser often reads ':' or ',' as their full-width twins.
+fn ascii_fold(s: &str) -> String {
+    s.chars()
+        .map(|c| match c as u32 {
+            0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            0x3000 => ' ',
+            _ => c,
+        })
+        .collect()
+}
+
+/// Maps a point of the upright image (size `uw` x `uh`) back to the input image.
+fn unrotate(p: [f32; 2], rotation: u32, uw: f32, uh: f32) -> [f32; 2] {
+    match rotation {
+        // upright = input turned cw 90: input (x, y) -> (H - y, x), H = uw.
+        90 => [p[1], uw - p[0]],
+        180 => [uw - p[0], uh - p[1]],
+        // upright = input turned cw 270: input (x, y) -> (y, W - x), W = uh.
+        270 => [uh - p[1], p[0]],
+        _ => p,
+    }
+}

@@ -1,0 +1,144 @@
+//! Character error rate on the corpus pages with reference text (../shared/corpus/ocr).
+//!
+//! CER = Levenshtein distance / reference length (in chars), after normalisation: every
+//! whitespace run becomes one space, ends trimmed, typographic quotes and dashes mapped to
+//! ASCII. BoW = 1 - matched words / reference words (multiset, punctuation stripped at word
+//! ends). Thresholds are about twice the figures measured when the pipeline was written, so
+//! a broken stage (lost spaces, wrong order, wrong orientation) fails while run-to-run noise
+//! does not.
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn corpus() -> PathBuf {
+    std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"))
+}
+
+fn engine() -> ocr::Ocr {
+    let r = root();
+    let models = ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap();
+    ocr::Ocr::new(&ocr::OcrConfig {
+        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
+        models,
+        intra_threads: 2,
+        det_max_side: 1280,
+    })
+    .unwrap()
+}
+
+fn normalise(s: &str) -> Vec<char> {
+    let mapped: String = s
+        .chars()
+        .map(|c| match c {
+            '\u{2018}' | '\u{2019}' | '\u{201A}' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{201E}' => '"',
+            '\u{2013}' | '\u{2014}' => '-',
+            c => c,
+        })
+        .collect();
+    mapped.split_whitespace().collect::<Vec<_>>().join(" ").chars().collect()
+}
+
+fn levenshtein(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+fn cer(reference: &str, hypothesis: &str) -> f64 {
+    let r = normalise(reference);
+    let h = normalise(hypothesis);
+    levenshtein(&r, &h) as f64 / r.len().max(1) as f64
+}
+
+fn bow(reference: &str, hypothesis: &str) -> f64 {
+    let words = |s: &str| -> Vec<String> {
+        s.split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let r = words(reference);
+    let mut h = words(hypothesis);
+    let mut matched = 0;
+    for w in &r {
+        if let Some(p) = h.iter().position(|x| x == w) {
+            h.swap_remove(p);
+            matched += 1;
+        }
+    }
+    1.0 - matched as f64 / r.len().max(1) as f64
+}
+
+fn load(path: &Path) -> ocr::Image {
+    let img = image::open(path).unwrap().to_luma8();
+    let (w, h) = img.dimensions();
+    ocr::Image::new(w as usize, h as usize, 1, img.into_raw()).unwrap()
+}
+
+#[test]
+fn character_error_rate_stays_under_the_threshold_on_every_reference_page() {
+    let dir = corpus().join("ocr");
+    if !dir.exists() {
+        panic!("corpus not found at {} (set CORPUS_DIR)", dir.display());
+    }
+    let engine = engine();
+    // (file, max CER, max BoW)
+    let pages = [
+        ("tesseract-phototest.png", 0.03, 0.05),
+        ("tesseract-eurotext-multilingual.png", 0.06, 0.18),
+        ("ocrmypdf-linn-brochure.png", 0.05, 0.12),
+        ("unlv-8071_093-magazine.png", 0.12, 0.06),
+        ("sroie-receipt-006.jpg", 0.40, 0.45),
+        ("sroie-receipt-054.jpg", 0.15, 0.15),
+        ("sroie-receipt-080.jpg", 0.45, 0.65),
+    ];
+    let mut failures = Vec::new();
+    for (file, max_cer, max_bow) in pages {
+        let gt = std::fs::read_to_string(dir.join(file.rsplit_once('.').unwrap().0.to_string() + ".gt.txt")).unwrap();
+        let t = std::time::Instant::now();
+        let page = engine.recognise(&load(&dir.join(file))).unwrap();
+        let text = page.text();
+        let (c, b) = (cer(&gt, &text), bow(&gt, &text));
+        eprintln!("{file}: CER {:.1}% BoW {:.1}% in {:?}", c * 100.0, b * 100.0, t.elapsed());
+        if std::env::var_os("OCR_PRINT").is_some() {
+            eprintln!("{text}\n----");
+        }
+        if c > max_cer || b > max_bow {
+            failures.push(format!("{file}: CER {c:.3} (max {max_cer}), BoW {b:.3} (max {max_bow})"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn pages_turned_by_90_180_270_degrees_are_read_upright() {
+    let engine = engine();
+    let src = load(&corpus().join("ocr/tesseract-phototest.png"));
+    let grey = src.to_grey();
+    for deg in [0u32, 90, 180, 270] {
+        let turned = grey.rotate_cw(deg);
+        let img = ocr::Image::new(turned.width, turned.height, 1, turned.data).unwrap();
+        let page = engine.recognise(&img).unwrap();
+        let text = page.text();
+        assert_eq!(page.rotation, (360 - deg) % 360, "turned by {deg}: {text}");
+        assert!(text.contains("The quick brown dog jumped over the"), "turned by {deg}: {text}");
+        // Word boxes lie inside the turned image.
+        for w in page.blocks.iter().flat_map(|b| &b.lines).flat_map(|l| &l.words) {
+            assert!(w.bbox[0] >= -2.0 && w.bbox[2] <= img.width as f32 + 2.0, "{w:?}");
+            assert!(w.bbox[1] >= -2.0 && w.bbox[3] <= img.height as f32 + 2.0, "{w:?}");
+        }
+    }
+    let page = engine.recognise(&load(&corpus().join("files/phototest-rotated-90.png"))).unwrap();
+    assert!(page.text().contains("quick brown dog"), "{}", page.text());
+}

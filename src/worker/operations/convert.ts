@@ -1,0 +1,96 @@
+// The `convert` executor: dispatches on the input kind and `options.target` to one handler per
+// pair of src/domain/operations.ts `convertPairs`. Job validation already refused pairs that
+// are not offered, so a missing handler here is an internal error, not a user error.
+// Other helpers add their pair (e.g. "pdf->jpg") to `convertHandlers`.
+import { join } from "node:path";
+import { engine } from "../../engine/native";
+import { docxToPdf } from "../../convert/libreoffice";
+import type { ExecutionInput, ExecutionOutput, Executor } from "./types";
+import { pdfToJpg } from "./pagework";
+
+function baseName(filename: string): string {
+  return (filename.replace(/\.[A-Za-z0-9]+$/, "") || "document").replace(/[^\w.\-]+/g, "_").slice(0, 100);
+}
+
+const docxToPdfHandler: Executor = async (input) => {
+  const out = join(input.workDir, "out.pdf");
+  if (input.control.cancelled) throw Object.assign(new Error("cancelled"), { jobCode: "internal_error" });
+  await docxToPdf(input.inputs[0]!.path, out);
+  // Pages processed = pages of the produced PDF (the engine's identify).
+  const id = await engine().identify(out);
+  if (id.kind !== "pdf" || !id.pageCount) throw Object.assign(new Error("LibreOffice produced an unreadable PDF."), { jobCode: "conversion_failed" });
+  return { pagesProcessed: id.pageCount, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}.pdf`, contentType: "application/pdf" } };
+};
+
+// xlsx -> csv: one sheet per job (options.sheet, default the first); the result names it.
+// Pages processed: 1 (the exported sheet; the reservation counted every sheet).
+const xlsxToCsvHandler: Executor = async (input) => {
+  const out = join(input.workDir, "out.csv");
+  const o = input.options;
+  const r = await engine().xlsxToCsv(input.inputs[0]!.path, out, { sheet: o.sheet, delimiter: o.delimiter }, input.control);
+  const sheet = r.sheetName.replace(/[^\w.\-]+/g, "_").slice(0, 31) || `sheet${r.sheetIndex + 1}`;
+  return {
+    pagesProcessed: 1,
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}-${sheet}.csv`,
+      contentType: "text/csv; charset=utf-8",
+      note: `sheet ${JSON.stringify(r.sheetName)} (index ${r.sheetIndex} of ${r.sheetCount} sheets), ${r.rows} rows x ${r.columns} columns`,
+    },
+  };
+};
+
+// csv -> xlsx: pages processed = the input's page count (identify: 50 non-blank lines a page).
+const csvToXlsxHandler: Executor = async (input) => {
+  const out = join(input.workDir, "out.xlsx");
+  const o = input.options;
+  const r = await engine().csvToXlsx(input.inputs[0]!.path, out, { delimiter: o.delimiter, hasHeader: o.has_header, sheetName: o.sheet_name }, input.control);
+  return {
+    pagesProcessed: Math.max(1, input.inputs[0]!.pageCount ?? 1),
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}.xlsx`,
+      contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+      note: `${r.rows} rows x ${r.columns} columns, delimiter ${JSON.stringify(r.delimiter)}; ${r.numbers} numbers, ${r.dates} dates, ${r.texts} text cells`,
+    },
+  };
+};
+
+// pdf -> docx: pages processed = pages converted (options.pages or all).
+const pdfToDocxHandler: Executor = async (input) => {
+  const out = join(input.workDir, "out.docx");
+  const r = await engine().pdfToDocx(input.inputs[0]!.path, out, { pages: input.options.pages }, input.control);
+  const notes = [`${r.paragraphs} paragraphs, ${r.images} pictures`];
+  if (r.imagesSkipped) notes.push(`${r.imagesSkipped} picture(s) over 40 megapixels left out`);
+  if (r.pagesWithoutText.length) notes.push(`page(s) ${r.pagesWithoutText.join(", ")} (0-based) have no text layer and were kept as pictures only; OCR is not applied to them yet`);
+  return {
+    pagesProcessed: r.pagesProcessed,
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}.docx`,
+      contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      note: notes.join("; "),
+    },
+  };
+};
+
+export const convertHandlers: Record<string, Executor> = {
+  "pdf->docx": pdfToDocxHandler,
+  "docx->pdf": docxToPdfHandler,
+  "pdf->jpg": pdfToJpg,
+  "xlsx->csv": xlsxToCsvHandler,
+  "csv->xlsx": csvToXlsxHandler,
+};
+
+export const convert: Executor = async (input: ExecutionInput): Promise<ExecutionOutput> => {
+  const from = input.inputs[0]!.kind;
+  const to = input.options.target as string;
+  const handler = convertHandlers[`${from}->${to}`];
+  if (!handler) throw Object.assign(new Error(`No converter for ${from} -> ${to} in this worker.`), { jobCode: "internal_error" });
+  return handler(input);
+};
+
+export { baseName as convertBaseName };

@@ -1,0 +1,43 @@
+// Heavy page work of the native engine: pdf -> jpg (a convert pair), redact, compress.
+// Each executor hands paths to the addon, which renders/rebuilds on its own threads with
+// page checkpoints for progress and cancellation (see crates/engine/src/{render,redact,compress}.rs).
+import { join } from "node:path";
+import { engine } from "../../engine/native";
+import type { Executor } from "./types";
+
+function baseName(filename: string): string {
+  return (filename.replace(/\.[A-Za-z0-9]+$/, "") || "document").replace(/[^\w.\-]+/g, "_").slice(0, 100);
+}
+
+/** Threads one render job may use; default: the engine's (all cores). */
+const renderThreads = process.env.RENDER_THREADS ? Number(process.env.RENDER_THREADS) : undefined;
+
+/** convert pdf -> jpg: one page -> a .jpg, several -> a ZIP of page-NNNN.jpg (1-based input page numbers). */
+export const pdfToJpg: Executor = async (input) => {
+  const o = input.options;
+  const out = join(input.workDir, "out.bin");
+  const r = await engine().renderJpeg(input.inputs[0]!.path, out, { dpi: o.dpi, quality: o.quality, pages: o.pages, threads: renderThreads }, input.control);
+  const base = baseName(input.inputs[0]!.filename);
+  if (r.zip) return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${base}-jpg.zip`, contentType: "application/zip" } };
+  return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${base}.jpg`, contentType: "image/jpeg" } };
+};
+
+export const redact: Executor = async (input) => {
+  const out = join(input.workDir, "out.pdf");
+  const o = input.options;
+  const r = await engine().redact(input.inputs[0]!.path, out, { regions: o.regions, dpi: o.dpi }, input.control);
+  return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-redacted.pdf`, contentType: "application/pdf" } };
+};
+
+export const compress: Executor = async (input) => {
+  const out = join(input.workDir, "out.pdf");
+  const level = (input.options.level as string | undefined) ?? "balanced";
+  const r = await engine().compress(input.inputs[0]!.path, out, { level }, input.control);
+  const note = r.keptOriginal
+    ? `Compression at level ${level} did not make this file smaller; the result is the original file, unchanged.`
+    : undefined;
+  return {
+    pagesProcessed: r.pageCount,
+    result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-compressed.pdf`, contentType: "application/pdf", ...(note ? { note } : {}) },
+  };
+};
