@@ -8,6 +8,9 @@ import { releaseCredits, settleCredits } from "../billing/credits";
 import { presentJob } from "../modules/jobs/present";
 import { config } from "../config";
 
+// Passwords in options are needed only while the job may still run; a final state erases them.
+const eraseSecrets = "options - 'password' - 'user_password' - 'owner_password'";
+
 export interface JobResult {
   type: "file" | "json";
   storage_key?: string;
@@ -22,7 +25,7 @@ export interface JobResult {
 export async function completeJob(jobId: string, workerId: string, result: JobResult, pagesProcessed: number): Promise<boolean> {
   return db().begin(async (tx) => {
     const [job] = await tx`
-      UPDATE jobs SET status = 'succeeded', result = ${tx.json(result as never)}, pages_processed = ${pagesProcessed},
+      UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'succeeded', result = ${tx.json(result as never)}, pages_processed = ${pagesProcessed},
              progress_done = progress_total, result_expires_at = now() + make_interval(secs => ${config.fileTtlS}),
              finished_at = now(), updated_at = now(), lease_expires_at = NULL
        WHERE id = ${jobId} AND status = 'running' AND worker_id = ${workerId}
@@ -38,7 +41,7 @@ export async function completeJob(jobId: string, workerId: string, result: JobRe
 export async function failJob(jobId: string, error: { code: string; message: string }, workerId?: string): Promise<boolean> {
   return db().begin(async (tx) => {
     const [job] = await tx`
-      UPDATE jobs SET status = 'failed', error = ${tx.json(error)}, finished_at = now(), updated_at = now(), lease_expires_at = NULL
+      UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'failed', error = ${tx.json(error)}, finished_at = now(), updated_at = now(), lease_expires_at = NULL
        WHERE id = ${jobId} AND status IN ('queued', 'running') ${workerId ? tx`AND worker_id = ${workerId}` : tx``}
        RETURNING *`;
     if (!job) return false;
@@ -56,7 +59,7 @@ export async function failJob(jobId: string, error: { code: string; message: str
 export async function cancelJob(jobId: string): Promise<Record<string, any> | undefined> {
   return db().begin(async (tx) => {
     const [job] = await tx`
-      UPDATE jobs SET status = 'cancelled', cancel_requested = true, finished_at = now(), updated_at = now()
+      UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'cancelled', cancel_requested = true, finished_at = now(), updated_at = now()
        WHERE id = ${jobId} AND status IN ('queued', 'running')
        RETURNING *`;
     if (job) {

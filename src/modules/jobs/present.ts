@@ -1,6 +1,14 @@
 // The public shape of a job. Spec fields: id, object, operation, status, metadata, credits,
 // result, error, sandbox; the rest (kind, progress, timestamps, inputs) are documented additions.
 import { config } from "../../config";
+import { secretOptionNames } from "../../domain/operations";
+
+/** Passwords given to protect/unlock are never echoed (responses, webhooks, idempotent replays). */
+function publicOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options)) out[k] = secretOptionNames.includes(k) ? "[redacted]" : v;
+  return out;
+}
 
 export function presentJob(r: Record<string, any>) {
   const status = r.status as string;
@@ -14,7 +22,7 @@ export function presentJob(r: Record<string, any>) {
     status,
     file_id: (r.file_ids as string[]).length === 1 && r.operation !== "merge" ? (r.file_ids as string[])[0]! : null,
     file_ids: r.operation === "merge" ? (r.file_ids as string[]) : null,
-    options: r.options as Record<string, unknown>,
+    options: publicOptions(r.options as Record<string, unknown>),
     metadata: r.metadata as Record<string, string>,
     credits: {
       billed: r.billed as boolean,
