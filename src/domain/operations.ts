@@ -255,3 +255,6 @@ export const unsupportedConvertTargets: Record<string, string> = {
 };
 
 export const operationNames = [...Object.keys(operations), ...Object.keys(unsupportedOperations)];
+
+/** Options that carry secrets: redacted in every job representation, erased once a job ends. */
+export const secretOptionNames = ["password", "user_password", "owner_password"];
