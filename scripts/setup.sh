@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # System packages: libclang for the mupdf bindings; the reference PDF tools are used by
 # tests (qpdf --check) and the benchmark.
-apt_packages=(libclang-dev clang qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip)
+apt_packages=(libclang-dev clang qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip tesseract-ocr tesseract-ocr-eng)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,6 +1,7 @@
 //! Compiles csrc/compress.c (the one C shim of the engine) against the MuPDF headers of
 //! the `mupdf-sys` crate in Cargo's registry; the MuPDF library itself is linked by
-//! `mupdf-sys`.
+//! `mupdf-sys`. Also csrc/turbo.c (JPEG encoding with the system libjpeg-turbo, loaded
+//! with dlopen) when /usr/include/jpeglib.h exists.
 use std::path::PathBuf;
 
 fn mupdf_include() -> PathBuf {
@@ -33,4 +34,13 @@ fn main() {
         .include(mupdf_include())
         .warnings(false)
         .compile("engine_compress");
+
+    // libjpeg-turbo encoder (loaded at run time, see csrc/turbo.c); needs only the
+    // system's jpeglib.h to build. Without it the engine uses jpeg-encoder alone.
+    println!("cargo::rustc-check-cfg=cfg(engine_turbo)");
+    println!("cargo:rerun-if-changed=csrc/turbo.c");
+    if std::path::Path::new("/usr/include/jpeglib.h").exists() {
+        cc::Build::new().file("csrc/turbo.c").warnings(false).compile("engine_turbo");
+        println!("cargo:rustc-cfg=engine_turbo");
+    }
 }

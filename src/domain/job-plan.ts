@@ -122,6 +122,13 @@ export function planJob(shape: ReturnType<typeof checkRequestShape>, files: Inpu
       } else if (options.chunk_size !== undefined) throw new ApiError("invalid_options", "`options.chunk_size` applies only to mode chunks.", "options.chunk_size");
       break;
     }
+    case "ocr":
+    case "searchable_pdf":
+      // gundam = single page: at most one index in pages (default: the first page).
+      if (options.mode === "gundam" && pages && pages.length > 1) {
+        throw new ApiError("invalid_options", "Mode gundam reads a single page: give at most one index in `options.pages`, or use mode base.", "options.pages");
+      }
+      break;
     case "protect":
       if (options.user_password === undefined && options.owner_password === undefined) {
         throw new ApiError("invalid_options", "Give `options.user_password`, `options.owner_password`, or both.", "options.user_password");
@@ -139,6 +146,7 @@ export function planJob(shape: ReturnType<typeof checkRequestShape>, files: Inpu
   let pagesEstimated: number;
   if (operation.inputs === "many") pagesEstimated = files.reduce((n, f) => n + (f.page_count ?? 1), 0);
   else if (operation.name === "redact") pagesEstimated = new Set((options.regions as { page: number }[]).map((r) => r.page)).size;
+  else if (operation.kind === "ocr" && options.mode === "gundam") pagesEstimated = 1;
   else if (pages && (operation.name !== "rotate")) pagesEstimated = pages.length;
   else pagesEstimated = count ?? 1;
   return { operation, fileIds: shape.fileIds, options, pagesEstimated };

@@ -50,8 +50,7 @@ export const convertOptionsByTarget: Record<ConvertTarget, string[]> = {
 export const operations: Record<string, OperationDefinition> = {
   ocr: {
     name: "ocr",
-    available: false,
-    unavailableReason: "not available in this release yet",
+    available: true,
     kind: "ocr",
     creditsPerPage: 3,
     inputs: "single",
@@ -68,8 +67,7 @@ export const operations: Record<string, OperationDefinition> = {
   },
   searchable_pdf: {
     name: "searchable_pdf",
-    available: false,
-    unavailableReason: "not available in this release yet",
+    available: true,
     kind: "ocr",
     creditsPerPage: 3,
     inputs: "single",

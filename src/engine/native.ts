@@ -59,6 +59,15 @@ export interface NativeEngine {
   pdfToDocx(input: string, output: string, opts: { pages?: number[]; maxPages?: number }, control?: JobControl): Promise<{ pagesProcessed: number; pageCount: number; paragraphs: number; images: number; imagesSkipped: number; pagesWithoutText: number[]; outputBytes: number }>;
   /** CSV to a one-sheet workbook with typed cells. */
   csvToXlsx(input: string, output: string, opts: { delimiter?: string; hasHeader?: boolean; sheetName?: string }, control?: JobControl): Promise<{ delimiter: string; rows: number; columns: number; numbers: number; dates: number; texts: number }>;
+  /** OCR (issue 6; crates/engine/src/ocr_pipeline.rs over crates/ocr): load ONNX Runtime and the models once per process. */
+  ocrInit(opts: { ortLibrary: string; manifest: string; modelRoot: string; intraThreads?: number; detMaxSide?: number }): Promise<void>;
+  /** OCR a PDF or image: `json` is the blocks document (see docs/ocr.md); searchable_pdf also writes `output`. */
+  ocr(
+    input: string,
+    output: string | null,
+    opts: { output: "blocks" | "searchable_pdf"; pages?: number[]; maxPages?: number },
+    control?: JobControl,
+  ): Promise<{ pageCount: number; pagesProcessed: number; json: string; outputBytes: number }>;
 }
 
 let loaded: NativeEngine | null = null;

@@ -10,6 +10,8 @@ const map: Record<string, string> = {
   page_too_large: "page_too_large",
   engine_error: "file_unreadable",
   io_error: "internal_error",
+  invalid_image: "file_unreadable",
+  ocr_unavailable: "internal_error",
 };
 
 export function jobErrorFrom(e: unknown): { code: string; message: string } {

@@ -128,6 +128,24 @@ function bornDigital(): string[] {
     .map((c) => c[0]!);
 }
 
+describe("cancellation", () => {
+  test("a cancelled control stops each conversion before it writes anything", async () => {
+    const cases: [string, (c: any, out: string) => Promise<unknown>][] = [
+      ["xlsx", (c, out) => engine().xlsxToCsv(join(files, "xlsx-strict-ooxml.xlsx"), out, {}, c)],
+      ["csv", (c, out) => engine().csvToXlsx(join(files, "gdp-by-country.csv"), out, {}, c)],
+      ["pdf", (c, out) => engine().pdfToDocx(join(files, "latex-outline-4-pages.pdf"), out, {}, c)],
+    ];
+    for (const [what, run] of cases) {
+      const control = new (engine().JobControl)();
+      control.cancel();
+      const out = join(dir, `cancelled-${what}`);
+      const e = await run(control, out).catch((e) => e);
+      expect(engineErrorCode(e)).toBe("cancelled");
+      expect(existsSync(out)).toBe(false);
+    }
+  });
+});
+
 describe("pdf -> docx (engine)", () => {
   test("every corpus PDF gives a well-formed DOCX or a documented error code", async () => {
     const documented = new Set(["invalid_pdf", "encrypted_input", "engine_error"]);
@@ -146,6 +164,14 @@ describe("pdf -> docx (engine)", () => {
       }
     }
   }, 110_000);
+
+  test("an enormous page gives a DOCX with a page size Word accepts (at most 22 in)", async () => {
+    const out = join(dir, "enormous.docx");
+    await engine().pdfToDocx(join(files, "enormous-page-size.pdf"), out, {});
+    const m = /<w:pgSz w:w="(\d+)" w:h="(\d+)"/.exec(unzipPart(out, "word/document.xml"))!;
+    expect(Number(m[1])).toBeLessThanOrEqual(31680);
+    expect(Number(m[2])).toBeLessThanOrEqual(31680);
+  });
 
   test("scanned pages are reported without text and no text is invented", async () => {
     const out = join(dir, "scan.docx");

@@ -3,15 +3,17 @@
 // DOCX are split at its page breaks), summed over the document.
 import { spawnSync } from "node:child_process";
 
-/** Words for comparison: NFKC, lower case, CJK characters one by one, format characters (bidi marks) and U+FFFD removed, punctuation trimmed at both ends. */
+/** Words for comparison: NFKC, lower case, runs of letters/marks/digits (punctuation and symbols separate words), CJK characters one by one, format characters (bidi marks) and U+FFFD removed. */
 export function words(text: string): string[] {
   return text
     .normalize("NFKC")
     .toLowerCase()
     // CJK scripts do not separate words with spaces: compare them character by character.
     .replace(/([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/gu, " $1 ")
-    .split(/\s+/)
-    .map((w) => w.replace(/[\p{Cf}\uFFFD]/gu, "").replace(/^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu, ""))
+    .replace(/[\p{Cf}\uFFFD]/gu, "")
+    // A word is a run of letters, marks and digits: punctuation and symbols (math operators,
+    // brackets) separate words, so spacing differences around them do not count.
+    .split(/[^\p{L}\p{M}\p{N}]+/u)
     .filter(Boolean);
 }
 

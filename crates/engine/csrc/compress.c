@@ -18,6 +18,8 @@ typedef struct {
 	int threshold_dpi;    /* images above this effective dpi are downsampled ... */
 	int target_dpi;       /* ... to this dpi */
 	int jpeg_quality;     /* JPEG quality for colour and grey images */
+	int lossless_stays_lossless; /* flate images re-encoded losslessly (not as JPEG) */
+	int recompress_flate; /* re-deflate FlateDecode streams at the best level when smaller */
 	int garbage;          /* MuPDF garbage level: 3 = deduplicate */
 	int object_streams;
 	int page_count;       /* out */
@@ -29,6 +31,64 @@ static void copy_message(fz_context *ctx, char *err, int errlen)
 	if (errlen > 0) {
 		strncpy(err, msg ? msg : "unknown MuPDF error", errlen - 1);
 		err[errlen - 1] = 0;
+	}
+}
+
+/* Largest decoded stream re-deflated (bigger ones, or decompression bombs, are copied). */
+#define RECOMPRESS_CAP ((size_t)256 << 20)
+
+/* Re-deflates one stream whose only filter is FlateDecode at zlib level 9, when that is smaller (qpdf --recompress-flate does the same). Any
+ * error leaves the stream as it was. */
+static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
+{
+	pdf_obj *ref = NULL;
+	fz_stream *stm = NULL, *raw = NULL;
+	fz_buffer *buf = NULL, *comp = NULL;
+	fz_var(raw);
+	fz_var(ref);
+	fz_var(stm);
+	fz_var(buf);
+	fz_var(comp);
+	fz_try(ctx)
+	{
+		pdf_obj *f, *type;
+		int truncated = 0;
+		size_t clen = 0;
+		unsigned char *cdata;
+		if (!pdf_obj_num_is_stream(ctx, doc, num))
+			break;
+		ref = pdf_new_indirect(ctx, doc, num, 0);
+		f = pdf_dict_get(ctx, ref, PDF_NAME(Filter));
+		if (pdf_is_array(ctx, f) && pdf_array_len(ctx, f) == 1)
+			f = pdf_array_get(ctx, f, 0);
+		type = pdf_dict_get(ctx, ref, PDF_NAME(Type));
+		if ((f != PDF_NAME(FlateDecode) && f != PDF_NAME(Fl)) ||
+			type == PDF_NAME(XRef) || type == PDF_NAME(ObjStm) || type == PDF_NAME(Metadata))
+			break;
+		/* Undo only the deflate layer: predictor-encoded data (DecodeParms) stays as
+		 * it is, with its parameters. The document is not encrypted (checked by the
+		 * caller), so the raw stream is the deflated bytes. */
+		raw = pdf_open_raw_stream_number(ctx, doc, num);
+		stm = fz_open_flated(ctx, raw, 15);
+		buf = fz_read_best(ctx, stm, 0, &truncated, RECOMPRESS_CAP);
+		if (truncated)
+			break;
+		cdata = fz_new_deflated_data_from_buffer(ctx, &clen, buf, FZ_DEFLATE_BEST);
+		comp = fz_new_buffer_from_data(ctx, cdata, clen);
+		if ((int64_t)clen < pdf_dict_get_int64(ctx, ref, PDF_NAME(Length)))
+			pdf_update_stream(ctx, doc, ref, comp, 1);
+	}
+	fz_always(ctx)
+	{
+		fz_drop_buffer(ctx, comp);
+		fz_drop_buffer(ctx, buf);
+		fz_drop_stream(ctx, stm);
+		fz_drop_stream(ctx, raw);
+		pdf_drop_obj(ctx, ref);
+	}
+	fz_catch(ctx)
+	{
+		/* keep the stream as it was */
 	}
 }
 
@@ -64,23 +124,26 @@ int engine_compress_pdf(const char *input, const char *output, engine_compress_o
 				pdf_image_rewriter_options r;
 				memset(&r, 0, sizeof r);
 				snprintf(q, sizeof q, "%d", o->jpeg_quality);
-				r.color_lossless_image_subsample_method = FZ_SUBSAMPLE_AVERAGE;
-				r.color_lossy_image_subsample_method = FZ_SUBSAMPLE_AVERAGE;
+				r.color_lossless_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
+				r.color_lossy_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
 				r.color_lossless_image_subsample_threshold = o->threshold_dpi;
 				r.color_lossless_image_subsample_to = o->target_dpi;
 				r.color_lossy_image_subsample_threshold = o->threshold_dpi;
 				r.color_lossy_image_subsample_to = o->target_dpi;
-				r.color_lossless_image_recompress_method = FZ_RECOMPRESS_JPEG;
+				/* Images stored losslessly (flate: often synthetic, flat colour) stay
+				 * lossless when only_jpeg_lossy is set: a downsampled flat image deflates
+				 * far smaller than it JPEG-encodes. */
+				r.color_lossless_image_recompress_method = o->lossless_stays_lossless ? FZ_RECOMPRESS_LOSSLESS : FZ_RECOMPRESS_JPEG;
 				r.color_lossy_image_recompress_method = FZ_RECOMPRESS_JPEG;
 				r.color_lossy_image_recompress_quality = q;
 				r.color_lossless_image_recompress_quality = q;
-				r.gray_lossless_image_subsample_method = FZ_SUBSAMPLE_AVERAGE;
-				r.gray_lossy_image_subsample_method = FZ_SUBSAMPLE_AVERAGE;
+				r.gray_lossless_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
+				r.gray_lossy_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
 				r.gray_lossless_image_subsample_threshold = o->threshold_dpi;
 				r.gray_lossless_image_subsample_to = o->target_dpi;
 				r.gray_lossy_image_subsample_threshold = o->threshold_dpi;
 				r.gray_lossy_image_subsample_to = o->target_dpi;
-				r.gray_lossless_image_recompress_method = FZ_RECOMPRESS_JPEG;
+				r.gray_lossless_image_recompress_method = o->lossless_stays_lossless ? FZ_RECOMPRESS_LOSSLESS : FZ_RECOMPRESS_JPEG;
 				r.gray_lossy_image_recompress_method = FZ_RECOMPRESS_JPEG;
 				r.gray_lossy_image_recompress_quality = q;
 				r.gray_lossless_image_recompress_quality = q;
@@ -92,6 +155,12 @@ int engine_compress_pdf(const char *input, const char *output, engine_compress_o
 				r.bitonal_image_recompress_method = FZ_RECOMPRESS_FAX;
 				r.recompress_when = FZ_RECOMPRESS_WHEN_SMALLER;
 				pdf_rewrite_images(ctx, doc, &r);
+			}
+			if (o->recompress_flate && !doc->crypt)
+			{
+				int i, n = pdf_xref_len(ctx, doc);
+				for (i = 1; i < n; i++)
+					recompress_one(ctx, doc, i);
 			}
 			pdf_parse_write_options(ctx, &w, "compress=yes,compress-fonts=yes,compress-images=yes");
 			w.do_garbage = o->garbage;

@@ -6,6 +6,7 @@
 //! pagework pagetimes <in> <dpi> <quality> <first> <last>   # one thread, ms per page
 //! pagework redact   <in> <out> <page> <x> <y> <w> <h> [dpi]
 //! pagework compress <in> <out> <light|balanced|strong>
+//! pagework pageop   <merge|split|rotate|delete|encrypt|decrypt> <in> <out> [second input | password]
 //! ```
 
 use std::path::Path;
@@ -13,7 +14,7 @@ use std::time::Instant;
 
 use engine::compress::{compress, CompressLevel, CompressOptions};
 use engine::redact::{redact, RedactOptions, RedactRegion};
-use engine::render::{encode_jpeg, render_jpeg, render_rgb, RenderOptions};
+use engine::render::{render_jpeg, render_page_timed, RenderOptions};
 use engine::JobControl;
 
 fn arg<T: std::str::FromStr>(args: &[String], i: usize) -> Option<T> {
@@ -46,17 +47,27 @@ fn main() {
         "pagetimes" => {
             let (dpi, q, first, last): (u32, u8, usize, usize) =
                 (arg(&args, 3).unwrap(), arg(&args, 4).unwrap(), arg(&args, 5).unwrap(), arg(&args, 6).unwrap());
+            if std::env::var_os("PAGEWORK_NOICC").is_some() {
+                mupdf::Context::get().disable_icc();
+            }
             let doc = mupdf::Document::open(&args[2]).expect("open");
-            let mut times = Vec::new();
+            let (mut times, mut raster, mut encode) = (Vec::new(), Vec::new(), Vec::new());
             let mut bytes = 0usize;
             for i in first..=last {
                 let t = Instant::now();
-                let (w, h, rgb) = render_rgb(&doc, i, dpi).expect("render");
-                let jpeg = encode_jpeg(w, h, &rgb, q, dpi).expect("encode");
+                let (jpeg, r) = render_page_timed(&doc, i, dpi, q).expect("render");
                 bytes += jpeg.jpeg.len();
-                times.push(format!("{:.2}", t.elapsed().as_secs_f64() * 1e3));
+                let all = t.elapsed();
+                times.push(format!("{:.2}", all.as_secs_f64() * 1e3));
+                raster.push(format!("{:.2}", r.as_secs_f64() * 1e3));
+                encode.push(format!("{:.2}", (all - r).as_secs_f64() * 1e3));
             }
-            Ok(format!("{{\"ok\":true,\"bytes\":{bytes},\"ms\":[{}]}}", times.join(",")))
+            Ok(format!(
+                "{{\"ok\":true,\"bytes\":{bytes},\"ms\":[{}],\"raster_ms\":[{}],\"encode_ms\":[{}]}}",
+                times.join(","),
+                raster.join(","),
+                encode.join(",")
+            ))
         }
         "redact" => {
             let region = RedactRegion {
@@ -90,6 +101,50 @@ fn main() {
                     t.elapsed().as_secs_f64() * 1e3
                 )
             })
+        }
+        "pageop" => {
+            let (input, output) = (Path::new(&args[3]), Path::new(&args[4]));
+            let extra = args.get(5).cloned();
+            let t = Instant::now();
+            let r = match args[2].as_str() {
+                "merge" => engine::merge(&[input.into(), extra.unwrap().into()], output, &control).map(|_| ()),
+                "split" => engine::split(
+                    input,
+                    output,
+                    &engine::SplitOptions { mode: engine::SplitMode::EveryPage, max_pages: None },
+                    &control,
+                )
+                .map(|_| ()),
+                "rotate" => engine::rotate(
+                    input,
+                    output,
+                    &engine::RotateOptions { degrees: 90, pages: None, max_pages: None },
+                    &control,
+                )
+                .map(|_| ()),
+                "delete" => engine::delete_pages(
+                    input,
+                    output,
+                    &engine::DeletePagesOptions { pages: (1..10).collect(), max_pages: None },
+                    &control,
+                )
+                .map(|_| ()),
+                "encrypt" => engine::protect(
+                    input,
+                    output,
+                    &engine::ProtectOptions {
+                        user_password: extra.clone(),
+                        owner_password: extra.map(|p| format!("{p}-owner")),
+                        ..Default::default()
+                    },
+                    &control,
+                )
+                .map(|_| ()),
+                "decrypt" => engine::unlock(input, output, &engine::UnlockOptions { password: extra, max_pages: None }, &control)
+                    .map(|_| ()),
+                other => panic!("unknown page op {other}"),
+            };
+            r.map(|()| format!("{{\"ok\":true,\"ms\":{:.1}}}", t.elapsed().as_secs_f64() * 1e3))
         }
         _ => {
             eprintln!("usage: see the doc comment of examples/pagework.rs");

@@ -2,14 +2,14 @@
 //!
 //! | level | images | structure |
 //! |---|---|---|
-//! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, streams without a filter deflated, objects packed into object streams |
-//! | `balanced` | colour and grey images above [`BALANCED`].threshold dpi downsampled to 150 dpi and re-encoded as JPEG q75 | as light |
-//! | `strong` | same above 144 dpi, to 96 dpi, JPEG q55 | as light |
+//! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, streams without a filter deflated, existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
+//! | `balanced` | colour and grey images used above 225 dpi downsampled (bicubic) to 150 dpi; JPEG images re-encoded JPEG q75, losslessly stored images stay lossless (flate) | as light, without the flate re-deflation |
+//! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi and re-encoded JPEG q50 (like Ghostscript's /screen) | as balanced |
 //!
 //! The effective dpi of an image is measured from its largest use on a page. Bitonal
 //! (1-bit) images are never downsampled or turned into JPEG: they are kept, or
-//! re-encoded as CCITT G4 when that is smaller. An image is replaced only when the new
-//! encoding is smaller. Text, vectors, fonts, forms, links, outlines and encryption
+//! re-encoded as CCITT G4 when that is smaller. A re-encoded image replaces the original
+//! only when it is smaller. Text, vectors, fonts, forms, links, outlines and encryption
 //! (owner-password-only files stay encrypted with the same permissions) are kept.
 //!
 //! The result is never larger than the input: when MuPDF's output is not smaller, the
@@ -35,9 +35,9 @@ use crate::pdf::save::{save_pdf, tmp_path, write_options};
 pub enum CompressLevel {
     /// Lossless.
     Light,
-    /// 150 dpi, JPEG q75.
+    /// 150 dpi, JPEG q75 for JPEG images, lossless images stay lossless.
     Balanced,
-    /// 96 dpi, JPEG q55.
+    /// 72 dpi, JPEG q50.
     Strong,
 }
 
@@ -73,12 +73,18 @@ pub struct ImageSettings {
     pub target_dpi: u32,
     /// JPEG quality of re-encoded images.
     pub jpeg_quality: u32,
+    /// Images stored losslessly (flate & co.) are downsampled but stay lossless (flate)
+    /// instead of becoming JPEG: flat, synthetic images deflate far smaller.
+    pub lossless_stays_lossless: bool,
 }
 
 /// `balanced`: like Ghostscript's /ebook (150 dpi), JPEG q75.
-pub const BALANCED: ImageSettings = ImageSettings { threshold_dpi: 225, target_dpi: 150, jpeg_quality: 75 };
-/// `strong`: 96 dpi, JPEG q55 (Ghostscript's /screen is 72 dpi).
-pub const STRONG: ImageSettings = ImageSettings { threshold_dpi: 144, target_dpi: 96, jpeg_quality: 55 };
+pub const BALANCED: ImageSettings =
+    ImageSettings { threshold_dpi: 225, target_dpi: 150, jpeg_quality: 75, lossless_stays_lossless: true };
+/// `strong`: like Ghostscript's /screen: above 108 dpi -> 72 dpi, JPEG q50 for every
+/// colour and grey image.
+pub const STRONG: ImageSettings =
+    ImageSettings { threshold_dpi: 108, target_dpi: 72, jpeg_quality: 50, lossless_stays_lossless: false };
 
 /// Options of [`compress`].
 #[derive(Debug, Clone)]
@@ -109,6 +115,8 @@ struct RawOptions {
     threshold_dpi: c_int,
     target_dpi: c_int,
     jpeg_quality: c_int,
+    lossless_stays_lossless: c_int,
+    recompress_flate: c_int,
     garbage: c_int,
     object_streams: c_int,
     page_count: c_int,
@@ -173,6 +181,9 @@ fn compress_file(
         threshold_dpi: settings.map_or(0, |s| s.threshold_dpi as c_int),
         target_dpi: settings.map_or(0, |s| s.target_dpi as c_int),
         jpeg_quality: settings.map_or(0, |s| s.jpeg_quality as c_int),
+        lossless_stays_lossless: settings.map_or(0, |s| s.lossless_stays_lossless as c_int),
+        // Lossless level: existing flate streams re-deflated at level 9 when smaller.
+        recompress_flate: settings.is_none() as c_int,
         garbage: 3,
         object_streams: 1,
         page_count: 0,

@@ -313,6 +313,95 @@ fn image_png(image: &mupdf::Image) -> Option<Vec<u8>> {
     png_of(&rgb)
 }
 
+enum Item {
+    Text(Vec<Line>),
+    /// PNG bytes, or `None` when the image was left out.
+    Image(Option<Vec<u8>>),
+}
+
+/// Splits a text block into paragraphs at large gaps and writes them.
+fn emit_text(w: &mut Writer, lines: &[Line], bounds: mupdf::Rect) {
+    let mut start = 0;
+    for i in 1..=lines.len() {
+        let split = i == lines.len() || {
+            let (prev, next) = (&lines[i - 1], &lines[i]);
+            let gap = next.y0 - prev.y1;
+            gap > 0.8 * prev.size.max(next.size)
+                || next.x0 > prev.x0 + 2.0 * next.size && i > start + 1 && next.x1 < prev.x1
+        };
+        if split {
+            let para = &lines[start..i];
+            let page_mid = (bounds.x0 + bounds.x1) / 2.0;
+            let centred = para.len() == 1 && {
+                let mid = (para[0].x0 + para[0].x1) / 2.0;
+                (mid - page_mid).abs() < 6.0 && para[0].x0 > bounds.x0 + 0.15 * (bounds.x1 - bounds.x0)
+            };
+            w.paragraph(para, centred);
+            start = i;
+        }
+    }
+}
+
+/// Minimum white space (points) that separates columns / bands in [`reading_order`].
+const MIN_COLUMN_GAP: f32 = 9.0;
+const MIN_BAND_GAP: f32 = 3.0;
+
+/// Reading order of the blocks of a page by recursive XY-cut: split the set at the widest
+/// white band across it (horizontal bands top to bottom, or columns left to right, whichever
+/// gap is wider relative to its threshold); a set that cannot be cut keeps MuPDF's order.
+fn reading_order(rects: &[mupdf::Rect]) -> Vec<usize> {
+    fn groups(idx: &[usize], rects: &[mupdf::Rect], vertical: bool) -> (Vec<Vec<usize>>, f32) {
+        let key = |i: usize| if vertical { (rects[i].x0, rects[i].x1) } else { (rects[i].y0, rects[i].y1) };
+        let mut sorted = idx.to_vec();
+        sorted.sort_by(|&a, &b| key(a).0.total_cmp(&key(b).0));
+        let mut out: Vec<Vec<usize>> = Vec::new();
+        let mut end = f32::NEG_INFINITY;
+        let mut widest = 0f32;
+        let min = if vertical { MIN_COLUMN_GAP } else { MIN_BAND_GAP };
+        for i in sorted {
+            let (a, b) = key(i);
+            if out.is_empty() || a - end >= min {
+                if !out.is_empty() {
+                    widest = widest.max(a - end);
+                }
+                out.push(vec![i]);
+                end = b;
+            } else {
+                out.last_mut().unwrap().push(i);
+                end = end.max(b);
+            }
+        }
+        (out, widest)
+    }
+    fn cut(idx: Vec<usize>, rects: &[mupdf::Rect], order: &mut Vec<usize>, depth: u32) {
+        if idx.len() <= 1 || depth > 64 {
+            let mut idx = idx;
+            idx.sort_unstable();
+            order.extend(idx);
+            return;
+        }
+        let (bands, band_gap) = groups(&idx, rects, false);
+        let (cols, col_gap) = groups(&idx, rects, true);
+        let parts = if bands.len() > 1 && (cols.len() <= 1 || band_gap / MIN_BAND_GAP >= col_gap / MIN_COLUMN_GAP) {
+            bands
+        } else if cols.len() > 1 {
+            cols
+        } else {
+            let mut idx = idx;
+            idx.sort_unstable(); // MuPDF's (content) order
+            order.extend(idx);
+            return;
+        };
+        for mut part in parts {
+            part.sort_unstable();
+            cut(part, rects, order, depth + 1);
+        }
+    }
+    let mut order = Vec::with_capacity(rects.len());
+    cut((0..rects.len()).collect(), rects, &mut order, 0);
+    order
+}
+
 /// Converts the PDF at `input` to a DOCX at `output`.
 pub fn pdf_to_docx(
     input: &Path,
@@ -333,7 +422,10 @@ pub fn pdf_to_docx(
 
     let first = opened.doc.load_page(selected[0] as i32).ctx("loading the page")?;
     let fb = first.bounds().ctx("measuring the page")?;
-    let (page_w, page_h) = ((fb.x1 - fb.x0) as f64, (fb.y1 - fb.y0) as f64);
+    // Word accepts page sides of 1 to 22 inches; larger pages (posters, the "enormous page"
+    // of the corpus) are clamped, and pictures scale down to the text width.
+    let clamp = |v: f32| (v as f64).clamp(72.0, 1584.0);
+    let (page_w, page_h) = (clamp(fb.x1 - fb.x0), clamp(fb.y1 - fb.y0));
     let margin_pt = 36.0;
     let mut w = Writer {
         body: String::new(),
@@ -354,15 +446,12 @@ pub fn pdf_to_docx(
             .to_text_page(TextPageFlags::PRESERVE_IMAGES)
             .ctx("extracting the page text")?;
         let mut page_has_text = false;
+        let mut items: Vec<(mupdf::Rect, Item)> = Vec::new();
         for block in text.blocks() {
             match block.r#type() {
                 mupdf::text_page::TextBlockType::Image => {
                     let r = block.bounds();
-                    if let Some(png) = block.image().as_ref().and_then(image_png) {
-                        w.picture(png, (r.x1 - r.x0).max(1.0) as f64, (r.y1 - r.y0).max(1.0) as f64);
-                    } else {
-                        w.images_skipped += 1;
-                    }
+                    items.push((r, Item::Image(block.image().as_ref().and_then(image_png))));
                 }
                 mupdf::text_page::TextBlockType::Text => {
                     let mut lines: Vec<Line> = Vec::new();
@@ -407,27 +496,24 @@ pub fn pdf_to_docx(
                         }
                         lines.push(Line { x0: lb.x0, x1: lb.x1, y0: lb.y0, y1: lb.y1, size: size_max.max(1.0), runs });
                     }
-                    // Split the block into paragraphs at large gaps.
-                    let mut start = 0;
-                    for i in 1..=lines.len() {
-                        let split = i == lines.len() || {
-                            let (prev, next) = (&lines[i - 1], &lines[i]);
-                            let gap = next.y0 - prev.y1;
-                            gap > 0.8 * prev.size.max(next.size) || next.x0 > prev.x0 + 2.0 * next.size && i > start + 1 && next.x1 < prev.x1
-                        };
-                        if split {
-                            let para = &lines[start..i];
-                            let page_mid = (bounds.x0 + bounds.x1) / 2.0;
-                            let centred = para.len() == 1 && {
-                                let mid = (para[0].x0 + para[0].x1) / 2.0;
-                                (mid - page_mid).abs() < 6.0 && para[0].x0 > bounds.x0 + 0.15 * (bounds.x1 - bounds.x0)
-                            };
-                            w.paragraph(para, centred);
-                            start = i;
-                        }
+                    if !lines.is_empty() {
+                        items.push((block.bounds(), Item::Text(lines)));
                     }
                 }
                 _ => {}
+            }
+        }
+        let rects: Vec<mupdf::Rect> = items.iter().map(|(r, _)| *r).collect();
+        let mut items: Vec<Option<Item>> = items.into_iter().map(|(_, i)| Some(i)).collect();
+        for k in reading_order(&rects) {
+            match items[k].take() {
+                Some(Item::Image(Some(png))) => {
+                    let r = rects[k];
+                    w.picture(png, (r.x1 - r.x0).max(1.0) as f64, (r.y1 - r.y0).max(1.0) as f64);
+                }
+                Some(Item::Image(None)) => w.images_skipped += 1,
+                Some(Item::Text(lines)) => emit_text(&mut w, &lines, bounds),
+                None => {}
             }
         }
         if !page_has_text {
@@ -509,6 +595,28 @@ mod tests {
         assert_eq!(family("Arial,Bold"), "Arial");
         assert_eq!(family("CMR10"), "CMR10");
         assert_eq!(family(""), "Calibri");
+    }
+
+    fn r(x0: f32, y0: f32, x1: f32, y1: f32) -> mupdf::Rect {
+        mupdf::Rect { x0, y0, x1, y1 }
+    }
+
+    #[test]
+    fn reading_order_reads_columns_before_moving_right_and_margins_last() {
+        // Content order: right column first, then a title, then the left column.
+        let rects = [
+            r(320.0, 100.0, 560.0, 700.0), // right column
+            r(50.0, 40.0, 560.0, 70.0),    // title across the page
+            r(50.0, 100.0, 290.0, 400.0),  // left column, top
+            r(50.0, 420.0, 290.0, 700.0),  // left column, bottom
+        ];
+        assert_eq!(reading_order(&rects), vec![1, 2, 3, 0]);
+        // Line numbers in a right margin come after the text column.
+        let rects = [r(580.0, 60.0, 590.0, 760.0), r(60.0, 60.0, 500.0, 760.0)];
+        assert_eq!(reading_order(&rects), vec![1, 0]);
+        // Blocks that cannot be cut keep MuPDF's order.
+        let rects = [r(0.0, 0.0, 100.0, 20.0), r(50.0, 10.0, 150.0, 30.0)];
+        assert_eq!(reading_order(&rects), vec![0, 1]);
     }
 
     #[test]

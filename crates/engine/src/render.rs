@@ -162,6 +162,18 @@ fn is_grey(rgb: &[u8]) -> bool {
 /// Encodes an RGB raster as JPEG (greyscale when the raster is grey).
 pub fn encode_jpeg(w: u32, h: u32, rgb: &[u8], quality: u8, dpi: u32) -> Result<EncodedPage> {
     let grey = is_grey(rgb);
+    #[cfg(engine_turbo)]
+    if turbo::enabled() {
+        let luma: Vec<u8>;
+        let (px, comps) = if grey {
+            luma = rgb.chunks_exact(3).map(|p| p[0]).collect();
+            (&luma[..], 1)
+        } else {
+            (rgb, 3)
+        };
+        let jpeg = turbo::encode(px, w, h, comps, quality, dpi)?;
+        return Ok(EncodedPage { jpeg, grey });
+    }
     let mut jpeg = Vec::with_capacity(rgb.len() / 10);
     let mut enc = Encoder::new(&mut jpeg, quality);
     enc.set_density(PixelDensity::dpi(dpi.min(u16::MAX as u32) as u16));
@@ -180,9 +192,105 @@ pub fn encode_jpeg(w: u32, h: u32, rgb: &[u8], quality: u8, dpi: u32) -> Result<
     Ok(EncodedPage { jpeg, grey })
 }
 
+/// The system's libjpeg-turbo (SIMD), loaded at run time by csrc/turbo.c; about 3x
+/// faster than jpeg-encoder on 150-dpi pages (measured, docs/render.md). Used when the
+/// library is installed, unless `ENGINE_JPEG=rust`.
+#[cfg(engine_turbo)]
+pub mod turbo {
+    use std::ffi::{c_char, c_int, c_uchar, c_ulong};
+    use std::sync::OnceLock;
+
+    use crate::error::{EngineError, ErrorCode, Result};
+
+    extern "C" {
+        fn engine_turbo_available() -> c_int;
+        fn engine_turbo_encode(
+            px: *const c_uchar,
+            w: c_int,
+            h: c_int,
+            stride: c_int,
+            comps: c_int,
+            quality: c_int,
+            dpi: c_int,
+            out: *mut *mut c_uchar,
+            outlen: *mut c_ulong,
+            msg: *mut c_char,
+            msglen: c_int,
+        ) -> c_int;
+        fn engine_turbo_free(p: *mut c_uchar);
+    }
+
+    /// True when libjpeg-turbo was found and not disabled with `ENGINE_JPEG=rust`.
+    pub fn enabled() -> bool {
+        static ON: OnceLock<bool> = OnceLock::new();
+        *ON.get_or_init(|| {
+            std::env::var("ENGINE_JPEG").map_or(true, |v| v != "rust") && unsafe { engine_turbo_available() } != 0
+        })
+    }
+
+    /// Encodes `comps` (1 or 3) interleaved 8-bit samples, baseline, 4:2:0 for colour.
+    pub fn encode(px: &[u8], w: u32, h: u32, comps: u32, quality: u8, dpi: u32) -> Result<Vec<u8>> {
+        assert_eq!(px.len(), w as usize * h as usize * comps as usize);
+        let mut out: *mut c_uchar = std::ptr::null_mut();
+        let mut len: c_ulong = 0;
+        let mut msg = [0 as c_char; 256];
+        let rc = unsafe {
+            engine_turbo_encode(
+                px.as_ptr(),
+                w as c_int,
+                h as c_int,
+                (w * comps) as c_int,
+                comps as c_int,
+                quality as c_int,
+                dpi as c_int,
+                &mut out,
+                &mut len,
+                msg.as_mut_ptr(),
+                msg.len() as c_int,
+            )
+        };
+        if rc != 0 || out.is_null() {
+            let m = unsafe { std::ffi::CStr::from_ptr(msg.as_ptr()) }.to_string_lossy().into_owned();
+            return Err(EngineError::new(ErrorCode::EngineError, format!("encoding the JPEG: {m}")));
+        }
+        let v = unsafe { std::slice::from_raw_parts(out, len as usize) }.to_vec();
+        unsafe { engine_turbo_free(out) };
+        Ok(v)
+    }
+}
+
 fn render_page(doc: &Document, index: usize, dpi: u32, quality: u8) -> Result<EncodedPage> {
+    render_page_timed(doc, index, dpi, quality).map(|(page, _)| page)
+}
+
+/// Renders page `index` of `doc` and encodes it (the path of [`render_jpeg`]); returns
+/// the page and the time spent rasterising (the rest is the grey check and encoding).
+/// The encoder reads MuPDF's pixmap in place when it is packed RGB (no copy).
+pub fn render_page_timed(
+    doc: &Document,
+    index: usize,
+    dpi: u32,
+    quality: u8,
+) -> Result<(EncodedPage, std::time::Duration)> {
+    let t = std::time::Instant::now();
+    let page = doc.load_page(index as i32).ctx("loading the page")?;
+    let bounds = page.bounds().ctx("measuring the page")?;
+    raster_size(bounds, dpi, index + 1)?;
+    let scale = dpi as f32 / 72.0;
+    let pix = page
+        .to_pixmap(&Matrix::new_scale(scale, scale), &Colorspace::device_rgb(), false, true)
+        .ctx("rendering the page")?;
+    let raster = t.elapsed();
+    let (w, h) = (pix.width(), pix.height());
+    let row = w as usize * 3;
+    let samples = pix.samples();
+    if pix.n() == 3 && pix.stride() as usize == row {
+        return Ok((encode_jpeg(w, h, &samples[..row * h as usize], quality, dpi)?, raster));
+    }
+    drop(pix);
+    drop(page);
     let (w, h, rgb) = render_rgb(doc, index, dpi)?;
-    encode_jpeg(w, h, &rgb, quality, dpi)
+    Ok((encode_jpeg(w, h, &rgb, quality, dpi)?, raster))
 }
 
 /// Checks `dpi` against [`MIN_DPI`]..=[`MAX_DPI`] (or custom bounds).
@@ -227,19 +335,26 @@ pub fn render_jpeg(
     repair_page_contents(selected.iter().map(|&i| (i + 1, &opened.pages[i])), &scratch)?;
     control.start(selected.len() as u64)?;
 
-    // A fresh open sees the same pages unless the page tree had to be rebuilt from a
-    // scan; then render on this thread with the repaired document.
-    let fresh_count = Document::open(path_str(input)?)
-        .and_then(|d| d.page_count())
-        .unwrap_or(-1);
-    let threads = if fresh_count == page_count as i32 {
-        options
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-            .clamp(1, MAX_RENDER_THREADS)
-            .min(selected.len())
-    } else {
+    // One page or one thread: render on this thread with the document already open
+    // (no second parse). Otherwise each render thread opens the file itself; a fresh
+    // open sees the same pages unless the page tree had to be rebuilt from a scan, and
+    // then this thread renders with the repaired document.
+    let wanted = options
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .clamp(1, MAX_RENDER_THREADS)
+        .min(selected.len());
+    let threads = if wanted <= 1 {
         0
+    } else {
+        let fresh_count = Document::open(path_str(input)?)
+            .and_then(|d| d.page_count())
+            .unwrap_or(-1);
+        if fresh_count == page_count as i32 {
+            wanted
+        } else {
+            0
+        }
     };
     let zip = selected.len() > 1;
     let mut grey_pages = 0u32;

@@ -6,7 +6,9 @@
 //! text matrix: the baseline runs along the word's box (rotated text stays rotated), the
 //! font size is 75% of the box height with the baseline 20% above its bottom, and the
 //! horizontal scale makes the word's Helvetica advance exactly the box width, so
-//! selecting or searching highlights the word where it is printed.
+//! selecting or searching highlights the word where it is printed. Words other than the
+//! last of a line carry a trailing space (drawn past the word's box), so `pdftotext` and
+//! copy-paste separate words however tight the spacing.
 //!
 //! Font: Helvetica (MuPDF's built-in base-14 substitute, embedded once per document),
 //! WinAnsi encoding. Characters outside WinAnsi (CJK, Cyrillic, ...) are written as `?`
@@ -75,7 +77,11 @@ impl TextLayer {
         let (font, font_obj) = self.font.as_ref().expect("font set above");
         let mut ops = String::from("BT\n3 Tr\n");
         let mut any = false;
-        for word in text.blocks.iter().flat_map(|b| &b.lines).flat_map(|l| &l.words) {
+        let words = text.blocks.iter().flat_map(|b| &b.lines).flat_map(|l| {
+            let n = l.words.len();
+            l.words.iter().enumerate().map(move |(i, w)| (w, i + 1 < n))
+        });
+        for (word, space_after) in words {
             let mut hex = String::new();
             let mut advance = 0f32;
             for c in word.text.chars() {
@@ -89,6 +95,11 @@ impl TextLayer {
             }
             if hex.is_empty() || advance <= 0.0 {
                 continue;
+            }
+            // A real space after the word (outside its box) so text extraction separates
+            // words however close their boxes are.
+            if space_after {
+                hex.push_str("20");
             }
             let [tl, tr, _br, bl] = word.quad.map(&to_user);
             let (bx, by) = (tr[0] - tl[0], tr[1] - tl[1]);

@@ -109,8 +109,10 @@ pub struct WordSpan {
     pub x1: f32,
 }
 
-/// Splits glyphs into words at spaces. Character cells extend half-way to the neighbouring
-/// peaks; at word edges, half the median pitch beyond the peak.
+/// Splits glyphs into words at spaces. A word spans from half a median pitch before its
+/// first character peak to half a pitch after its last, but never more than 40% of the
+/// way to the neighbouring word's nearest peak, so that neighbouring word boxes never
+/// touch (text layers and selection need the gap).
 pub fn words(glyphs: &[Glyph]) -> Vec<WordSpan> {
     let centre = |g: &Glyph| (g.start + g.end) as f32 / 2.0 + 0.5;
     let mut pitches: Vec<f32> = glyphs
@@ -120,27 +122,36 @@ pub fn words(glyphs: &[Glyph]) -> Vec<WordSpan> {
         .collect();
     pitches.sort_by(f32::total_cmp);
     let half = pitches.get(pitches.len() / 2).copied().unwrap_or(3.0) / 2.0;
-    let mut out = Vec::new();
-    let mut cur: Vec<&Glyph> = Vec::new();
-    let flush = |cur: &mut Vec<&Glyph>, out: &mut Vec<WordSpan>| {
-        if cur.is_empty() {
-            return;
-        }
-        let text: String = cur.iter().map(|g| g.ch.as_str()).collect();
-        let confidence = cur.iter().map(|g| g.prob).sum::<f32>() / cur.len() as f32;
-        let x0 = (centre(cur[0]) - half).max(0.0);
-        let x1 = centre(cur[cur.len() - 1]) + half;
-        out.push(WordSpan { text, confidence, x0, x1 });
-        cur.clear();
-    };
+    // Groups of non-space glyphs.
+    let mut groups: Vec<Vec<&Glyph>> = vec![Vec::new()];
     for g in glyphs {
         if g.ch == " " {
-            flush(&mut cur, &mut out);
+            if !groups.last().unwrap().is_empty() {
+                groups.push(Vec::new());
+            }
         } else {
-            cur.push(g);
+            groups.last_mut().unwrap().push(g);
         }
     }
-    flush(&mut cur, &mut out);
+    groups.retain(|g| !g.is_empty());
+    let mut out = Vec::with_capacity(groups.len());
+    for (i, cur) in groups.iter().enumerate() {
+        let text: String = cur.iter().map(|g| g.ch.as_str()).collect();
+        let confidence = cur.iter().map(|g| g.prob).sum::<f32>() / cur.len() as f32;
+        let first = centre(cur[0]);
+        let last = centre(cur[cur.len() - 1]);
+        let mut x0 = (first - half).max(0.0);
+        let mut x1 = last + half;
+        if i > 0 {
+            let prev = centre(groups[i - 1][groups[i - 1].len() - 1]);
+            x0 = x0.max(first - 0.4 * (first - prev));
+        }
+        if i + 1 < groups.len() {
+            let next = centre(groups[i + 1][0]);
+            x1 = x1.min(last + 0.4 * (next - last));
+        }
+        out.push(WordSpan { text, confidence, x0, x1: x1.max(x0 + 0.5) });
+    }
     out
 }
 

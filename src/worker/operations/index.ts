@@ -4,6 +4,7 @@ import type { Executor } from "./types";
 import { deletePages, merge, protect, reorder, rotate, split, unlock } from "./page-ops";
 import { convert } from "./convert";
 import { compress, redact } from "./pagework";
+import { ocr, searchablePdf } from "./ocr";
 
 export const executors: Record<string, Executor> = {
   rotate,
@@ -16,4 +17,6 @@ export const executors: Record<string, Executor> = {
   convert,
   redact,
   compress,
+  ocr,
+  searchable_pdf: searchablePdf,
 };

@@ -1,0 +1,137 @@
+/* JPEG encoding with the system's libjpeg-turbo (libjpeg.so.62, SIMD), loaded at run
+ * time with dlopen(RTLD_LOCAL | RTLD_DEEPBIND): MuPDF links its own IJG libjpeg with the
+ * same jpeg_* symbol names, so nothing here calls a jpeg_* function by name; every entry
+ * point is looked up with dlsym in the loaded library. When the library is missing,
+ * engine_turbo_available() returns 0 and the engine uses its pure-Rust encoder. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jpeglib.h>
+
+typedef struct jpeg_error_mgr *(*std_error_fn)(struct jpeg_error_mgr *);
+typedef void (*create_fn)(j_compress_ptr, int, size_t);
+typedef void (*mem_dest_fn)(j_compress_ptr, unsigned char **, unsigned long *);
+typedef void (*set_defaults_fn)(j_compress_ptr);
+typedef void (*set_quality_fn)(j_compress_ptr, int, boolean);
+typedef void (*start_fn)(j_compress_ptr, boolean);
+typedef JDIMENSION (*write_fn)(j_compress_ptr, JSAMPARRAY, JDIMENSION);
+typedef void (*finish_fn)(j_compress_ptr);
+typedef void (*destroy_fn)(j_compress_ptr);
+
+static struct {
+	int ok;
+	std_error_fn std_error;
+	create_fn create;
+	mem_dest_fn mem_dest;
+	set_defaults_fn set_defaults;
+	set_quality_fn set_quality;
+	start_fn start;
+	write_fn write;
+	finish_fn finish;
+	destroy_fn destroy;
+} lib;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+	const char *names[] = { "libjpeg.so.62", "libjpeg.so.8", NULL };
+	void *h = NULL;
+	int i;
+	for (i = 0; names[i] && !h; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+	if (!h)
+		return;
+	/* Only libjpeg-turbo has SIMD (and jpeg_mem_dest in the 6.2 ABI). */
+	if (!dlsym(h, "tjInitCompress") && !dlsym(h, "jpeg_skip_scanlines"))
+		return;
+	lib.std_error = (std_error_fn)dlsym(h, "jpeg_std_error");
+	lib.create = (create_fn)dlsym(h, "jpeg_CreateCompress");
+	lib.mem_dest = (mem_dest_fn)dlsym(h, "jpeg_mem_dest");
+	lib.set_defaults = (set_defaults_fn)dlsym(h, "jpeg_set_defaults");
+	lib.set_quality = (set_quality_fn)dlsym(h, "jpeg_set_quality");
+	lib.start = (start_fn)dlsym(h, "jpeg_start_compress");
+	lib.write = (write_fn)dlsym(h, "jpeg_write_scanlines");
+	lib.finish = (finish_fn)dlsym(h, "jpeg_finish_compress");
+	lib.destroy = (destroy_fn)dlsym(h, "jpeg_destroy_compress");
+	lib.ok = lib.std_error && lib.create && lib.mem_dest && lib.set_defaults && lib.set_quality &&
+		lib.start && lib.write && lib.finish && lib.destroy;
+}
+
+int engine_turbo_available(void)
+{
+	pthread_once(&once, load);
+	return lib.ok;
+}
+
+struct err_mgr {
+	struct jpeg_error_mgr pub;
+	jmp_buf jump;
+	char *msg;
+	int msglen;
+};
+
+static void on_error(j_common_ptr cinfo)
+{
+	struct err_mgr *e = (struct err_mgr *)cinfo->err;
+	if (e->msglen > 0)
+		e->pub.format_message(cinfo, e->msg); /* JMSG_LENGTH_MAX = 200 */
+	longjmp(e->jump, 1);
+}
+
+static void on_message(j_common_ptr cinfo) { (void)cinfo; }
+
+/* Encodes w x h pixels of `comps` (1 grey, 3 RGB) interleaved samples, rows `stride`
+ * bytes apart. On success *out is a malloc'd buffer for engine_turbo_free. */
+int engine_turbo_encode(const unsigned char *px, int w, int h, int stride, int comps, int quality, int dpi,
+	unsigned char **out, unsigned long *outlen, char *msg, int msglen)
+{
+	struct jpeg_compress_struct cinfo;
+	struct err_mgr err;
+	unsigned char *volatile buf = NULL;
+	unsigned long len = 0;
+	if (!engine_turbo_available())
+		return -1;
+	memset(&cinfo, 0, sizeof cinfo);
+	err.msg = msglen >= JMSG_LENGTH_MAX ? msg : NULL;
+	err.msglen = msglen >= JMSG_LENGTH_MAX ? msglen : 0;
+	cinfo.err = lib.std_error(&err.pub);
+	err.pub.error_exit = on_error;
+	err.pub.output_message = on_message;
+	if (setjmp(err.jump)) {
+		lib.destroy(&cinfo);
+		free(buf);
+		return 1;
+	}
+	lib.create(&cinfo, JPEG_LIB_VERSION, sizeof cinfo);
+	lib.mem_dest(&cinfo, (unsigned char **)&buf, &len);
+	cinfo.image_width = w;
+	cinfo.image_height = h;
+	cinfo.input_components = comps;
+	cinfo.in_color_space = comps == 1 ? JCS_GRAYSCALE : JCS_RGB;
+	lib.set_defaults(&cinfo); /* baseline, 4:2:0 for colour, no Huffman optimisation */
+	lib.set_quality(&cinfo, quality, TRUE);
+	cinfo.density_unit = 1;
+	cinfo.X_density = cinfo.Y_density = dpi > 65535 ? 65535 : dpi;
+	cinfo.dct_method = JDCT_ISLOW;
+	lib.start(&cinfo, TRUE);
+	while (cinfo.next_scanline < cinfo.image_height) {
+		JSAMPROW rows[16];
+		JDIMENSION n = 0;
+		while (n < 16 && cinfo.next_scanline + n < cinfo.image_height) {
+			rows[n] = (JSAMPROW)(px + (size_t)(cinfo.next_scanline + n) * stride);
+			n++;
+		}
+		lib.write(&cinfo, rows, n);
+	}
+	lib.finish(&cinfo);
+	lib.destroy(&cinfo);
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+void engine_turbo_free(unsigned char *p) { free(p); }

@@ -1,0 +1,184 @@
+// OCR (issue 6): accuracy and speed of our pipeline (crates/ocr: PP-OCRv4 through ONNX Runtime)
+// against Tesseract 5 (`tesseract -l eng`, Debian) on the same page images in the same run.
+//
+// Accuracy, per reference page of corpus/ocr (image + .gt.txt):
+// - CER = Levenshtein distance / reference length, in characters, after normalisation: typographic
+//   quotes and dashes mapped to ASCII, every whitespace run made one space, ends trimmed
+//   (reading order counts);
+// - BoW = 1 - matched words / reference words: words are whitespace-separated tokens with
+//   punctuation stripped at both ends, matched as a multiset (order-independent).
+// Speed: pages/s over the 7 pages with both engines using the 2 cores: ours in one process with
+// 2 intra-op threads, and ours as 2 processes x 1 thread (the worker policy); Tesseract as 2
+// concurrent processes with OMP_THREAD_LIMIT=1 (its fastest configuration on 2 cores).
+// Searchable PDF: wall time per page of a scanned PDF (ours), and Tesseract's own PDF output on
+// the rendered page image for comparison; ocrmypdf when installed. Peak RSS: the OCR process's
+// maxRSS (ours: a Bun process with the addon, like a worker), /usr/bin/time for Tesseract.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BenchContext, BenchSection } from "./run";
+
+const pages = [
+  "tesseract-phototest.png",
+  "tesseract-eurotext-multilingual.png",
+  "ocrmypdf-linn-brochure.png",
+  "unlv-8071_093-magazine.png",
+  "sroie-receipt-006.jpg",
+  "sroie-receipt-054.jpg",
+  "sroie-receipt-080.jpg",
+];
+
+export function normalise(s: string): string {
+  return s
+    .replace(/[\u2018\u2019\u201A]/g, "'")
+    .replace(/[\u201C\u201D\u201E]/g, '"')
+    .replace(/[\u2013\u2014]/g, "-")
+    .split(/\s+/)
+    .filter(Boolean)
+    .join(" ");
+}
+
+function levenshtein(a: string[], b: string[]): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let cur = new Array<number>(b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1), prev[j]! + 1, cur[j - 1]! + 1);
+    }
+    [prev, cur] = [cur, prev];
+  }
+  return prev[b.length]!;
+}
+
+export function cer(ref: string, hyp: string): number {
+  const r = [...normalise(ref)];
+  return levenshtein(r, [...normalise(hyp)]) / Math.max(1, r.length);
+}
+
+export function bow(ref: string, hyp: string): number {
+  const words = (s: string) => s.split(/\s+/).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "")).filter(Boolean);
+  const r = words(ref);
+  const h = new Map<string, number>();
+  for (const w of words(hyp)) h.set(w, (h.get(w) ?? 0) + 1);
+  let matched = 0;
+  for (const w of r) {
+    const n = h.get(w) ?? 0;
+    if (n > 0) (matched++, h.set(w, n - 1));
+  }
+  return 1 - matched / Math.max(1, r.length);
+}
+
+function runChild(root: string, job: { threads: number; output: string; files: string[] }): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const p = spawn("bun", [join(root, "scripts/bench/ocr-child.ts"), JSON.stringify(job)], { cwd: root, env: { ...process.env } });
+    let out = "";
+    let err = "";
+    p.stdout.on("data", (d) => (out += d));
+    p.stderr.on("data", (d) => (err += d));
+    p.on("close", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!)) : reject(new Error(`ocr child failed: ${err}`))));
+  });
+}
+
+function tesseract(image: string, extra: string[] = []): Promise<{ ms: number; text: string; rssKb: number }> {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const args = ["-f", "%M", "tesseract", image, "stdout", "-l", "eng", ...extra];
+    const p = spawn("/usr/bin/time", args, { env: { ...process.env, OMP_THREAD_LIMIT: "1" } });
+    let out = "";
+    let err = "";
+    p.stdout.on("data", (d) => (out += d));
+    p.stderr.on("data", (d) => (err += d));
+    p.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`tesseract failed: ${err}`));
+      const rss = Number(err.trim().split("\n").at(-1));
+      resolve({ ms: performance.now() - t, text: out, rssKb: rss });
+    });
+  });
+}
+
+/** Runs `tasks` with `n` at a time; returns results in order. */
+async function pool<T>(n: number, tasks: (() => Promise<T>)[]): Promise<T[]> {
+  const results = new Array<T>(tasks.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < tasks.length) {
+        const i = next++;
+        results[i] = await tasks[i]!();
+      }
+    }),
+  );
+  return results;
+}
+
+const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
+
+export default async function (ctx: BenchContext): Promise<BenchSection> {
+  const dir = join(ctx.corpusDir, "ocr");
+  const list = ctx.quick ? pages.slice(0, 3) : pages;
+  const files = list.map((p) => join(dir, p));
+  const gts = list.map((p) => readFileSync(join(dir, p.replace(/\.[a-z]+$/, ".gt.txt")), "utf8"));
+
+  // Ours: one process, 2 intra-op threads.
+  const t1 = performance.now();
+  const ours = await runChild(ctx.root, { threads: 2, output: "blocks", files });
+  const oursWall = performance.now() - t1 - ours.initMs;
+  // Ours: 2 processes x 1 thread (the worker policy), pages split between them.
+  const half = [files.filter((_, i) => i % 2 === 0), files.filter((_, i) => i % 2 === 1)];
+  const t2 = performance.now();
+  const two = await Promise.all(half.map((f) => runChild(ctx.root, { threads: 1, output: "blocks", files: f })));
+  const twoWall = performance.now() - t2 - Math.max(...two.map((c: any) => c.initMs));
+  // Tesseract: 2 processes at a time, one thread each.
+  const t3 = performance.now();
+  const tess = await pool(2, files.map((f) => () => tesseract(f)));
+  const tessWall = performance.now() - t3;
+
+  const rows = list.map((p, i) => {
+    const o = ours.results[i];
+    const t = tess[i]!;
+    return {
+      page: p,
+      ours: { cer: cer(gts[i]!, o.text), bow: bow(gts[i]!, o.text), ms: o.ms },
+      tesseract: { cer: cer(gts[i]!, t.text), bow: bow(gts[i]!, t.text), ms: t.ms },
+    };
+  });
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const oursCer = mean(rows.map((r) => r.ours.cer));
+  const tessCer = mean(rows.map((r) => r.tesseract.cer));
+  const oursBow = mean(rows.map((r) => r.ours.bow));
+  const tessBow = mean(rows.map((r) => r.tesseract.bow));
+  const worst = Math.max(...rows.map((r) => r.ours.cer - r.tesseract.cer));
+  const pps = (wall: number) => list.length / (wall / 1000);
+
+  // Searchable PDF of scanned PDFs (ours), and Tesseract's PDF renderer on the page image.
+  const scans = [join(ctx.corpusDir, "ocr/ocrmypdf-linn-brochure-scan.pdf"), join(ctx.corpusDir, "files/scanned-rotated-4-directions.pdf")];
+  const sp = await runChild(ctx.root, { threads: 2, output: "searchable_pdf", files: scans });
+  const spPerPage = sp.results.map((r: any) => ({ file: r.file.split("/").pop(), pages: r.pages, msPerPage: r.ms / Math.max(1, r.pages) }));
+  const t4 = performance.now();
+  spawnSync("tesseract", [join(dir, "ocrmypdf-linn-brochure.png"), join(ctx.outDir, "tess-linn"), "-l", "eng", "pdf"], { env: { ...process.env, OMP_THREAD_LIMIT: "2" } });
+  const tessPdfMs = performance.now() - t4;
+  const hasOcrmypdf = spawnSync("sh", ["-c", "command -v ocrmypdf"]).status === 0;
+
+  const oursRss = Math.max(ours.maxRssKb, sp.maxRssKb, ...two.map((c: any) => c.maxRssKb));
+  const tessRss = Math.max(...tess.map((t) => t.rssKb));
+
+  const md = [
+    `Reference pages of corpus/ocr (${list.length}); CER after normalisation (quotes/dashes to ASCII, whitespace collapsed), BoW = order-independent word error. Machine: 2 cores, shared with other work while measured, so trust ratios from the same run more than absolute times.`,
+    "",
+    "| page | ours CER | Tesseract CER | ours BoW | Tesseract BoW | ours s (2 threads) | Tesseract s (1 thread) |",
+    "|---|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.page} | ${pct(r.ours.cer)} | ${pct(r.tesseract.cer)} | ${pct(r.ours.bow)} | ${pct(r.tesseract.bow)} | ${(r.ours.ms / 1000).toFixed(2)} | ${(r.tesseract.ms / 1000).toFixed(2)} |`),
+    `| **mean** | **${pct(oursCer)}** | **${pct(tessCer)}** | **${pct(oursBow)}** | **${pct(tessBow)}** | | |`,
+    "",
+    `- Mean CER ours / Tesseract: ${(oursCer / tessCer).toFixed(2)} (goal <= 0.75); worst page difference ours - Tesseract: ${(worst * 100).toFixed(1)} points (goal <= 1).`,
+    `- Pages/s on all cores: ours 1 process x 2 threads ${pps(oursWall).toFixed(2)}, ours 2 processes x 1 thread ${pps(twoWall).toFixed(2)}, Tesseract 2 processes ${pps(tessWall).toFixed(2)}; best ratio ${(Math.max(pps(oursWall), pps(twoWall)) / pps(tessWall)).toFixed(2)}x (goal >= 3x).`,
+    `- Searchable PDF (ours, 2 threads): ${spPerPage.map((s: any) => `${s.file} ${(s.msPerPage / 1000).toFixed(2)} s/page`).join(", ")} (goal < 1 s/page); Tesseract's PDF renderer on the brochure page image: ${(tessPdfMs / 1000).toFixed(2)} s; ocrmypdf: ${hasOcrmypdf ? "installed but not measured" : "not installed"}.`,
+    `- Peak RSS: ours ${(oursRss / 1024).toFixed(0)} MB (goal < 1024), Tesseract ${(tessRss / 1024).toFixed(0)} MB. Model load (ocrInit): ${(ours.initMs / 1000).toFixed(2)} s once per process.`,
+  ].join("\n");
+  return {
+    title: "OCR: ours (PP-OCRv4 via ONNX Runtime) vs Tesseract 5 -l eng",
+    markdown: md,
+    json: { rows, oursCer, tessCer, oursBow, tessBow, pagesPerSecond: { ours2threads: pps(oursWall), ours2x1: pps(twoWall), tesseract: pps(tessWall) }, searchable: spPerPage, tessPdfMs, rssKb: { ours: oursRss, tesseract: tessRss }, initMs: ours.initMs },
+  };
+}

