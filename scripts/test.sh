@@ -7,6 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
-cargo test --release -p engine
+cargo test --release --workspace --exclude engine-node
 bun x tsc --noEmit -p .
 bun test --timeout 120000
