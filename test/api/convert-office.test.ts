@@ -278,13 +278,27 @@ describe("pdf -> docx", () => {
     expect(job.result.pages_processed).toBe(2);
   }, 60_000);
 
-  test("a scanned PDF is converted honestly: the page image, no invented text, a note saying so", async () => {
-    const f = await uploadOk(svc, key, "scanned-jbig2.pdf");
+  test("a scanned PDF is OCRed: its recognised words become editable paragraphs in reading order", async () => {
+    const f = await uploadOk(svc, key, "scanned-huckfinn-page.pdf");
     const { job, out } = await convert(f.id, { target: "docx" });
-    expect(job.status).toBe("succeeded");
-    expect(job.result.note).toContain("no text layer");
-    expect(xlsxPart(out, "word/document.xml")).not.toMatch(/<w:t[ >][^<]*\w/);
-  }, 60_000);
+    if (job.status !== "succeeded") throw new Error(JSON.stringify(job.error));
+    expect(job.result.pages_processed).toBe(1);
+    expect(job.result.note).toContain("recognised by OCR");
+    expect(job.result.note).not.toContain("no text layer and were kept as pictures only");
+    const xml = xlsxPart(out, "word/document.xml");
+    const text = [...xml.matchAll(/<w:t[^>]*>([^<]*)<\/w:t>/g)].map((m) => m[1]).join(" ");
+    const got = words(text);
+    expect(got.length).toBeGreaterThan(100);
+    // Real words of the page, in order.
+    let at = 0;
+    for (const w of ["widow", "garden", "kitchen", "jim", "listened", "scratch"]) {
+      const i = got.indexOf(w, at);
+      expect(i).toBeGreaterThanOrEqual(at);
+      at = i + 1;
+    }
+    // The page-sized scan is replaced by its text.
+    expect(xml).not.toContain("<w:drawing>");
+  }, 90_000);
 
   test("an encrypted PDF fails with file_encrypted", async () => {
     const f = await uploadOk(svc, key, "encrypted-libreoffice-rc4.pdf");

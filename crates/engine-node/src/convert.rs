@@ -122,6 +122,8 @@ pub struct PdfToDocxOptions {
     /// 0-based page indexes; default all.
     pub pages: Option<Vec<f64>>,
     pub max_pages: Option<u32>,
+    /// OCR pages without a text layer with the engine's OCR (needs `ocrInit` first).
+    pub ocr: Option<bool>,
 }
 
 #[napi(object)]
@@ -131,8 +133,12 @@ pub struct PdfToDocxResult {
     pub paragraphs: u32,
     pub images: u32,
     pub images_skipped: u32,
-    /// 0-based indexes of converted pages without a text layer (scans; not OCRed yet).
+    /// Tables written as Word tables.
+    pub tables: u32,
+    /// 0-based indexes of converted pages without a text layer (scans).
     pub pages_without_text: Vec<u32>,
+    /// Those of them that were OCRed (all of them with `ocr: true`).
+    pub pages_ocred: Vec<u32>,
     pub output_bytes: f64,
 }
 
@@ -154,7 +160,11 @@ pub fn pdf_to_docx<'env>(
         let opts = engine::docx::PdfToDocxOptions {
             pages,
             max_pages: options.max_pages,
-            ocr: None,
+            ocr: if options.ocr.unwrap_or(false) {
+                Some(std::sync::Arc::new(engine::ocr_pipeline::EngineOcr) as std::sync::Arc<dyn engine::docx::PageOcr>)
+            } else {
+                None
+            },
         };
         engine::docx::pdf_to_docx(input.as_ref(), output.as_ref(), &opts, &control).map(|r| {
             PdfToDocxResult {
@@ -163,7 +173,9 @@ pub fn pdf_to_docx<'env>(
                 paragraphs: r.paragraphs,
                 images: r.images,
                 images_skipped: r.images_skipped,
+                tables: r.tables,
                 pages_without_text: r.pages_without_text,
+                pages_ocred: r.pages_ocred,
                 output_bytes: r.output_bytes as f64,
             }
         })

@@ -19,12 +19,13 @@
 //!
 //! # What is not
 //!
-//! - Tables come out as paragraphs (one per cell block), not Word tables.
+//! - Tables: aligned rows of single-line cells become Word tables ([`tables`]); tables
+//!   with wrapped cells stay paragraphs.
 //! - Absolute positions, text boxes, vector drawings, headers/footers as such, hyperlinks
 //!   and form fields are not reproduced.
-//! - Pages without any text (scans): the page image is kept as a picture and the page is
-//!   listed in `pages_without_text`; with [`PdfToDocxOptions::ocr`] set, the hook's
-//!   paragraphs are added after the picture. No text is ever invented.
+//! - Pages without a text layer (scans; the OCR rule) are listed in `pages_without_text`;
+//!   with [`PdfToDocxOptions::ocr`] set they are OCRed: the recognised lines become
+//!   paragraphs and replace the page-sized scan picture (smaller pictures are kept).
 //! - Password-protected PDFs fail with `encrypted_input` (run `unlock` first).
 
 use std::fmt::Write as _;
@@ -35,6 +36,8 @@ use std::sync::Arc;
 
 use mupdf::{Colorspace, ImageFormat, Pixmap, TextPageFlags};
 
+pub mod tables;
+
 use crate::control::JobControl;
 use crate::error::{EngineError, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
@@ -42,11 +45,12 @@ use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::checked_indexes;
 use crate::pdf::save::write_atomically;
 
-/// Recognises the text of a page that has none (a scan). Implemented by the OCR pipeline.
+/// Recognises the text of a page that has none (a scan). Implemented by the OCR pipeline
+/// ([`crate::ocr_pipeline::EngineOcr`]).
 pub trait PageOcr: Send + Sync {
-    /// `rgb` is the page rendered at `dpi` (`width * height * 3` bytes). Returns the page's
-    /// paragraphs in reading order.
-    fn recognise(&self, rgb: &[u8], width: u32, height: u32, dpi: u32) -> Result<Vec<String>>;
+    /// The blocks of page `index` (0-based) of `doc`, in reading order, boxes in displayed
+    /// points from the top-left of the page.
+    fn recognise(&self, doc: &mupdf::pdf::PdfDocument, index: usize) -> Result<crate::ocr_pipeline::PageJson>;
 }
 
 /// Options of [`pdf_to_docx`].
@@ -73,15 +77,22 @@ pub struct PdfToDocxResult {
     pub images: u32,
     /// Images left out (too large).
     pub images_skipped: u32,
-    /// 0-based indexes of converted pages that have no text layer.
+    /// Tables written as Word tables.
+    pub tables: u32,
+    /// 0-based indexes of converted pages that have no text layer (fewer than
+    /// [`crate::ocr_pipeline::TEXT_PAGE_MIN_CHARS`] non-blank characters, the OCR rule).
     pub pages_without_text: Vec<u32>,
+    /// Those of them that were OCRed (all of them when [`PdfToDocxOptions::ocr`] is set).
+    pub pages_ocred: Vec<u32>,
     /// Bytes written.
     pub output_bytes: u64,
 }
 
 const MAX_IMAGE_PIXELS: u64 = 40_000_000;
 const EMU_PER_PT: f64 = 12_700.0;
-const OCR_DPI: u32 = 300;
+/// A picture covering at least this share of an OCRed page is the scan itself: the
+/// recognised text replaces it.
+const SCAN_IMAGE_AREA: f32 = 0.5;
 
 #[derive(Clone, PartialEq)]
 struct Style {
@@ -157,6 +168,7 @@ struct Writer {
     media: Vec<(String, Vec<u8>)>,
     paragraphs: u32,
     images_skipped: u32,
+    tables: u32,
     text_width_pt: f64,
 }
 
@@ -262,6 +274,41 @@ impl Writer {
         );
     }
 
+    /// A Word table with single borders; column widths proportional to the PDF's, scaled to
+    /// the text width. Cells of one line group each become one paragraph (lines joined).
+    fn table(&mut self, widths: &[f32], rows: &[Vec<Vec<Line>>]) {
+        // Column widths: the cell extents plus their share of the gaps, scaled to fit.
+        let total: f32 = widths.iter().sum::<f32>().max(1.0);
+        let avail_tw = self.text_width_pt * 20.0;
+        let tw: Vec<u64> = widths.iter().map(|w| ((*w / total) as f64 * avail_tw).round().max(200.0) as u64).collect();
+        self.body.push_str("<w:tbl><w:tblPr><w:tblW w:w=\"0\" w:type=\"auto\"/><w:tblBorders>");
+        for side in ["top", "left", "bottom", "right", "insideH", "insideV"] {
+            let _ = write!(self.body, "<w:{side} w:val=\"single\" w:sz=\"4\" w:space=\"0\" w:color=\"auto\"/>");
+        }
+        self.body.push_str("</w:tblBorders><w:tblLayout w:type=\"fixed\"/></w:tblPr><w:tblGrid>");
+        for w in &tw {
+            let _ = write!(self.body, "<w:gridCol w:w=\"{w}\"/>");
+        }
+        self.body.push_str("</w:tblGrid>");
+        for row in rows {
+            self.body.push_str("<w:tr>");
+            for (c, cell) in row.iter().enumerate() {
+                let _ = write!(self.body, "<w:tc><w:tcPr><w:tcW w:w=\"{}\" w:type=\"dxa\"/></w:tcPr>", tw.get(c).copied().unwrap_or(200));
+                let before = self.body.len();
+                if !cell.is_empty() {
+                    self.paragraph(cell, false);
+                }
+                if self.body.len() == before {
+                    self.body.push_str("<w:p/>");
+                }
+                self.body.push_str("</w:tc>");
+            }
+            self.body.push_str("</w:tr>");
+        }
+        self.body.push_str("</w:tbl>");
+        self.tables += 1;
+    }
+
     fn page_break(&mut self) {
         self.body.push_str("<w:p><w:r><w:br w:type=\"page\"/></w:r></w:p>");
     }
@@ -315,8 +362,66 @@ fn image_png(image: &mupdf::Image) -> Option<Vec<u8>> {
 
 enum Item {
     Text(Vec<Line>),
+    /// A detected table: column widths (points) and rows of cells (lines of each cell).
+    Table(Vec<f32>, Vec<Vec<Vec<Line>>>),
     /// PNG bytes, or `None` when the image was left out.
     Image(Option<Vec<u8>>),
+}
+
+/// Replaces the text blocks that form tables ([`tables::detect`]) by table items.
+fn with_tables(items: Vec<(mupdf::Rect, Item)>, page_width: f32) -> Vec<(mupdf::Rect, Item)> {
+    let cell_lines: Vec<Vec<tables::CellLine>> = items
+        .iter()
+        .enumerate()
+        .map(|(b, (_, item))| match item {
+            Item::Text(lines) => lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| tables::CellLine {
+                    block: b,
+                    line: i,
+                    x0: l.x0,
+                    y0: l.y0,
+                    x1: l.x1,
+                    y1: l.y1,
+                    text: l.runs.iter().map(|r| r.text.as_str()).collect(),
+                })
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let found = tables::detect(&cell_lines, page_width);
+    if found.is_empty() {
+        return items;
+    }
+    let mut slots: Vec<Option<(mupdf::Rect, Item)>> = items.into_iter().map(Some).collect();
+    let mut lines_of: Vec<Vec<Option<Line>>> = Vec::new();
+    lines_of.resize_with(slots.len(), Vec::new);
+    let mut out_tables = Vec::new();
+    for t in &found {
+        let mut rect: Option<mupdf::Rect> = None;
+        for &b in &t.blocks {
+            if let Some((r, Item::Text(lines))) = slots[b].take() {
+                rect = Some(match rect {
+                    None => r,
+                    Some(u) => mupdf::Rect { x0: u.x0.min(r.x0), y0: u.y0.min(r.y0), x1: u.x1.max(r.x1), y1: u.y1.max(r.y1) },
+                });
+                lines_of[b] = lines.into_iter().map(Some).collect();
+            }
+        }
+        let rows: Vec<Vec<Vec<Line>>> = t
+            .cells
+            .iter()
+            .map(|row| row.iter().map(|cell| cell.iter().filter_map(|&(b, i)| lines_of[b].get_mut(i).and_then(Option::take)).collect()).collect())
+            .collect();
+        let widths: Vec<f32> = t.columns.iter().map(|&(a, b)| b - a).collect();
+        if let Some(r) = rect {
+            out_tables.push((r, Item::Table(widths, rows)));
+        }
+    }
+    let mut items: Vec<(mupdf::Rect, Item)> = slots.into_iter().flatten().collect();
+    items.extend(out_tables);
+    items
 }
 
 /// Splits a text block into paragraphs at large gaps and writes them.
@@ -339,6 +444,33 @@ fn emit_text(w: &mut Writer, lines: &[Line], bounds: mupdf::Rect) {
             w.paragraph(para, centred);
             start = i;
         }
+    }
+}
+
+/// A recognised line as a [`Line`] in page coordinates: one run of the default font, its
+/// size estimated from the line box (detected text boxes are about 1.3 x the font size).
+fn ocr_line(l: &crate::ocr_pipeline::LineJson, bounds: mupdf::Rect) -> Line {
+    let [x0, y0, x1, y1] = l.bbox;
+    let size = ((y1 - y0) / 1.3).clamp(6.0, 72.0);
+    let half_points = ((size * 2.0).round() as u32).clamp(12, 144);
+    Line {
+        x0: x0 + bounds.x0,
+        x1: x1 + bounds.x0,
+        y0: y0 + bounds.y0,
+        y1: y1 + bounds.y0,
+        size,
+        runs: vec![Run {
+            style: Style {
+                font: "Calibri".to_owned(),
+                half_points,
+                bold: false,
+                italic: false,
+                underline: false,
+                strike: false,
+                color: 0,
+            },
+            text: l.text.trim().to_owned(),
+        }],
     }
 }
 
@@ -432,9 +564,11 @@ pub fn pdf_to_docx(
         media: Vec::new(),
         paragraphs: 0,
         images_skipped: 0,
+        tables: 0,
         text_width_pt: (page_w - 2.0 * margin_pt).max(72.0),
     };
     let mut without_text = Vec::new();
+    let mut ocred = Vec::new();
     for (k, &index) in selected.iter().enumerate() {
         control.checkpoint()?;
         if k > 0 {
@@ -445,7 +579,7 @@ pub fn pdf_to_docx(
         let text = page
             .to_text_page(TextPageFlags::PRESERVE_IMAGES)
             .ctx("extracting the page text")?;
-        let mut page_has_text = false;
+        let mut nonblank_chars = 0usize;
         let mut items: Vec<(mupdf::Rect, Item)> = Vec::new();
         for block in text.blocks() {
             match block.r#type() {
@@ -460,6 +594,9 @@ pub fn pdf_to_docx(
                         let mut runs: Vec<Run> = Vec::new();
                         let mut size_max = 0f32;
                         for ch in line.chars() {
+                            if ch.char().is_some_and(|c| !c.is_whitespace()) {
+                                nonblank_chars += 1; // the OCR rule counts every glyph
+                            }
                             // U+FFFD: a glyph without a Unicode mapping; not text.
                             let Some(c) = ch.char().filter(|&c| c != '\u{FFFD}') else { continue };
                             let font = ch.font();
@@ -483,9 +620,6 @@ pub fn pdf_to_docx(
                                 strike: flags.contains(mupdf::text_page::TextCharFlags::STRIKEOUT),
                                 color: ch.argb() & 0xFF_FFFF,
                             };
-                            if !c.is_whitespace() {
-                                page_has_text = true;
-                            }
                             match runs.last_mut() {
                                 Some(last) if last.style == style => last.text.push(c),
                                 _ => runs.push(Run { style, text: c.to_string() }),
@@ -503,6 +637,54 @@ pub fn pdf_to_docx(
                 _ => {}
             }
         }
+        let page_has_text = nonblank_chars >= crate::ocr_pipeline::TEXT_PAGE_MIN_CHARS;
+        if page_has_text {
+            items = with_tables(items, bounds.x1 - bounds.x0);
+        }
+        let mut ocr_rotated: Option<Vec<String>> = None;
+        if !page_has_text {
+            without_text.push(index as u32);
+            if let Some(ocr) = &options.ocr {
+                let read = ocr.recognise(&opened.doc, index)?;
+                control.checkpoint()?;
+                ocred.push(index as u32);
+                // The recognised text replaces what the page had: the (few) characters of
+                // its text layer, which OCR reads again from the rendering, and the scan
+                // picture (any image covering half the page or more). Smaller pictures
+                // (figures, logos, photos placed on the page) are kept in place.
+                let page_area = ((bounds.x1 - bounds.x0) * (bounds.y1 - bounds.y0)).max(1.0);
+                items.retain(|(r, item)| match item {
+                    Item::Text(_) | Item::Table(..) => false,
+                    Item::Image(_) => (r.x1 - r.x0) * (r.y1 - r.y0) < SCAN_IMAGE_AREA * page_area,
+                });
+                if read.text_rotation == 0 {
+                    for block in &read.blocks {
+                        let lines: Vec<Line> = block
+                            .lines
+                            .iter()
+                            .filter(|l| !l.text.trim().is_empty())
+                            .map(|l| ocr_line(l, bounds))
+                            .collect();
+                        if !lines.is_empty() {
+                            let [x0, y0, x1, y1] = block.bbox;
+                            let r = mupdf::Rect { x0: x0 + bounds.x0, y0: y0 + bounds.y0, x1: x1 + bounds.x0, y1: y1 + bounds.y0 };
+                            items.push((r, Item::Text(lines)));
+                        }
+                    }
+                } else {
+                    // Text upright only after a rotation: boxes do not give the reading order
+                    // or paragraph breaks; the engine's blocks (in its reading order) are
+                    // written one paragraph each, after the pictures kept.
+                    ocr_rotated = Some(
+                        read.blocks
+                            .iter()
+                            .map(|b| b.lines.iter().map(|l| l.text.trim()).filter(|t| !t.is_empty()).collect::<Vec<_>>().join(" "))
+                            .filter(|t| !t.is_empty())
+                            .collect(),
+                    );
+                }
+            }
+        }
         let rects: Vec<mupdf::Rect> = items.iter().map(|(r, _)| *r).collect();
         let mut items: Vec<Option<Item>> = items.into_iter().map(|(_, i)| Some(i)).collect();
         for k in reading_order(&rects) {
@@ -513,17 +695,12 @@ pub fn pdf_to_docx(
                 }
                 Some(Item::Image(None)) => w.images_skipped += 1,
                 Some(Item::Text(lines)) => emit_text(&mut w, &lines, bounds),
+                Some(Item::Table(widths, rows)) => w.table(&widths, &rows),
                 None => {}
             }
         }
-        if !page_has_text {
-            without_text.push(index as u32);
-            if let Some(ocr) = &options.ocr {
-                let (pw, ph, rgb) = crate::render::render_rgb(&opened.doc, index, OCR_DPI)?;
-                for para in ocr.recognise(&rgb, pw, ph, OCR_DPI)? {
-                    w.plain_paragraph(&para);
-                }
-            }
+        for para in ocr_rotated.unwrap_or_default() {
+            w.plain_paragraph(&para);
         }
         control.advance()?;
     }
@@ -579,7 +756,9 @@ pub fn pdf_to_docx(
         paragraphs: w.paragraphs,
         images,
         images_skipped: w.images_skipped,
+        tables: w.tables,
         pages_without_text: without_text,
+        pages_ocred: ocred,
         output_bytes,
     })
 }

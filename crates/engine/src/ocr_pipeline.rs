@@ -294,6 +294,118 @@ fn native_dpi(page: &PdfObject, page_w: f32, page_h: f32) -> Option<f32> {
     best
 }
 
+/// Whether a page's text (as MuPDF extracts it) makes it a page that already carries text:
+/// at least [`TEXT_PAGE_MIN_CHARS`] non-blank characters. The rule of [`ocr_document`],
+/// shared with pdf -> docx.
+pub fn has_text_layer(text: &str) -> bool {
+    text.chars().filter(|c| !c.is_whitespace()).count() >= TEXT_PAGE_MIN_CHARS
+}
+
+/// Renders a loaded page in grey at its OCR resolution and recognises it. Returns the dpi,
+/// the pixel -> displayed point scales (x, y) and the engine's result.
+fn recognise_loaded(
+    engine: &ocr::Ocr,
+    page: &mupdf::Page,
+    page_obj: &PdfObject,
+    bounds: mupdf::Rect,
+) -> Result<(f32, f32, f32, ocr::PageText)> {
+    let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
+    let mut dpi = native_dpi(page_obj, pw, ph)
+        .unwrap_or(DEFAULT_OCR_DPI)
+        .clamp(MIN_OCR_DPI, MAX_OCR_DPI);
+    let longest_pts = pw.max(ph).max(1.0);
+    if longest_pts * dpi / 72.0 > MAX_OCR_SIDE {
+        dpi = MAX_OCR_SIDE * 72.0 / longest_pts;
+    }
+    let scale = dpi / 72.0;
+    // Displayed page coordinates start at the bounds' origin.
+    let mut ctm = Matrix::new_translate(-bounds.x0, -bounds.y0);
+    ctm.concat(Matrix::new_scale(scale, scale));
+    let pix = page
+        .to_pixmap(&ctm, &Colorspace::device_gray(), false, true)
+        .ctx("rendering the page")?;
+    let (w, h) = (pix.width() as usize, pix.height() as usize);
+    let n = pix.n() as usize;
+    let stride = pix.stride() as usize;
+    let samples = pix.samples();
+    let mut grey = Vec::with_capacity(w * h);
+    for y in 0..h {
+        let row = &samples[y * stride..y * stride + w * n];
+        grey.extend(row.chunks_exact(n).map(|p| p[0]));
+    }
+    drop(pix);
+    let image = ocr::Image::new(w, h, 1, grey).map_err(ocr_failed)?;
+    let result = engine.recognise(&image).map_err(ocr_failed)?;
+    Ok((dpi, pw / w.max(1) as f32, ph / h.max(1) as f32, result))
+}
+
+/// The engine's blocks in displayed points (top-left origin), rounded to 0.01 pt.
+fn blocks_json(result: &ocr::PageText, sx: f32, sy: f32, pw: f32, ph: f32) -> Vec<BlockJson> {
+    let to_pts = |b: [f32; 4]| -> [f32; 4] {
+        let r = |v: f32| (v * 100.0).round() / 100.0;
+        [
+            r((b[0] * sx).clamp(0.0, pw)),
+            r((b[1] * sy).clamp(0.0, ph)),
+            r((b[2] * sx).clamp(0.0, pw)),
+            r((b[3] * sy).clamp(0.0, ph)),
+        ]
+    };
+    let conf = |c: f32| (c * 1000.0).round() / 1000.0;
+    result
+        .blocks
+        .iter()
+        .map(|b| BlockJson {
+            bbox: to_pts(b.bbox),
+            lines: b
+                .lines
+                .iter()
+                .map(|l| LineJson {
+                    text: l.text.clone(),
+                    bbox: to_pts(l.bbox),
+                    confidence: conf(l.confidence),
+                    words: l
+                        .words
+                        .iter()
+                        .map(|w| WordJson { text: w.text.clone(), bbox: to_pts(w.bbox), confidence: conf(w.confidence) })
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The OCR of one page of an open PDF: blocks (lines, words, boxes in displayed points from
+/// the top-left of the page) in reading order. Works on any page (it does not check for a
+/// text layer; see [`has_text_layer`]). Needs [`ocr_init`].
+pub fn ocr_page(doc: &PdfDocument, index: usize) -> Result<PageJson> {
+    let engine = engine()?;
+    let page = doc.load_page(index as i32).ctx("loading the page")?;
+    let bounds = page.bounds().ctx("measuring the page")?;
+    let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
+    let page_obj = doc.find_page(index as i32).ctx("finding the page")?;
+    let (dpi, sx, sy, result) = recognise_loaded(engine, &page, &page_obj, bounds)?;
+    Ok(PageJson {
+        page: index,
+        width: pw,
+        height: ph,
+        ocr: true,
+        skipped: None,
+        dpi: Some(dpi.round()),
+        text_rotation: result.rotation,
+        text: result.text(),
+        blocks: blocks_json(&result, sx, sy, pw, ph),
+    })
+}
+
+/// The engine's OCR as the pdf -> docx hook ([`crate::docx::PageOcr`]).
+pub struct EngineOcr;
+
+impl crate::docx::PageOcr for EngineOcr {
+    fn recognise(&self, doc: &PdfDocument, index: usize) -> Result<PageJson> {
+        ocr_page(doc, index)
+    }
+}
+
 /// OCRs the selected pages of `input` (PDF, JPEG, PNG or WebP).
 pub fn ocr_document(
     input: &Path,
@@ -329,7 +441,7 @@ pub fn ocr_document(
             .to_text_page(TextPageFlags::empty())
             .and_then(|t| t.to_text())
             .unwrap_or_default();
-        if text.chars().filter(|c| !c.is_whitespace()).count() >= TEXT_PAGE_MIN_CHARS {
+        if has_text_layer(&text) {
             pages.push(PageJson {
                 page: index,
                 width: pw,
@@ -345,67 +457,9 @@ pub fn ocr_document(
             continue;
         }
         let mut page_obj = doc.find_page(index as i32).ctx("finding the page")?;
-        let mut dpi = native_dpi(&page_obj, pw, ph)
-            .unwrap_or(DEFAULT_OCR_DPI)
-            .clamp(MIN_OCR_DPI, MAX_OCR_DPI);
-        let longest_pts = pw.max(ph).max(1.0);
-        if longest_pts * dpi / 72.0 > MAX_OCR_SIDE {
-            dpi = MAX_OCR_SIDE * 72.0 / longest_pts;
-        }
-        let scale = dpi / 72.0;
-        // Displayed page coordinates start at the bounds' origin.
-        let mut ctm = Matrix::new_translate(-bounds.x0, -bounds.y0);
-        ctm.concat(Matrix::new_scale(scale, scale));
-        let pix = page
-            .to_pixmap(&ctm, &Colorspace::device_gray(), false, true)
-            .ctx("rendering the page")?;
-        let (w, h) = (pix.width() as usize, pix.height() as usize);
-        let n = pix.n() as usize;
-        let stride = pix.stride() as usize;
-        let samples = pix.samples();
-        let mut grey = Vec::with_capacity(w * h);
-        for y in 0..h {
-            let row = &samples[y * stride..y * stride + w * n];
-            grey.extend(row.chunks_exact(n).map(|p| p[0]));
-        }
-        drop(pix);
-        let image = ocr::Image::new(w, h, 1, grey).map_err(ocr_failed)?;
-        let result = engine.recognise(&image).map_err(ocr_failed)?;
+        let (dpi, sx, sy, result) = recognise_loaded(engine, &page, &page_obj, bounds)?;
         control.checkpoint()?;
-        // Pixels -> displayed points (top-left origin).
-        let sx = pw / w as f32;
-        let sy = ph / h as f32;
-        let to_pts = |b: [f32; 4]| -> [f32; 4] {
-            let r = |v: f32| (v * 100.0).round() / 100.0;
-            [
-                r((b[0] * sx).clamp(0.0, pw)),
-                r((b[1] * sy).clamp(0.0, ph)),
-                r((b[2] * sx).clamp(0.0, pw)),
-                r((b[3] * sy).clamp(0.0, ph)),
-            ]
-        };
-        let conf = |c: f32| (c * 1000.0).round() / 1000.0;
-        let blocks: Vec<BlockJson> = result
-            .blocks
-            .iter()
-            .map(|b| BlockJson {
-                bbox: to_pts(b.bbox),
-                lines: b
-                    .lines
-                    .iter()
-                    .map(|l| LineJson {
-                        text: l.text.clone(),
-                        bbox: to_pts(l.bbox),
-                        confidence: conf(l.confidence),
-                        words: l
-                            .words
-                            .iter()
-                            .map(|w| WordJson { text: w.text.clone(), bbox: to_pts(w.bbox), confidence: conf(w.confidence) })
-                            .collect(),
-                    })
-                    .collect(),
-            })
-            .collect();
+        let blocks = blocks_json(&result, sx, sy, pw, ph);
         if options.output == OcrOutput::SearchablePdf {
             // Displayed points -> PDF user space of this page.
             let page_ctm = page_obj.page_ctm().ctx("reading the page matrix")?;

@@ -7,6 +7,8 @@ import { engine } from "../../engine/native";
 import { docxToPdf } from "../../convert/libreoffice";
 import type { ExecutionInput, ExecutionOutput, Executor } from "./types";
 import { pdfToJpg } from "./pagework";
+import { ensureOcr } from "./ocr";
+import { config } from "../../config";
 
 function baseName(filename: string): string {
   return (filename.replace(/\.[A-Za-z0-9]+$/, "") || "document").replace(/[^\w.\-]+/g, "_").slice(0, 100);
@@ -58,13 +60,30 @@ const csvToXlsxHandler: Executor = async (input) => {
   };
 };
 
-// pdf -> docx: pages processed = pages converted (options.pages or all).
+// pdf -> docx: pages processed = pages converted (options.pages or all), OCRed pages included.
+// Pages without a text layer (the OCR rule: fewer than 16 non-blank characters) are OCRed with
+// the engine's OCR. A first pass runs without OCR (born-digital PDFs, the common case, never
+// load ONNX Runtime); only when it reports such pages is OCR initialised (once per worker
+// process, shared with the ocr operation) and the conversion run again with OCR — the text
+// pass is a few ms a page, small beside OCR itself (~1-3 s a page).
+// Sandbox jobs with SANDBOX_OCR=fixture skip OCR (no ONNX Runtime), and say so in the note.
 const pdfToDocxHandler: Executor = async (input) => {
   const out = join(input.workDir, "out.docx");
-  const r = await engine().pdfToDocx(input.inputs[0]!.path, out, { pages: input.options.pages }, input.control);
-  const notes = [`${r.paragraphs} paragraphs, ${r.images} pictures`];
+  const pages = input.options.pages;
+  let r = await engine().pdfToDocx(input.inputs[0]!.path, out, { pages }, input.control);
+  let ocrSkipped: string | null = null;
+  if (r.pagesWithoutText.length) {
+    if (input.mode === "test" && config.sandboxOcr === "fixture") {
+      ocrSkipped = "OCR is not run on sandbox jobs with SANDBOX_OCR=fixture";
+    } else {
+      await ensureOcr();
+      r = await engine().pdfToDocx(input.inputs[0]!.path, out, { pages, ocr: true }, input.control);
+    }
+  }
+  const notes = [`${r.paragraphs} paragraphs, ${r.tables} tables, ${r.images} pictures`];
   if (r.imagesSkipped) notes.push(`${r.imagesSkipped} picture(s) over 40 megapixels left out`);
-  if (r.pagesWithoutText.length) notes.push(`page(s) ${r.pagesWithoutText.join(", ")} (0-based) have no text layer and were kept as pictures only; OCR is not applied to them yet`);
+  if (r.pagesOcred.length) notes.push(`page(s) ${r.pagesOcred.join(", ")} (0-based) are scans without a text layer: their text was recognised by OCR (editable paragraphs replace the page picture)`);
+  if (ocrSkipped) notes.push(`page(s) ${r.pagesWithoutText.join(", ")} (0-based) have no text layer and were kept as pictures only (${ocrSkipped})`);
   return {
     pagesProcessed: r.pagesProcessed,
     result: {

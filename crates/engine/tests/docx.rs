@@ -1,0 +1,126 @@
+//! pdf -> docx over corpus PDFs: scanned pages OCRed into editable paragraphs, tables as
+//! Word tables.
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use engine::docx::{pdf_to_docx, PdfToDocxOptions};
+use engine::ocr_pipeline::{ocr_init, EngineOcr, OcrInit};
+use engine::JobControl;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn corpus(name: &str) -> PathBuf {
+    let dir = std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"));
+    dir.join(name)
+}
+
+fn init_ocr() {
+    let r = root();
+    ocr_init(&OcrInit {
+        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
+        manifest: r.join("models/manifest.json"),
+        model_root: r.join("node_modules"),
+        intra_threads: 2,
+        det_max_side: None,
+    })
+    .unwrap();
+}
+
+fn document_xml(path: &Path) -> String {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
+    let mut xml = String::new();
+    zip.by_name("word/document.xml").unwrap().read_to_string(&mut xml).unwrap();
+    xml
+}
+
+/// Text of the `<w:t>` elements, space-separated.
+fn text_of(xml: &str) -> String {
+    let mut out = String::new();
+    for part in xml.split("<w:t xml:space=\"preserve\">").skip(1) {
+        out.push_str(part.split("</w:t>").next().unwrap());
+        out.push(' ');
+    }
+    out
+}
+
+#[test]
+fn docx_scanned_page_is_ocred_into_editable_paragraphs() {
+    init_ocr();
+    let out = std::env::temp_dir().join(format!("docx-ocr-{}.docx", std::process::id()));
+    let input = corpus("files/scanned-huckfinn-page.pdf");
+    // Without OCR: the page is listed, no text.
+    let r = pdf_to_docx(&input, &out, &PdfToDocxOptions::default(), &JobControl::new()).unwrap();
+    assert_eq!(r.pages_without_text, vec![0]);
+    assert!(r.pages_ocred.is_empty());
+    assert!(text_of(&document_xml(&out)).trim().is_empty());
+    // With OCR: paragraphs of recognised words in reading order, the scan picture replaced.
+    let opts = PdfToDocxOptions { ocr: Some(Arc::new(EngineOcr)), ..Default::default() };
+    let r = pdf_to_docx(&input, &out, &opts, &JobControl::new()).unwrap();
+    assert_eq!(r.pages_without_text, vec![0]);
+    assert_eq!(r.pages_ocred, vec![0]);
+    assert_eq!(r.pages_processed, 1);
+    assert!(r.paragraphs >= 1, "{r:?}");
+    assert_eq!(r.images, 0, "the page-sized scan is replaced by its text");
+    let text = text_of(&document_xml(&out)).to_lowercase();
+    eprintln!("{text}");
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    assert!(words.len() > 100, "{} words", words.len());
+    // Real words of the page, in reading order.
+    let mut at = 0;
+    for w in ["widow", "garden", "kitchen", "jim", "listened", "scratch"] {
+        let found = words[at..].iter().position(|x| *x == w);
+        assert!(found.is_some(), "{w} missing or out of order");
+        at += found.unwrap() + 1;
+    }
+    let _ = std::fs::remove_file(&out);
+}
+
+fn count(xml: &str, what: &str) -> usize {
+    xml.matches(what).count()
+}
+
+#[test]
+fn docx_tables_become_word_tables_and_multicolumn_prose_stays_paragraphs() {
+    let out = std::env::temp_dir().join(format!("docx-tables-{}.docx", std::process::id()));
+    // google-docs-export: a table of countries (5 rows; "Europe" spans two columns, which
+    // merges them: 5 columns).
+    let r = pdf_to_docx(&corpus("files/google-docs-export.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new()).unwrap();
+    assert_eq!(r.tables, 1, "{r:?}");
+    let xml = document_xml(&out);
+    let table = &xml[xml.find("<w:tbl>").unwrap()..xml.find("</w:tbl>").unwrap()];
+    assert_eq!(count(table, "<w:tr>"), 5);
+    assert_eq!(count(table, "<w:gridCol "), 5);
+    let first_row = &table[..table.find("</w:tr>").unwrap()];
+    assert_eq!(count(first_row, "<w:tc>"), 5);
+    for w in ["Indonesia", "Jakarta", "Vatican City", "Population", "67,413,000"] {
+        assert!(text_of(table).contains(w), "{w} not in the table");
+    }
+    // Text before and after the table stays outside it, in order.
+    let before = text_of(&xml[..xml.find("<w:tbl>").unwrap()]);
+    assert!(before.contains("Beautiful is better than ugly."));
+    // Two-column prose is not a table.
+    for name in ["latex-multicolumn.pdf", "pdfa-crazyones.pdf", "japanese-tex-dvipdfmx.pdf"] {
+        let r = pdf_to_docx(&corpus(&format!("files/{name}")), &out, &PdfToDocxOptions::default(), &JobControl::new()).unwrap();
+        assert_eq!(r.tables, 0, "{name}");
+        assert_eq!(count(&document_xml(&out), "<w:tbl>"), 0, "{name}");
+    }
+    let _ = std::fs::remove_file(&out);
+}
+
+#[test]
+#[ignore]
+fn docx_dump_tables() {
+    let name = std::env::var("DOCX_PDF").unwrap();
+    let out = std::env::temp_dir().join("docx-dump.docx");
+    pdf_to_docx(Path::new(&name), &out, &PdfToDocxOptions::default(), &JobControl::new()).unwrap();
+    let xml = document_xml(&out);
+    for t in xml.split("<w:tbl>").skip(1) {
+        let t = &t[..t.find("</w:tbl>").unwrap()];
+        for row in t.split("<w:tr>").skip(1) {
+            eprintln!("ROW: {}", row.split("<w:tc>").skip(1).map(|c| text_of(c)).collect::<Vec<_>>().join(" | "));
+        }
+    }
+}
