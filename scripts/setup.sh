@@ -4,9 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages: libclang for the mupdf bindings; the reference PDF tools are used by
+# System packages: libclang for the mupdf bindings, libjpeg-turbo for JPEG encoding,
+# LibreOffice and fonts for docx -> pdf; the reference PDF tools are used by
 # tests (qpdf --check) and the benchmark.
-apt_packages=(libclang-dev clang qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip tesseract-ocr tesseract-ocr-eng)
+apt_packages=(libclang-dev clang libjpeg62-turbo-dev qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip tesseract-ocr tesseract-ocr-eng)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -5,10 +5,11 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BenchContext, BenchSection } from "./run";
-import { bytesOf, f1, f2, generatedInputs, median, pageCount, pagework, timed } from "./pagework-lib";
+import { bytesOf, f1, f2, generatedInputs, median, pageCount, pagework, timed , load1, loadNote } from "./pagework-lib";
 
 export default async function (ctx: BenchContext): Promise<BenchSection> {
   const bin = pagework(ctx.root);
+  const loadBefore = load1();
   const dir = join(ctx.outDir, "pageops");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -56,7 +57,10 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   }
   rmSync(dir, { recursive: true, force: true });
   const main = rows.filter((r) => r.input === "geotopo-117-pages.pdf");
+  const loadAfter = load1();
   const markdown = [
+    loadNote(loadBefore, loadAfter),
+    "",
     `Whole-process wall time, median of ${reps} interleaved runs (ours, then qpdf). Ours writes split pages into one ZIP; qpdf writes one file per page. The issue sets no numeric goal for page operations; they are reported for comparison.`,
     "",
     ...lines,

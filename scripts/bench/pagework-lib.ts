@@ -47,7 +47,10 @@ export function sh(cmd: string[]): string {
 /** Page count (qpdf), 0 when the file does not open. */
 export function pageCount(file: string, password?: string): number {
   const n = Number(sh(["qpdf", ...(password ? [`--password=${password}`] : []), "--show-npages", file]).trim());
-  return Number.isFinite(n) ? n : 0;
+  if (Number.isFinite(n) && n > 0) return n;
+  // qpdf gives up on some damaged files that poppler (and MuPDF) repair: ask pdfinfo.
+  const m = /^Pages:\s+(\d+)/m.exec(sh(["pdfinfo", ...(password ? ["-upw", password] : []), file]));
+  return m ? Number(m[1]) : 0;
 }
 /** Words of extractable text (pdftotext). */
 export function wordCount(file: string): number {
@@ -212,4 +215,14 @@ export function generatedInputs(corpusDir: string, outDir: string): { text200: s
     jpegPdf(jpegs, 50, 300, photo50);
   }
   return { text200, photo50 };
+}
+
+/** 1-minute load average (/proc/loadavg): above the core count, other work shared the CPUs. */
+export function load1(): number {
+  try { return Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]); } catch { return NaN; }
+}
+export function loadNote(before: number, after: number): string {
+  const cores = navigator.hardwareConcurrency || 2;
+  const shared = Math.max(before, after) > cores * 0.75;
+  return `Load average (1 min) before / after this suite: ${before.toFixed(2)} / ${after.toFixed(2)} on ${cores} cores${shared ? " — **the machine was shared with other work during this run**: absolute times are inflated and noisy; ratios within a row (interleaved runs) are the figures to trust." : " (idle machine)."}`;
 }

@@ -155,6 +155,10 @@ int engine_compress_pdf(const char *input, const char *output, engine_compress_o
 				r.bitonal_image_recompress_method = FZ_RECOMPRESS_FAX;
 				r.recompress_when = FZ_RECOMPRESS_WHEN_SMALLER;
 				pdf_rewrite_images(ctx, doc, &r);
+				/* The print-condition ICC profiles of PDF/X and PDF/A (/OutputIntents,
+				 * often several hundred KB) are dropped, as Ghostscript's presets do;
+				 * the pages' own colour spaces are kept. */
+				pdf_dict_del(ctx, pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root)), PDF_NAME(OutputIntents));
 			}
 			if (o->recompress_flate && !doc->crypt)
 			{

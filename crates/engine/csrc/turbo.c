@@ -14,7 +14,6 @@
 
 typedef struct jpeg_error_mgr *(*std_error_fn)(struct jpeg_error_mgr *);
 typedef void (*create_fn)(j_compress_ptr, int, size_t);
-typedef void (*mem_dest_fn)(j_compress_ptr, unsigned char **, unsigned long *);
 typedef void (*set_defaults_fn)(j_compress_ptr);
 typedef void (*set_quality_fn)(j_compress_ptr, int, boolean);
 typedef void (*start_fn)(j_compress_ptr, boolean);
@@ -26,7 +25,6 @@ static struct {
 	int ok;
 	std_error_fn std_error;
 	create_fn create;
-	mem_dest_fn mem_dest;
 	set_defaults_fn set_defaults;
 	set_quality_fn set_quality;
 	start_fn start;
@@ -45,19 +43,18 @@ static void load(void)
 		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
 	if (!h)
 		return;
-	/* Only libjpeg-turbo has SIMD (and jpeg_mem_dest in the 6.2 ABI). */
+	/* Only libjpeg-turbo has SIMD. */
 	if (!dlsym(h, "tjInitCompress") && !dlsym(h, "jpeg_skip_scanlines"))
 		return;
 	lib.std_error = (std_error_fn)dlsym(h, "jpeg_std_error");
 	lib.create = (create_fn)dlsym(h, "jpeg_CreateCompress");
-	lib.mem_dest = (mem_dest_fn)dlsym(h, "jpeg_mem_dest");
 	lib.set_defaults = (set_defaults_fn)dlsym(h, "jpeg_set_defaults");
 	lib.set_quality = (set_quality_fn)dlsym(h, "jpeg_set_quality");
 	lib.start = (start_fn)dlsym(h, "jpeg_start_compress");
 	lib.write = (write_fn)dlsym(h, "jpeg_write_scanlines");
 	lib.finish = (finish_fn)dlsym(h, "jpeg_finish_compress");
 	lib.destroy = (destroy_fn)dlsym(h, "jpeg_destroy_compress");
-	lib.ok = lib.std_error && lib.create && lib.mem_dest && lib.set_defaults && lib.set_quality &&
+	lib.ok = lib.std_error && lib.create && lib.set_defaults && lib.set_quality &&
 		lib.start && lib.write && lib.finish && lib.destroy;
 }
 
@@ -84,6 +81,39 @@ static void on_error(j_common_ptr cinfo)
 
 static void on_message(j_common_ptr cinfo) { (void)cinfo; }
 
+/* Output into a buffer grown with this file's malloc/realloc (not the library's
+ * jpeg_mem_dest: a buffer must be freed by the allocator that made it, and the library
+ * is bound to libc's while the host process may use another). */
+struct dest_mgr {
+	struct jpeg_destination_mgr pub;
+	unsigned char *buf;
+	size_t cap;
+	struct err_mgr *err;
+};
+
+static void dest_init(j_compress_ptr cinfo)
+{
+	struct dest_mgr *d = (struct dest_mgr *)cinfo->dest;
+	d->pub.next_output_byte = d->buf;
+	d->pub.free_in_buffer = d->cap;
+}
+
+static boolean dest_empty(j_compress_ptr cinfo)
+{
+	struct dest_mgr *d = (struct dest_mgr *)cinfo->dest;
+	size_t used = d->cap; /* the whole buffer is full when this is called */
+	unsigned char *n = realloc(d->buf, d->cap * 2);
+	if (!n)
+		longjmp(d->err->jump, 1);
+	d->buf = n;
+	d->cap *= 2;
+	d->pub.next_output_byte = d->buf + used;
+	d->pub.free_in_buffer = d->cap - used;
+	return TRUE;
+}
+
+static void dest_term(j_compress_ptr cinfo) { (void)cinfo; }
+
 /* Encodes w x h pixels of `comps` (1 grey, 3 RGB) interleaved samples, rows `stride`
  * bytes apart. On success *out is a malloc'd buffer for engine_turbo_free. */
 int engine_turbo_encode(const unsigned char *px, int w, int h, int stride, int comps, int quality, int dpi,
@@ -91,10 +121,16 @@ int engine_turbo_encode(const unsigned char *px, int w, int h, int stride, int c
 {
 	struct jpeg_compress_struct cinfo;
 	struct err_mgr err;
-	unsigned char *volatile buf = NULL;
-	unsigned long len = 0;
+	struct dest_mgr dest;
+	struct dest_mgr *volatile dp = &dest; /* read after longjmp */
 	if (!engine_turbo_available())
 		return -1;
+	memset(&dest, 0, sizeof dest);
+	dest.cap = (size_t)w * h * comps / 8 + 65536;
+	dest.buf = malloc(dest.cap);
+	if (!dest.buf)
+		return 1;
+	dest.err = &err;
 	memset(&cinfo, 0, sizeof cinfo);
 	err.msg = msglen >= JMSG_LENGTH_MAX ? msg : NULL;
 	err.msglen = msglen >= JMSG_LENGTH_MAX ? msglen : 0;
@@ -103,11 +139,14 @@ int engine_turbo_encode(const unsigned char *px, int w, int h, int stride, int c
 	err.pub.output_message = on_message;
 	if (setjmp(err.jump)) {
 		lib.destroy(&cinfo);
-		free(buf);
+		free(dp->buf);
 		return 1;
 	}
 	lib.create(&cinfo, JPEG_LIB_VERSION, sizeof cinfo);
-	lib.mem_dest(&cinfo, (unsigned char **)&buf, &len);
+	dest.pub.init_destination = dest_init;
+	dest.pub.empty_output_buffer = dest_empty;
+	dest.pub.term_destination = dest_term;
+	cinfo.dest = &dest.pub;
 	cinfo.image_width = w;
 	cinfo.image_height = h;
 	cinfo.input_components = comps;
@@ -129,8 +168,8 @@ int engine_turbo_encode(const unsigned char *px, int w, int h, int stride, int c
 	}
 	lib.finish(&cinfo);
 	lib.destroy(&cinfo);
-	*out = buf;
-	*outlen = len;
+	*out = dest.buf;
+	*outlen = dest.cap - dest.pub.free_in_buffer;
 	return 0;
 }
 

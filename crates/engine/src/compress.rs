@@ -3,8 +3,11 @@
 //! | level | images | structure |
 //! |---|---|---|
 //! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, streams without a filter deflated, existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
-//! | `balanced` | colour and grey images used above 225 dpi downsampled (bicubic) to 150 dpi; JPEG images re-encoded JPEG q75, losslessly stored images stay lossless (flate) | as light, without the flate re-deflation |
+//! | `balanced` | colour and grey images used above 225 dpi downsampled (bicubic) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, without the flate re-deflation |
 //! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi and re-encoded JPEG q50 (like Ghostscript's /screen) | as balanced |
+//!
+//! The lossy levels also drop the document's `/OutputIntents` (the print-condition ICC
+//! profile of PDF/X and PDF/A files, often hundreds of KB), as Ghostscript does.
 //!
 //! The effective dpi of an image is measured from its largest use on a page. Bitonal
 //! (1-bit) images are never downsampled or turned into JPEG: they are kept, or
@@ -35,7 +38,7 @@ use crate::pdf::save::{save_pdf, tmp_path, write_options};
 pub enum CompressLevel {
     /// Lossless.
     Light,
-    /// 150 dpi, JPEG q75 for JPEG images, lossless images stay lossless.
+    /// 150 dpi, JPEG q60 for JPEG images, lossless images stay lossless.
     Balanced,
     /// 72 dpi, JPEG q50.
     Strong,
@@ -78,9 +81,10 @@ pub struct ImageSettings {
     pub lossless_stays_lossless: bool,
 }
 
-/// `balanced`: like Ghostscript's /ebook (150 dpi), JPEG q75.
+/// `balanced`: like Ghostscript's /ebook (150 dpi), JPEG q60 (measured: smaller than
+/// /ebook on the benchmark's photo set with a higher SSIM, docs/render.md).
 pub const BALANCED: ImageSettings =
-    ImageSettings { threshold_dpi: 225, target_dpi: 150, jpeg_quality: 75, lossless_stays_lossless: true };
+    ImageSettings { threshold_dpi: 225, target_dpi: 150, jpeg_quality: 60, lossless_stays_lossless: true };
 /// `strong`: like Ghostscript's /screen: above 108 dpi -> 72 dpi, JPEG q50 for every
 /// colour and grey image.
 pub const STRONG: ImageSettings =
