@@ -125,7 +125,7 @@ describe("redact", () => {
     expect(npages(out)).toBe(4);
     expect(pageText(out, 2)).toBe("");
     for (const word of before[1]!.split(" ").filter((w) => w.length > 3).slice(0, 20)) expect(pageText(out, 2)).not.toContain(word);
-    expect([1, 3, 4].map((p) => pageText(out, p))).toEqual([before[0], before[2], before[3]]);
+    expect([1, 3, 4].map((p) => pageText(out, p))).toEqual([before[0]!, before[2]!, before[3]!]);
     const after = pageSize(out, 2);
     expect(after.w).toBeCloseTo(size.w, 1);
     expect(after.h).toBeCloseTo(size.h, 1);

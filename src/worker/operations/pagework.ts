@@ -31,7 +31,7 @@ export const redact: Executor = async (input) => {
 
 export const compress: Executor = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const level = (input.options.level as string | undefined) ?? "balanced";
+  const level = (input.options.level as "light" | "balanced" | "strong" | undefined) ?? "balanced";
   const r = await engine().compress(input.inputs[0]!.path, out, { level }, input.control);
   const note = r.keptOriginal
     ? `Compression at level ${level} did not make this file smaller; the result is the original file, unchanged.`
