@@ -5,6 +5,7 @@ import { connect, disconnect } from "../db/client";
 import { buildApp } from "../http/app";
 import { allRoutes } from "../http/routes";
 import { log } from "../log";
+import { stopWhenOrphaned } from "./orphan-guard";
 
 if (!config.databaseUrl) throw new Error("DATABASE_URL is required by the api role (the supervisor provides it)");
 connect(config.databaseUrl, 20);
@@ -24,4 +25,5 @@ async function shutdown(signal: string) {
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+stopWhenOrphaned((reason) => void shutdown(reason));
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -3,6 +3,7 @@
 import { config } from "../config";
 import { connect, disconnect } from "../db/client";
 import { log } from "../log";
+import { stopWhenOrphaned } from "./orphan-guard";
 import { startWorkerLoop } from "../worker/loop";
 import { startWebhookDispatcher } from "../webhooks/dispatcher";
 import { stopLibreOffice } from "../convert/libreoffice";
@@ -25,4 +26,5 @@ async function shutdown(signal: string) {
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+stopWhenOrphaned((reason) => void shutdown(reason));
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -107,6 +107,20 @@ describe("graceful shutdown", () => {
     });
   }
 
+  test("when the supervisor is killed with SIGKILL, its API and worker children stop instead of running on as orphans", async () => {
+    const svc = await startService({ workers: 1 });
+    try {
+      const kids = await waitFor("the children to start", async () => {
+        const c = await roleChildren(svc.proc.pid);
+        return c.api.length === 1 && c.workers.length === 1 ? c.all : undefined;
+      });
+      svc.proc.kill("SIGKILL");
+      for (const k of kids) await waitFor(`orphaned child ${k.pid} to stop`, () => !isAlive(k.pid), 10_000);
+    } finally {
+      await svc.stop();
+    }
+  });
+
   test("a single role (--role api) also stops on SIGTERM with exit code 0", async () => {
     const svc = await startService({ args: ["--role", "api"] });
     try {
