@@ -1,33 +1,15 @@
 //! pdf -> docx over corpus PDFs: scanned pages OCRed into editable paragraphs, tables as
 //! Word tables.
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use engine::docx::{pdf_to_docx, PdfToDocxOptions};
-use engine::ocr_pipeline::{ocr_init, EngineOcr, OcrInit};
+use engine::ocr_pipeline::EngineOcr;
 use engine::JobControl;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn corpus(name: &str) -> PathBuf {
-    let dir = std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"));
-    dir.join(name)
-}
-
-fn init_ocr() {
-    let r = root();
-    ocr_init(&OcrInit {
-        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
-        manifest: r.join("models/manifest.json"),
-        model_root: r.join("node_modules"),
-        intra_threads: 2,
-        det_max_side: None,
-    })
-    .unwrap();
-}
+mod common;
+use common::{corpus_path as corpus, init_ocr};
 
 fn document_xml(path: &Path) -> String {
     let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();

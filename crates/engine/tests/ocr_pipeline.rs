@@ -1,31 +1,12 @@
 //! OCR pipeline over corpus scans: blocks JSON, searchable PDF (checked with pdftotext),
 //! pages with text skipped, rotated pages read upright.
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use engine::ocr_pipeline::{ocr_document, ocr_init, OcrInit, OcrOptions, OcrOutput};
+use engine::ocr_pipeline::{ocr_document, OcrOptions, OcrOutput};
 use engine::JobControl;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn corpus(name: &str) -> PathBuf {
-    let dir = std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"));
-    dir.join(name)
-}
-
-fn init() {
-    let r = root();
-    ocr_init(&OcrInit {
-        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
-        manifest: r.join("models/manifest.json"),
-        model_root: r.join("node_modules"),
-        intra_threads: 2,
-        det_max_side: None,
-    })
-    .unwrap();
-}
+mod common;
+use common::{corpus_path as corpus, init_ocr};
 
 fn json(result: &engine::ocr_pipeline::OcrResult) -> serde_json::Value {
     serde_json::from_str(&result.json).unwrap()
@@ -33,7 +14,7 @@ fn json(result: &engine::ocr_pipeline::OcrResult) -> serde_json::Value {
 
 #[test]
 fn each_of_four_turned_scan_pages_is_read_upright() {
-    init();
+    init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
     let r = ocr_document(&corpus("files/scanned-rotated-4-directions.pdf"), None, &options, &JobControl::new()).unwrap();
     assert_eq!(r.pages_processed, 4);
@@ -63,7 +44,7 @@ fn each_of_four_turned_scan_pages_is_read_upright() {
 
 #[test]
 fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
-    init();
+    init_ocr();
     let dir = std::env::temp_dir().join(format!("ocr-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("out.pdf");
@@ -90,7 +71,7 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
 
 #[test]
 fn pages_that_already_carry_text_are_not_ocred() {
-    init();
+    init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
     let r = ocr_document(&corpus("files/rotated-page-attribute.pdf"), None, &options, &JobControl::new()).unwrap();
     let v = json(&r);
@@ -100,7 +81,7 @@ fn pages_that_already_carry_text_are_not_ocred() {
 
 #[test]
 fn an_image_input_is_one_page() {
-    init();
+    init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
     let r = ocr_document(&corpus("files/phototest-rotated-90.png"), None, &options, &JobControl::new()).unwrap();
     assert_eq!((r.page_count, r.pages_processed), (1, 1));
@@ -110,7 +91,7 @@ fn an_image_input_is_one_page() {
 
 #[test]
 fn a_cancelled_job_stops() {
-    init();
+    init_ocr();
     let control = JobControl::new();
     control.cancel();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };

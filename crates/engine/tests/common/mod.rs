@@ -6,12 +6,39 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The corpus directory: `$CORPUS_DIR`, else `/work/shared/corpus` relative to the crate.
-/// `None` (after printing why) when it is absent, so tests can skip.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("CORPUS_DIR")
+/// The repository root (where `node_modules/` and `models/` are).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Where the corpus should be: `$CORPUS_DIR`, else `shared/corpus` beside the repository.
+pub fn corpus_location() -> PathBuf {
+    std::env::var_os("CORPUS_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+        .unwrap_or_else(|| repo_root().join("../shared/corpus"))
+}
+
+/// A path inside the corpus (`files/...` or `ocr/...`), for tests that require it.
+pub fn corpus_path(relative: &str) -> PathBuf {
+    corpus_location().join(relative)
+}
+
+/// Initialises the engine's OCR from the installed npm packages, as the worker does.
+pub fn init_ocr() {
+    let r = repo_root();
+    engine::ocr_pipeline::ocr_init(&engine::ocr_pipeline::OcrInit {
+        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
+        manifest: r.join("models/manifest.json"),
+        model_root: r.join("node_modules"),
+        intra_threads: 2,
+        det_max_side: None,
+    })
+    .unwrap();
+}
+
+/// The corpus directory, or `None` (after printing why) when it is absent, so tests can skip.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = corpus_location();
     if dir.join("files").is_dir() {
         Some(dir)
     } else {
