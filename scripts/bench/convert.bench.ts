@@ -13,6 +13,7 @@ import type { BenchContext, BenchSection } from "./run";
 import { docxToPdf, libreOfficeStatus, stopLibreOffice } from "../../src/convert/libreoffice";
 import { engine } from "../../src/engine/native";
 import { wordRecall } from "../../test/support/text-recall";
+import { parseCsv } from "../../test/support/csv";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (x: number) => `${x.toFixed(0)} ms`;
@@ -31,26 +32,6 @@ function coldSoffice(input: string, outDir: string, profile: string, convertTo: 
   return { ms: performance.now() - t0, ok: r.status === 0 };
 }
 
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let f = "";
-  let q = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (q) {
-      if (c === '"' && text[i + 1] === '"') (f += '"'), i++;
-      else if (c === '"') q = false;
-      else f += c;
-    } else if (c === '"') q = true;
-    else if (c === ",") row.push(f), (f = "");
-    else if (c === "\r" && text[i + 1] === "\n") {}
-    else if (c === "\n") row.push(f), rows.push(row), (row = []), (f = "");
-    else f += c;
-  }
-  if (f !== "" || row.length) row.push(f), rows.push(row);
-  return rows;
-}
 
 /** Why our cell differs from LibreOffice's, or null when ours is not documented as better. */
 function classify(ours: string, lo: string): string | null {

@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { client, expectEnvelope, startService, type Service } from "../support/service";
 import { words, lcs, pdftotextPages } from "../support/text-recall";
 import { corpusFilesDir, createJob, download, finishedJob, keyFor, tempDir, uploadBytes as rawUploadBytes, uploadOk as rawUploadOk } from "../support/jobs";
+import { parseCsv } from "../support/csv";
 
 let svc: Service;
 let tmp: ReturnType<typeof tempDir>;
@@ -57,27 +58,6 @@ function pdfPages(path: string): number {
 }
 function xlsxPart(path: string, part: string): string {
   return spawnSync("unzip", ["-p", path, part], { encoding: "utf8" }).stdout;
-}
-/** RFC 4180 parse (for checking our own output). */
-function parseCsv(text: string, d = ","): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let f = "";
-  let q = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (q) {
-      if (c === '"' && text[i + 1] === '"') (f += '"'), i++;
-      else if (c === '"') q = false;
-      else f += c;
-    } else if (c === '"') q = true;
-    else if (c === d) row.push(f), (f = "");
-    else if (c === "\r" && text[i + 1] === "\n") {}
-    else if (c === "\n") row.push(f), rows.push(row), (row = []), (f = "");
-    else f += c;
-  }
-  if (f !== "" || row.length) row.push(f), rows.push(row);
-  return rows;
 }
 
 const corpusOf = (ext: string) => readdirSync(corpusFilesDir).filter((f) => f.endsWith(ext)).sort();
