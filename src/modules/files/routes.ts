@@ -8,6 +8,7 @@ import { route } from "../../http/route";
 import { ApiError } from "../../http/errors";
 import { check, readJson } from "../../http/validate";
 import { assertOwned } from "../../http/ownership";
+import { cursorRow, listPage } from "../../http/pagination";
 import { db } from "../../db/client";
 import { config } from "../../config";
 import { receiveMultipartFile } from "../../storage/multipart";
@@ -111,20 +112,16 @@ export const listFiles = route({
   scope: "documents:read",
   query: ListQuery,
   responses: { 200: { description: "A page of files.", schema: listOf(FileObject) } },
-  errors: ["not_found"],
+  errors: ["not_found", "mode_mismatch"],
   handler: async ({ auth, query }) => {
     const limit = query.limit ?? 20;
-    let cursor: { created_at: Date; id: string } | undefined;
-    if (query.starting_after) {
-      const [c] = await db()`SELECT id, created_at, account_id, mode FROM files WHERE id = ${query.starting_after}`;
-      cursor = assertOwned(c as any, auth, "file", "starting_after");
-    }
+    const cursor = await cursorRow("files", query.starting_after, auth, "file");
     const rows = await db()`
       SELECT ${db().unsafe(fileColumns)} FROM files
       WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND status IN ('ready', 'pending_upload')
         ${cursor ? db()`AND (created_at, id) < (${cursor.created_at}, ${cursor.id})` : db()``}
       ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`;
-    return { status: 200, body: { object: "list", data: rows.slice(0, limit).map(presentFile), has_more: rows.length > limit } };
+    return { status: 200, body: listPage(rows, limit, presentFile) };
   },
 });
 

@@ -3,6 +3,7 @@ import { Type as T } from "@sinclair/typebox";
 import { route } from "../../http/route";
 import { ApiError } from "../../http/errors";
 import { assertOwned } from "../../http/ownership";
+import { cursorRow, listPage } from "../../http/pagination";
 import { db } from "../../db/client";
 import { blobPath } from "../../storage/blobs";
 import { check } from "../../http/validate";
@@ -59,17 +60,13 @@ export const listJobs = route({
   handler: async ({ auth, query }) => {
     const limit = query.limit ?? 20;
     const sql = db();
-    let cursor: { created_at: Date; id: string } | undefined;
-    if (query.starting_after) {
-      const [c] = await sql`SELECT id, created_at, account_id, mode FROM jobs WHERE id = ${query.starting_after}`;
-      cursor = assertOwned(c as any, auth, "job", "starting_after");
-    }
+    const cursor = await cursorRow("jobs", query.starting_after, auth, "job");
     const rows = await sql`
       SELECT * FROM jobs WHERE account_id = ${auth.account.id} AND mode = ${auth.mode}
         ${query.status ? sql`AND status = ${query.status}` : sql``}
         ${cursor ? sql`AND (created_at, id) < (${cursor.created_at}, ${cursor.id})` : sql``}
       ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`;
-    return { status: 200, body: { object: "list", data: rows.slice(0, limit).map(presentJob), has_more: rows.length > limit } };
+    return { status: 200, body: listPage(rows, limit, presentJob) };
   },
 });
 

@@ -5,6 +5,7 @@ import { db } from "../../db/client";
 import { config } from "../../config";
 import { ApiError } from "../../http/errors";
 import { assertOwned } from "../../http/ownership";
+import { listPage } from "../../http/pagination";
 import type { AuthenticatedKey } from "../../auth/authenticate";
 import { otherLimits } from "../../domain/pricing";
 import { recordEvent, type EventType } from "../../events/record";
@@ -111,7 +112,8 @@ export async function createEndpoint(auth: AuthenticatedKey, body: { url: string
 export async function listEndpoints(auth: AuthenticatedKey) {
   const rows = await db()`SELECT * FROM webhook_endpoints WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND deleted_at IS NULL
                           ORDER BY created_at DESC, id DESC`;
-  return { object: "list" as const, data: rows.map(presentEndpoint), has_more: false };
+  // At most 10 endpoints per mode: one page always holds them all.
+  return listPage(rows, rows.length, presentEndpoint);
 }
 
 export async function getEndpoint(auth: AuthenticatedKey, id: string) {
@@ -158,7 +160,7 @@ export async function listDeliveries(auth: AuthenticatedKey, id: string, limit: 
   await loadEndpoint(auth, id);
   const rows = await db()`SELECT * FROM webhook_deliveries WHERE endpoint_id = ${id}
                           ORDER BY created_at DESC, attempt DESC, id DESC LIMIT ${limit + 1}`;
-  return { object: "list" as const, data: rows.slice(0, limit).map((r) => presentDelivery(r, auth.mode)), has_more: rows.length > limit };
+  return listPage(rows, limit, (r) => presentDelivery(r, auth.mode));
 }
 
 /**
