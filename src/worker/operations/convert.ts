@@ -9,10 +9,7 @@ import type { ExecutionInput, ExecutionOutput, Executor } from "./types";
 import { pdfToJpg } from "./pagework";
 import { ensureOcr } from "./ocr";
 import { config } from "../../config";
-
-function baseName(filename: string): string {
-  return (filename.replace(/\.[A-Za-z0-9]+$/, "") || "document").replace(/[^\w.\-]+/g, "_").slice(0, 100);
-}
+import { baseName } from "./naming";
 
 const docxToPdfHandler: Executor = async (input) => {
   const out = join(input.workDir, "out.pdf");
@@ -112,4 +109,3 @@ export const convert: Executor = async (input: ExecutionInput): Promise<Executio
   return handler(input);
 };
 
-export { baseName as convertBaseName };

@@ -20,6 +20,7 @@ import { dirname, join } from "node:path";
 import { config } from "../../config";
 import { engine } from "../../engine/native";
 import type { ExecutionInput, ExecutionOutput, Executor } from "./types";
+import { baseName } from "./naming";
 
 const require = createRequire(import.meta.url);
 const repoRoot = join(import.meta.dir, "../../..");
@@ -56,10 +57,6 @@ export function ensureOcr(): Promise<void> {
       });
   }
   return ready;
-}
-
-function baseName(filename: string): string {
-  return (filename.replace(/\.[A-Za-z0-9]+$/, "") || "document").replace(/[^\w.\-]+/g, "_").slice(0, 100);
 }
 
 /** gundam = one page: options.pages[0] (validated at job creation) or the first page. */

@@ -2,10 +2,7 @@
 import { join } from "node:path";
 import { engine } from "../../engine/native";
 import type { ExecutionInput, ExecutionOutput, Executor } from "./types";
-
-function baseName(filename: string): string {
-  return (filename.replace(/\.[A-Za-z0-9]+$/, "") || "document").replace(/[^\w.\-]+/g, "_").slice(0, 100);
-}
+import { baseName } from "./naming";
 
 function pdfResult(input: ExecutionInput, out: string, suffix: string, pages: number): ExecutionOutput {
   return { pagesProcessed: pages, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-${suffix}.pdf`, contentType: "application/pdf" } };

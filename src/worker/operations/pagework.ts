@@ -4,10 +4,7 @@
 import { join } from "node:path";
 import { engine } from "../../engine/native";
 import type { Executor } from "./types";
-
-function baseName(filename: string): string {
-  return (filename.replace(/\.[A-Za-z0-9]+$/, "") || "document").replace(/[^\w.\-]+/g, "_").slice(0, 100);
-}
+import { baseName } from "./naming";
 
 /** Threads one render job may use; default: the engine's (all cores). */
 const renderThreads = process.env.RENDER_THREADS ? Number(process.env.RENDER_THREADS) : undefined;
