@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 pub mod det;
+pub mod fuse;
 pub mod image;
 pub mod layout;
 pub mod rec;
@@ -253,7 +254,15 @@ impl Ocr {
         let env = environment(&config.ort_library)?;
         let threads = config.intra_threads.max(1);
         let load = |f: &ModelFile| -> Result<Session> {
-            let bytes = read_verified(f)?;
+            let verified = read_verified(f)?;
+            // Exact rewrites ONNX Runtime does not do itself (see [`fuse`]); a model they
+            // do not understand is loaded as it is. OCR_NO_FUSE=1 turns them off (the
+            // tests compare both).
+            let bytes = if std::env::var_os("OCR_NO_FUSE").is_some() {
+                verified
+            } else {
+                fuse::optimise(&verified).map(|(b, _)| b).unwrap_or(verified)
+            };
             let build = || -> ort::Result<Session> {
                 Session::builder(&env)?
                     .with_optimization_level(GraphOptimizationLevel::Level3)?

@@ -1,0 +1,74 @@
+//! The load-time graph rewrites (src/fuse) must leave every model computing the same
+//! function: each model is run before and after on the same deterministic pseudo-random
+//! input, and the outputs must agree to float rounding.
+use std::path::{Path, PathBuf};
+
+use ort::session::Session;
+use ort::value::Tensor;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn models() -> ocr::ModelFiles {
+    let r = root();
+    ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap()
+}
+
+/// ONNX Runtime allows one environment per process; the tests share it.
+fn environment() -> &'static ort::environment::Environment {
+    static ENV: std::sync::OnceLock<ort::environment::Environment> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| {
+        let lib = root().join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1");
+        ort::init_from(&lib).unwrap().with_name("fuse-test").build().unwrap()
+    })
+}
+
+/// Values in [-1, 1) from a fixed linear congruential sequence.
+fn input(n: usize) -> Vec<f32> {
+    let mut s = 0x2545_f491u32;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+        })
+        .collect()
+}
+
+fn run(env: &ort::environment::Environment, model: &[u8], shape: [usize; 4]) -> Vec<f32> {
+    let mut session = Session::builder(env).unwrap().with_intra_threads(2).unwrap().commit_from_memory(model).unwrap();
+    let data = input(shape.iter().product());
+    let tensor = Tensor::from_array((shape, data)).unwrap();
+    let outputs = session.run(ort::inputs![tensor]).unwrap();
+    let (_, values) = outputs[0].try_extract_tensor::<f32>().unwrap();
+    values.to_vec()
+}
+
+fn assert_same_function(name: &str, path: &Path, shape: [usize; 4], min_rewrites: usize) {
+    let original = std::fs::read(path).unwrap();
+    let (optimised, stats) = ocr::fuse::optimise(&original).unwrap();
+    let rewrites = stats.folded_after_conv + stats.hardswish + stats.folded_before_conv;
+    assert!(rewrites >= min_rewrites, "{name}: only {rewrites} rewrites ({stats:?})");
+    let env = environment();
+    let a = run(env, &original, shape);
+    let b = run(env, &optimised, shape);
+    assert_eq!(a.len(), b.len(), "{name}: output sizes differ");
+    let worst = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
+    assert!(worst < 1e-3, "{name}: outputs differ by up to {worst}");
+    eprintln!("{name}: {stats:?}, {} -> {} bytes, max difference {worst:e}", original.len(), optimised.len());
+}
+
+#[test]
+fn rewritten_recogniser_computes_the_same_outputs() {
+    assert_same_function("rec", &models().rec.path, [3, 3, 48, 320], 50);
+}
+
+#[test]
+fn rewritten_detector_computes_the_same_outputs() {
+    assert_same_function("det", &models().det.path, [1, 3, 320, 256], 40);
+}
+
+#[test]
+fn rewritten_direction_classifier_computes_the_same_outputs() {
+    assert_same_function("cls", &models().cls.path, [2, 3, 48, 192], 0);
+}
