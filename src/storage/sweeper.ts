@@ -1,5 +1,6 @@
 // The TTL sweeper: deletes expired input files (recording file.expired in the same transaction
-// as the status change) and expired job results, and forgets old idempotency records.
+// as the status change) and expired job results, forgets old idempotency records, and trims
+// the webhook delivery log.
 import type { Sql } from "../db/client";
 import { db } from "../db/client";
 import { recordEvent } from "../events/record";
@@ -7,7 +8,11 @@ import { presentFile } from "../modules/files/present";
 import { blobPath, deleteBlob, resultDirKey } from "./blobs";
 import { rmSync } from "node:fs";
 
-export async function sweepExpired(batch = 100): Promise<{ files: number; results: number }> {
+/** Finished webhook delivery attempts are kept this long (the log is for debugging recent
+ * deliveries; pending and in-flight attempts are never trimmed). Not set by the spec. */
+export const DELIVERY_LOG_RETENTION_DAYS = 30;
+
+export async function sweepExpired(batch = 100): Promise<{ files: number; results: number; deliveries: number }> {
   const keys: string[] = [];
   const files = (await db().begin(async (tx) => {
     const rows = await tx`
@@ -30,5 +35,11 @@ export async function sweepExpired(batch = 100): Promise<{ files: number; result
      RETURNING id, result`;
   for (const r of results) rmSync(blobPath(resultDirKey(r.id)), { recursive: true, force: true });
   await db()`DELETE FROM idempotency_records WHERE expires_at <= now()`;
-  return { files, results: results.length };
+  const deliveries = await db()`
+    DELETE FROM webhook_deliveries
+     WHERE id IN (SELECT id FROM webhook_deliveries
+                   WHERE status IN ('succeeded', 'failed')
+                     AND created_at < now() - make_interval(days => ${DELIVERY_LOG_RETENTION_DAYS})
+                   LIMIT ${batch * 10})`;
+  return { files, results: results.length, deliveries: deliveries.count };
 }

@@ -85,3 +85,29 @@ describe("events from the job lifecycle reach webhooks", () => {
     await verifyWithStripe(onlyFailedHits[0]!, onlyFailed.json.secret);
   });
 });
+
+describe("delivery log retention", () => {
+  test("the sweeper deletes finished delivery attempts older than 30 days and keeps recent and unfinished ones", async () => {
+    const k = await svc.newKey({ mode: "test" });
+    const api = client(svc.baseUrl, k.key);
+    const ep = await api("POST", "/webhooks", { url: rx.url("/retention") });
+    expect(ep.status).toBe(201);
+    const id = ep.json.id as string;
+    const endpointId = (await svc.sql`SELECT id FROM webhook_endpoints WHERE url = ${rx.url("/retention")}`)[0]!.id;
+    // Rows written as the dispatcher leaves them; the pending one is not due for a day, so
+    // no dispatcher touches it during the test.
+    await svc.sql`
+      INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, attempt, status, next_attempt_at, created_at)
+      VALUES (${endpointId}, 'evt_old_ok', 'job.succeeded', 1, 'succeeded', NULL, now() - interval '31 days'),
+             (${endpointId}, 'evt_old_failed', 'job.failed', 1, 'failed', NULL, now() - interval '45 days'),
+             (${endpointId}, 'evt_old_pending', 'job.failed', 2, 'pending', now() + interval '1 day', now() - interval '31 days'),
+             (${endpointId}, 'evt_recent', 'job.succeeded', 1, 'succeeded', NULL, now() - interval '29 days')`;
+    const left = async () => (await svc.sql`SELECT event_id FROM webhook_deliveries WHERE endpoint_id = ${endpointId} ORDER BY event_id`).map((r) => r.event_id);
+    const deadline = Date.now() + 15_000;
+    while ((await left()).length > 2 && Date.now() < deadline) await Bun.sleep(200);
+    expect(await left()).toEqual(["evt_old_pending", "evt_recent"]);
+    const log = await api("GET", `/webhooks/${id}/deliveries`);
+    expect(log.status).toBe(200);
+    expect(JSON.stringify(log.json)).not.toContain("evt_old_ok");
+  });
+});

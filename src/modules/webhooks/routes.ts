@@ -105,7 +105,7 @@ export const listWebhookDeliveries = route({
   path: "/webhooks/:webhook_id/deliveries",
   operationId: "listWebhookDeliveries",
   summary: "The delivery log: every attempt, newest first",
-  description: "One record per attempt, including a scheduled (pending) next attempt.",
+  description: "One record per attempt, including a scheduled (pending) next attempt. Finished attempts are kept for 30 days (a choice of this service; the spec sets no retention).",
   tag,
   scope,
   params: WebhookIdParams,
