@@ -2,9 +2,9 @@
 //!
 //! # What is kept
 //!
-//! - Text as flowing paragraphs in MuPDF's reading order (content order of text blocks,
-//!   which follows columns for typical single- and multi-column layouts). Lines of a block
-//!   are joined with a space; a block is split into paragraphs where the vertical gap
+//! - Text as flowing paragraphs, blocks in reading order by a recursive XY-cut
+//!   ([`reading_order`]: widest white bands and columns first, columns read whole, MuPDF's
+//!   content order only for what cannot be cut). Lines of a block are joined with a space; a block is split into paragraphs where the vertical gap
 //!   between two lines exceeds 0.8 x the font size, or the next line starts further left
 //!   than a first-line indent.
 //! - Per run: font family (subset prefix and style suffixes removed), size (half points),

@@ -10,7 +10,7 @@ use super::xlsx_to_csv::format_number;
 /// `value` rendered with the format code `code`, or `None` when `code` is General, empty or
 /// uses a feature we do not render.
 pub fn format_with_code(value: f64, code: &str) -> Option<String> {
-    if !value.is_finite() {
+    if !value.is_finite() || code.trim().is_empty() {
         return None;
     }
     let sections = split_sections(code);
@@ -528,6 +528,7 @@ mod tests {
     #[test]
     fn general_and_unsupported_formats_give_none() {
         assert_eq!(f(1.5, "General"), None);
+        assert_eq!(f(1.5, ""), None);
         assert_eq!(f(1.5, "# ?/?"), None);
         assert_eq!(f(1.5, "@"), None);
     }
