@@ -43,6 +43,8 @@ fn parse_csv(text: &str) -> Vec<Vec<String>> {
 
 /// (format code, value, what Excel shows). Checked against LibreOffice 7.4's CSV export of
 /// the same workbook (`soffice --convert-to csv`), which shows these the same way.
+// 3.14159... are values for fraction formats, not attempts at pi.
+#[allow(clippy::approx_constant)]
 const CASES: &[(&str, f64, &str)] = &[
     ("0.00", 1.5, "1.50"),
     ("0.00", 1051527.3933333, "1051527.39"),
@@ -74,6 +76,18 @@ const CASES: &[(&str, f64, &str)] = &[
     ("0.00E+00", 0.0, "0.00E+00"),
     ("\"$\"General", -7.0, "-$7"),
     ("0 \\m", 3.0, "3 m"),
+    ("# ?/?", 1.5, "1 1/2"),
+    ("# ?/?", 0.5, " 1/2"),
+    ("# ?/?", 2.0, "2    "),
+    ("# ?/?", -1.25, "-1 1/4"),
+    ("# ??/??", 3.14159, "3 14/99"),
+    ("# ??/??", 0.333, "  1/3 "),
+    ("?/4", 0.8, "3/4"),
+    ("# ?/8", 2.3, "2 2/8"),
+    ("# ???/???", 3.14159265, "3  16/113"),
+    ("0 ?/?", 0.25, "0 1/4"),
+    ("# ?/?", 0.01, "0    "),
+    ("# ?/?", 0.99, "1    "),
 ];
 
 #[test]

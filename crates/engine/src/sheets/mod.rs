@@ -12,8 +12,8 @@
 //!   them (`numfmt`): decimals rounded half away from zero on the 15-digit decimal value,
 //!   `0`/`#`/`?` placeholders, thousands grouping and scaling, percent, scientific and
 //!   engineering notation, quoted/escaped literals and `[$€-407]` currency, sections
-//!   (positive;negative;zero) and `[>100]` conditions, `_x` padding as one space; General
-//!   (and fractions, which are not rendered) as the value with at most 15 significant
+//!   (positive;negative;zero) and `[>100]` conditions, `_x` padding as one space, fractions
+//!   (`# ?/?`); General as the value with at most 15 significant
 //!   digits, so binary noise such as `0.30000000000000004` is written `0.3`; dates and
 //!   times (cells with a date/time number format) in ISO 8601 (`2024-01-31`,
 //!   `2024-01-31T13:45:00`, `13:45:00`), rounded to the second, in both the 1900 and the

@@ -2,8 +2,9 @@
 //! lists): sections and conditions, `0` `#` `?` placeholders, decimals, thousands grouping
 //! and scaling, percent, scientific, quoted/escaped literals, `[$€-407]` currency, `General`.
 //! Dates and times never come here (calamine turns date-formatted numbers into date cells,
-//! written as ISO 8601). Formats we do not render (fractions, text-only sections) give
-//! `None`, and the caller writes the plain value.
+//! written as ISO 8601). Fractions (`# ?/?`, `?/4`) are rendered too. Formats we do not
+//! render (text-only sections, unknown syntax) give `None`, and the caller writes the plain
+//! value.
 
 use super::xlsx_to_csv::format_number;
 
@@ -18,6 +19,9 @@ pub fn format_with_code(value: f64, code: &str) -> Option<String> {
         return None;
     }
     let (section, signed) = pick_section(&sections, value)?;
+    if let Some(text) = fraction(value, section, signed) {
+        return Some(text);
+    }
     let tokens = tokenize(section)?;
     render(value, &tokens, signed)
 }
@@ -199,6 +203,85 @@ fn tokenize(section: &str) -> Option<Vec<Tok>> {
         i += 1;
     }
     Some(toks)
+}
+
+/// Fraction formats: `# ?/?`, `# ??/??`, `?/4`, `# ?/8`, `0 ??/100` (an optional whole
+/// part, then numerator/denominator; a denominator of placeholders is the best one with at
+/// most that many digits, a number is fixed). `None` for anything else.
+fn fraction(value: f64, section: &str, signed: bool) -> Option<String> {
+    let body: String = section.chars().filter(|c| !matches!(c, '[' | ']')).collect();
+    if !body.contains('/') || section.contains('"') || section.contains('[') {
+        return None;
+    }
+    let is_place = |c: char| matches!(c, '#' | '0' | '?');
+    let parts: Vec<&str> = body.split_whitespace().collect();
+    let (whole, frac) = match parts.as_slice() {
+        [w, f] if w.chars().all(is_place) => (Some(*w), *f),
+        [f] => (None, *f),
+        _ => return None,
+    };
+    let (num, den) = frac.split_once('/')?;
+    if num.is_empty() || !num.chars().all(is_place) || den.is_empty() {
+        return None;
+    }
+    let fixed: Option<u64> = den.parse().ok().filter(|d| *d > 0);
+    if fixed.is_none() && !den.chars().all(is_place) {
+        return None;
+    }
+    let x = value.abs();
+    let (mut int, rest) = match whole {
+        Some(_) => (x.trunc() as u64, x.fract()),
+        None => (0, x),
+    };
+    let (mut n, d) = match fixed {
+        Some(d) => ((rest * d as f64).round() as u64, d),
+        None => {
+            let max = 10u64.pow(den.len().min(6) as u32) - 1;
+            let mut best = (0u64, 1u64, f64::INFINITY);
+            for d in 1..=max {
+                let n = (rest * d as f64).round();
+                let err = (rest - n / d as f64).abs();
+                if err < best.2 - 1e-12 {
+                    best = (n as u64, d, err);
+                }
+            }
+            (best.0, best.1)
+        }
+    };
+    if whole.is_some() && n == d {
+        int += 1;
+        n = 0;
+    }
+    let mut out = String::new();
+    if signed && value < 0.0 && (int > 0 || n > 0) {
+        out.push('-');
+    }
+    let pad = |s: String, width: usize, right: bool| {
+        let fill = " ".repeat(width.saturating_sub(s.len()));
+        if right { s + &fill } else { fill + &s }
+    };
+    match whole {
+        Some(_) if n == 0 => {
+            // A whole number shows no fraction: its place is kept as spaces.
+            out.push_str(&int.to_string());
+            out.push_str(&" ".repeat(1 + num.len() + 1 + den.len()));
+        }
+        Some(w) => {
+            if int > 0 || w.contains('0') {
+                out.push_str(&int.to_string());
+            }
+            out.push(' ');
+            out.push_str(&pad(n.to_string(), num.len(), false));
+            out.push('/');
+            out.push_str(&pad(d.to_string(), den.len(), true));
+        }
+        None => {
+            out.push_str(&pad(n.to_string(), num.len(), false));
+            out.push('/');
+            out.push_str(&pad(d.to_string(), den.len(), true));
+        }
+    }
+    Some(out)
 }
 
 fn char_offset(s: &str, chars: usize) -> usize {
@@ -384,7 +467,7 @@ fn render(value: f64, toks: &[Tok], signed: bool) -> Option<String> {
     let n_int = int_places.len();
     let len = int_digits.len();
     let group = |text: &mut String, k: usize| {
-        if grouping && k > 0 && k % 3 == 0 {
+        if grouping && k > 0 && k.is_multiple_of(3) {
             text.push(',');
         }
     };
@@ -529,7 +612,7 @@ mod tests {
     fn general_and_unsupported_formats_give_none() {
         assert_eq!(f(1.5, "General"), None);
         assert_eq!(f(1.5, ""), None);
-        assert_eq!(f(1.5, "# ?/?"), None);
         assert_eq!(f(1.5, "@"), None);
+        assert_eq!(f(1.5, "0/x"), None);
     }
 }
