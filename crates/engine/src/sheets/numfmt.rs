@@ -235,18 +235,7 @@ fn fraction(value: f64, section: &str, signed: bool) -> Option<String> {
     };
     let (mut n, d) = match fixed {
         Some(d) => ((rest * d as f64).round() as u64, d),
-        None => {
-            let max = 10u64.pow(den.len().min(6) as u32) - 1;
-            let mut best = (0u64, 1u64, f64::INFINITY);
-            for d in 1..=max {
-                let n = (rest * d as f64).round();
-                let err = (rest - n / d as f64).abs();
-                if err < best.2 - 1e-12 {
-                    best = (n as u64, d, err);
-                }
-            }
-            (best.0, best.1)
-        }
+        None => closest_fraction(rest, 10u64.pow(den.len().min(9) as u32) - 1),
     };
     if whole.is_some() && n == d {
         int += 1;
@@ -282,6 +271,40 @@ fn fraction(value: f64, section: &str, signed: bool) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// The fraction n/d closest to `x` (0 <= x < 1 for a whole part, any x >= 0 otherwise) with
+/// 1 <= d <= `max`, the smallest d among equally close ones: from the continued fraction of
+/// x, its last convergent within `max` or the semiconvergent beyond it (O(log max), where
+/// trying every denominator would cost `max` steps per cell).
+fn closest_fraction(x: f64, max: u64) -> (u64, u64) {
+    let (mut p0, mut q0, mut p1, mut q1) = (0u64, 1u64, 1u64, 0u64);
+    let mut r = x;
+    loop {
+        let a = r.floor();
+        if a > 1e15 {
+            break;
+        }
+        let a = a as u64;
+        let (p2, q2) = (a.saturating_mul(p1).saturating_add(p0), a.saturating_mul(q1).saturating_add(q0));
+        if q2 > max {
+            // Best semiconvergent (p0 + k p1)/(q0 + k q1) within `max`, against the convergent.
+            let k = (max - q0) / q1.max(1);
+            let (ps, qs) = (p0 + k * p1, q0 + k * q1);
+            let err = |p: u64, q: u64| (x - p as f64 / q as f64).abs();
+            if q1 == 0 || (qs > 0 && err(ps, qs) < err(p1, q1) - 1e-15) {
+                return (ps, qs.max(1));
+            }
+            return (p1, q1);
+        }
+        (p0, q0, p1, q1) = (p1, q1, p2, q2);
+        let f = r - a as f64;
+        if f < 1e-12 {
+            break;
+        }
+        r = 1.0 / f;
+    }
+    (p1, q1.max(1))
 }
 
 fn char_offset(s: &str, chars: usize) -> usize {
@@ -606,6 +629,34 @@ mod tests {
         assert_eq!(f(99999.0, "0.00E+00").as_deref(), Some("1.00E+05"));
         assert_eq!(f(12345.0, "##0.0E+0").as_deref(), Some("12.3E+3"));
         assert_eq!(f(0.0, "0.00E+00").as_deref(), Some("0.00E+00"));
+    }
+
+    #[test]
+    fn closest_fraction_matches_trying_every_denominator() {
+        let brute = |x: f64, max: u64| {
+            let mut best = (0u64, 1u64, f64::INFINITY);
+            for d in 1..=max {
+                let n = (x * d as f64).round();
+                let err = (x - n / d as f64).abs();
+                if err < best.2 - 1e-12 {
+                    best = (n as u64, d, err);
+                }
+            }
+            (best.0, best.1)
+        };
+        for i in 0..2000u32 {
+            // Values spread over [0, 1), including exact fractions and near-ties.
+            let x = ((i as f64 * 0.6180339887498949) % 1.0 * 1e6).round() / 1e6;
+            for max in [9, 99, 999] {
+                let (n, d) = super::closest_fraction(x, max);
+                let (bn, bd) = brute(x, max);
+                let (e, be) = ((x - n as f64 / d as f64).abs(), (x - bn as f64 / bd as f64).abs());
+                assert!(e <= be + 1e-12, "{x} max {max}: {n}/{d} vs {bn}/{bd}");
+            }
+        }
+        assert_eq!(super::closest_fraction(0.5, 9), (1, 2));
+        assert_eq!(super::closest_fraction(0.14159, 99), (14, 99));
+        assert_eq!(super::closest_fraction(0.0, 9).0, 0);
     }
 
     #[test]
