@@ -22,7 +22,8 @@
 //! - Tables: aligned rows of single-line cells become Word tables ([`tables`]); tables
 //!   with wrapped cells stay paragraphs.
 //! - Absolute positions, text boxes, vector drawings, headers/footers as such, hyperlinks
-//!   and form fields are not reproduced.
+//!   and form fields are not reproduced; a filled-in text or choice field whose value its
+//!   appearance does not draw (`NeedAppearances`) gets the value as text ([`fields`]).
 //! - Pages without a text layer (scans; the OCR rule) are listed in `pages_without_text`;
 //!   with [`PdfToDocxOptions::ocr`] set they are OCRed: the recognised lines become
 //!   paragraphs and replace the page-sized scan picture (smaller pictures are kept).
@@ -36,6 +37,7 @@ use std::sync::Arc;
 
 use mupdf::{Colorspace, ImageFormat, Pixmap, TextPageFlags};
 
+mod fields;
 pub mod tables;
 
 use crate::control::JobControl;
@@ -624,7 +626,7 @@ pub fn pdf_to_docx(
         if k > 0 {
             w.page_break();
         }
-        let page = opened.doc.load_page(index as i32).ctx("loading the page")?;
+        let page = opened.doc.load_pdf_page(index as i32).ctx("loading the page")?;
         let bounds = page.bounds().ctx("measuring the page")?;
         let text = page
             .to_text_page(TextPageFlags::PRESERVE_IMAGES)
@@ -688,6 +690,8 @@ pub fn pdf_to_docx(
             }
         }
         let page_has_text = nonblank_chars >= crate::ocr_pipeline::TEXT_PAGE_MIN_CHARS;
+        let field_values = fields::undrawn_values(&page, &items);
+        items.extend(field_values);
         if page_has_text {
             items = with_tables(items, bounds.x1 - bounds.x0);
         }
