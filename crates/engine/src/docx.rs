@@ -2,9 +2,9 @@
 //!
 //! # What is kept
 //!
-//! - Text as flowing paragraphs in MuPDF's reading order (content order of text blocks,
-//!   which follows columns for typical single- and multi-column layouts). Lines of a block
-//!   are joined with a space; a block is split into paragraphs where the vertical gap
+//! - Text as flowing paragraphs, blocks in reading order by a recursive XY-cut
+//!   ([`reading_order`]: widest white bands and columns first, columns read whole, MuPDF's
+//!   content order only for what cannot be cut). Lines of a block are joined with a space; a block is split into paragraphs where the vertical gap
 //!   between two lines exceeds 0.8 x the font size, or the next line starts further left
 //!   than a first-line indent.
 //! - Per run: font family (subset prefix and style suffixes removed), size (half points),
@@ -22,7 +22,8 @@
 //! - Tables: aligned rows of single-line cells become Word tables ([`tables`]); tables
 //!   with wrapped cells stay paragraphs.
 //! - Absolute positions, text boxes, vector drawings, headers/footers as such, hyperlinks
-//!   and form fields are not reproduced.
+//!   and form fields are not reproduced; a filled-in text or choice field whose value its
+//!   appearance does not draw (`NeedAppearances`) gets the value as text ([`fields`]).
 //! - Pages without a text layer (scans; the OCR rule) are listed in `pages_without_text`;
 //!   with [`PdfToDocxOptions::ocr`] set they are OCRed: the recognised lines become
 //!   paragraphs and replace the page-sized scan picture (smaller pictures are kept).
@@ -36,6 +37,7 @@ use std::sync::Arc;
 
 use mupdf::{Colorspace, ImageFormat, Pixmap, TextPageFlags};
 
+mod fields;
 pub mod tables;
 
 use crate::control::JobControl;
@@ -477,6 +479,8 @@ fn ocr_line(l: &crate::ocr_pipeline::LineJson, bounds: mupdf::Rect) -> Line {
 /// Minimum white space (points) that separates columns / bands in [`reading_order`].
 const MIN_COLUMN_GAP: f32 = 9.0;
 const MIN_BAND_GAP: f32 = 3.0;
+/// Gaps at least this share of the widest are cut together in one step of [`reading_order`].
+const WIDEST_GAP_SHARE: f32 = 0.8;
 
 /// Reading order of the blocks of a page by recursive XY-cut: split the set at the widest
 /// white band across it (horizontal bands top to bottom, or columns left to right, whichever
@@ -486,24 +490,34 @@ fn reading_order(rects: &[mupdf::Rect]) -> Vec<usize> {
         let key = |i: usize| if vertical { (rects[i].x0, rects[i].x1) } else { (rects[i].y0, rects[i].y1) };
         let mut sorted = idx.to_vec();
         sorted.sort_by(|&a, &b| key(a).0.total_cmp(&key(b).0));
-        let mut out: Vec<Vec<usize>> = Vec::new();
+        // Runs of overlapping blocks, each with the white gap before it.
+        let mut runs: Vec<(f32, Vec<usize>)> = Vec::new();
         let mut end = f32::NEG_INFINITY;
-        let mut widest = 0f32;
-        let min = if vertical { MIN_COLUMN_GAP } else { MIN_BAND_GAP };
         for i in sorted {
             let (a, b) = key(i);
-            if out.is_empty() || a - end >= min {
-                if !out.is_empty() {
-                    widest = widest.max(a - end);
-                }
-                out.push(vec![i]);
+            if runs.is_empty() || a > end {
+                runs.push((a - end, vec![i]));
                 end = b;
             } else {
-                out.last_mut().unwrap().push(i);
+                runs.last_mut().unwrap().1.push(i);
                 end = end.max(b);
             }
         }
-        (out, widest)
+        let min = if vertical { MIN_COLUMN_GAP } else { MIN_BAND_GAP };
+        let widest = runs.iter().skip(1).map(|r| r.0).fold(0f32, f32::max);
+        // Cut only at the gaps nearly as wide as the widest: narrower ones are cut later,
+        // inside the parts, where the other direction may come first (the bands of a
+        // two-column page under a title are columns first, then paragraphs).
+        let cut_at = min.max(WIDEST_GAP_SHARE * widest);
+        let mut out: Vec<Vec<usize>> = Vec::new();
+        for (k, (gap, members)) in runs.into_iter().enumerate() {
+            if k == 0 || gap >= cut_at {
+                out.push(members);
+            } else {
+                out.last_mut().unwrap().extend(members);
+            }
+        }
+        (out, if widest >= min { widest } else { 0.0 })
     }
     fn cut(idx: Vec<usize>, rects: &[mupdf::Rect], order: &mut Vec<usize>, depth: u32) {
         if idx.len() <= 1 || depth > 64 {
@@ -519,15 +533,53 @@ fn reading_order(rects: &[mupdf::Rect]) -> Vec<usize> {
         } else if cols.len() > 1 {
             cols
         } else {
-            let mut idx = idx;
-            idx.sort_unstable(); // MuPDF's (content) order
-            order.extend(idx);
-            return;
+            let loose = loose_bands(&idx, rects);
+            if loose.len() > 1 {
+                loose
+            } else {
+                let mut idx = idx;
+                idx.sort_unstable(); // MuPDF's (content) order
+                order.extend(idx);
+                return;
+            }
         };
         for mut part in parts {
             part.sort_unstable();
             cut(part, rects, order, depth + 1);
         }
+    }
+    /// Bands of a one-column stack of blocks with no white band across it, where consecutive
+    /// blocks overlap by at most a third of the smaller height: lines whose boxes (ascent to
+    /// descent) touch, such as footnotes set one block per line, which are read top to
+    /// bottom whatever their order in the content stream. Only for a stack (every block
+    /// overlaps every other horizontally): side-by-side blocks keep the content order, which
+    /// reads a row of a two-column list better than cutting across it.
+    fn loose_bands(idx: &[usize], rects: &[mupdf::Rect]) -> Vec<Vec<usize>> {
+        let max_x0 = idx.iter().map(|&i| rects[i].x0).fold(f32::NEG_INFINITY, f32::max);
+        let min_x1 = idx.iter().map(|&i| rects[i].x1).fold(f32::INFINITY, f32::min);
+        if max_x0 >= min_x1 {
+            return vec![idx.to_vec()];
+        }
+        let mut sorted = idx.to_vec();
+        sorted.sort_by(|&a, &b| rects[a].y0.total_cmp(&rects[b].y0));
+        let mut out: Vec<Vec<usize>> = Vec::new();
+        let (mut end, mut last_h) = (f32::NEG_INFINITY, 0f32);
+        for i in sorted {
+            let (y0, y1) = (rects[i].y0, rects[i].y1);
+            let h = y1 - y0;
+            if out.is_empty() || end - y0 <= h.min(last_h) / 3.0 {
+                out.push(vec![i]);
+                end = y1;
+                last_h = h;
+            } else {
+                out.last_mut().unwrap().push(i);
+                if y1 > end {
+                    end = y1;
+                    last_h = h;
+                }
+            }
+        }
+        out
     }
     let mut order = Vec::with_capacity(rects.len());
     cut((0..rects.len()).collect(), rects, &mut order, 0);
@@ -574,7 +626,7 @@ pub fn pdf_to_docx(
         if k > 0 {
             w.page_break();
         }
-        let page = opened.doc.load_page(index as i32).ctx("loading the page")?;
+        let page = opened.doc.load_pdf_page(index as i32).ctx("loading the page")?;
         let bounds = page.bounds().ctx("measuring the page")?;
         let text = page
             .to_text_page(TextPageFlags::PRESERVE_IMAGES)
@@ -638,6 +690,8 @@ pub fn pdf_to_docx(
             }
         }
         let page_has_text = nonblank_chars >= crate::ocr_pipeline::TEXT_PAGE_MIN_CHARS;
+        let field_values = fields::undrawn_values(&page, &items);
+        items.extend(field_values);
         if page_has_text {
             items = with_tables(items, bounds.x1 - bounds.x0);
         }
@@ -793,9 +847,24 @@ mod tests {
         // Line numbers in a right margin come after the text column.
         let rects = [r(580.0, 60.0, 590.0, 760.0), r(60.0, 60.0, 500.0, 760.0)];
         assert_eq!(reading_order(&rects), vec![1, 0]);
+        // A two-column index under a title: the columns' paragraph gaps line up (a narrow
+        // white band across the page), but only the title's wide gap is cut before the
+        // columns, so each column is read whole.
+        let rects = [
+            r(332.0, 413.0, 466.0, 480.0), // right column, bottom
+            r(90.0, 120.0, 294.0, 146.0),  // title
+            r(90.0, 177.0, 243.0, 400.0),  // left column, top
+            r(332.0, 177.0, 508.0, 405.0), // right column, top
+            r(90.0, 417.0, 240.0, 480.0),  // left column, bottom
+        ];
+        assert_eq!(reading_order(&rects), vec![1, 2, 4, 3, 0]);
         // Blocks that cannot be cut keep MuPDF's order.
         let rects = [r(0.0, 0.0, 100.0, 20.0), r(50.0, 10.0, 150.0, 30.0)];
         assert_eq!(reading_order(&rects), vec![0, 1]);
+        // Lines stacked in one column whose boxes touch (one block per line, content order
+        // bottom-up) are read top to bottom.
+        let rects = [r(72.0, 755.0, 140.0, 770.0), r(72.0, 743.4, 140.0, 758.4), r(72.0, 732.0, 140.0, 747.0)];
+        assert_eq!(reading_order(&rects), vec![2, 1, 0]);
     }
 
     #[test]

@@ -7,14 +7,19 @@
 //!   Chart, dialog and macro sheets have no cells and are refused (`invalid_options`).
 //! - The grid starts at A1 (leading empty rows and columns are kept as empty fields) and ends
 //!   at the last used cell; every record has the same number of fields (RFC 4180).
-//! - Values: text as is; numbers as their value (not the number format's rendering: no
-//!   thousands separators, currency or percent signs), with at most 15 significant digits so
-//!   binary noise such as `0.30000000000000004` is written `0.3`; dates and times (cells with
-//!   a date/time number format) in ISO 8601 (`2024-01-31`, `2024-01-31T13:45:00`,
-//!   `13:45:00`), rounded to the second, in both the 1900 and the 1904 date systems;
-//!   booleans `TRUE`/`FALSE`; formulas as their cached values; error cells as Excel shows
-//!   them (`#DIV/0!`, `#N/A`, `#NAME?`, `#NULL!`, `#NUM!`, `#REF!`, `#VALUE!`); merged
-//!   ranges give their value in the top-left cell only.
+//! - Values: text exactly as stored (spaces at the ends kept even without
+//!   `xml:space="preserve"`, see `raw_strings`); numbers as their number format displays
+//!   them (`numfmt`): decimals rounded half away from zero on the 15-digit decimal value,
+//!   `0`/`#`/`?` placeholders, thousands grouping and scaling, percent, scientific and
+//!   engineering notation, quoted/escaped literals and `[$€-407]` currency, sections
+//!   (positive;negative;zero) and `[>100]` conditions, `_x` padding as one space, fractions
+//!   (`# ?/?`); General as the value with at most 15 significant
+//!   digits, so binary noise such as `0.30000000000000004` is written `0.3`; dates and
+//!   times (cells with a date/time number format) in ISO 8601 (`2024-01-31`,
+//!   `2024-01-31T13:45:00`, `13:45:00`), rounded to the second, in both the 1900 and the
+//!   1904 date systems; booleans `TRUE`/`FALSE`; formulas as their cached values; error
+//!   cells as Excel shows them (`#DIV/0!`, `#N/A`, `#NAME?`, `#NULL!`, `#NUM!`, `#REF!`,
+//!   `#VALUE!`); merged ranges give their value in the top-left cell only.
 //! - Output: UTF-8 without BOM, CRLF record ends, fields quoted only when they contain the
 //!   delimiter, a double quote, CR or LF (quotes doubled).
 //! - Encrypted workbooks (an OLE/CFB container) fail with `encrypted_input`.
@@ -38,6 +43,8 @@
 //!   enforced with a clear error.
 
 mod csv_to_xlsx;
+mod numfmt;
+mod raw_strings;
 mod xlsx_to_csv;
 
 pub use csv_to_xlsx::{csv_to_xlsx, CsvToXlsxOptions, CsvToXlsxResult};

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use calamine::{CellErrorType, Data, ExcelDateTime, ExcelDateTimeType, Reader, SheetType, Xlsx};
 
+use super::{numfmt, raw_strings};
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, Result};
 
@@ -133,6 +134,15 @@ pub fn xlsx_to_csv(
             format!("sheet {:?} cannot be read: {e}", sheet.name),
         )
     })?;
+    // Number formats of the cells (display rounding, percent, ...); a sheet whose styles
+    // cannot be read is written with plain values.
+    let styles = workbook
+        .worksheet_style(&sheet.name)
+        .unwrap_or_else(|_| calamine::StyleRange::empty());
+    drop(workbook);
+    let exact_text = File::open(input)
+        .map(|f| raw_strings::untrimmed_cells(BufReader::new(f), index))
+        .unwrap_or_default();
     control.checkpoint()?;
 
     let tmp = output.with_extension("csv.tmp");
@@ -157,8 +167,14 @@ pub fn xlsx_to_csv(
                 }
                 field.clear();
                 if r >= start_row && c >= start_col {
-                    if let Some(cell) = range.get(((r - start_row) as usize, (c - start_col) as usize)) {
-                        format_cell(cell, &mut field);
+                    if let Some(text) = exact_text.get(&(r, c)) {
+                        field.push_str(text);
+                    } else if let Some(cell) = range.get(((r - start_row) as usize, (c - start_col) as usize)) {
+                        let code = styles
+                            .get((r, c))
+                            .and_then(|s| s.number_format.as_ref())
+                            .map(|n| n.format_code.as_str());
+                        format_cell(cell, code, &mut field);
                     }
                 }
                 push_field(&mut line, &field, delimiter);
@@ -218,15 +234,21 @@ pub(crate) fn push_field(line: &mut String, field: &str, delimiter: char) {
 }
 
 /// A cell as text, by the rules of the module documentation.
-pub(crate) fn format_cell(cell: &Data, out: &mut String) {
+/// `number_format`: the cell's format code, applied to numbers (dates are already
+/// [`Data::DateTime`]).
+pub(crate) fn format_cell(cell: &Data, number_format: Option<&str>, out: &mut String) {
     use std::fmt::Write as _;
+    let formatted = |v: f64| number_format.and_then(|code| numfmt::format_with_code(v, code));
     match cell {
         Data::Empty => {}
         Data::String(s) => out.push_str(s),
-        Data::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Data::Float(f) => out.push_str(&format_number(*f)),
+        Data::Int(i) => match formatted(*i as f64) {
+            Some(s) => out.push_str(&s),
+            None => {
+                let _ = write!(out, "{i}");
+            }
+        },
+        Data::Float(f) => out.push_str(&formatted(*f).unwrap_or_else(|| format_number(*f))),
         Data::Bool(b) => out.push_str(if *b { "TRUE" } else { "FALSE" }),
         Data::DateTime(dt) => out.push_str(&format_datetime(dt)),
         Data::DateTimeIso(s) | Data::DurationIso(s) => out.push_str(s),
