@@ -22,14 +22,22 @@
 //! `csrc/compress.c` (the crate exposes neither), in a private MuPDF context. It cannot
 //! be interrupted: cancellation is checked before and after.
 
-use std::ffi::{c_char, c_int, CString};
+mod ffi;
+mod images;
+mod jpeg;
+mod resample;
+
+use std::ffi::c_int;
 use std::fs;
 use std::path::Path;
+
+use ffi::{Doc, RawOptions};
+pub use images::PassStats;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::pdf::content::repair_page_contents;
-use crate::pdf::open::{open_pdf, path_str, PasswordPolicy, Source};
+use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::keep_encryption;
 use crate::pdf::save::{save_pdf, tmp_path, write_options};
 
@@ -112,30 +120,6 @@ pub struct CompressResult {
     pub kept_original: bool,
 }
 
-#[repr(C)]
-#[derive(Default)]
-struct RawOptions {
-    rewrite_images: c_int,
-    threshold_dpi: c_int,
-    target_dpi: c_int,
-    jpeg_quality: c_int,
-    lossless_stays_lossless: c_int,
-    recompress_flate: c_int,
-    garbage: c_int,
-    object_streams: c_int,
-    page_count: c_int,
-}
-
-extern "C" {
-    fn engine_compress_pdf(
-        input: *const c_char,
-        output: *const c_char,
-        options: *mut RawOptions,
-        err: *mut c_char,
-        errlen: c_int,
-    ) -> c_int;
-}
-
 /// Compresses the PDF at `input` into `output` (written atomically).
 pub fn compress(
     input: &Path,
@@ -177,8 +161,6 @@ fn compress_file(
 ) -> Result<CompressResult> {
     let input_bytes = fs::metadata(input).map_err(|e| EngineError::io("reading the input", e))?.len();
     let tmp = tmp_path(output);
-    let c_in = CString::new(path_str(source)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))?;
-    let c_tmp = CString::new(path_str(&tmp)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))?;
     let settings = options.level.image_settings();
     let mut raw = RawOptions {
         rewrite_images: settings.is_some() as c_int,
@@ -192,32 +174,27 @@ fn compress_file(
         object_streams: 1,
         page_count: 0,
     };
-    let mut err = vec![0 as c_char; 512];
-    let mut rc = unsafe { engine_compress_pdf(c_in.as_ptr(), c_tmp.as_ptr(), &mut raw, err.as_mut_ptr(), err.len() as c_int) };
-    if rc == 3 && raw.rewrite_images != 0 {
-        // MuPDF's image rewriter gives up on some damaged image dictionaries: fall back
-        // to the lossless level rather than failing the job.
-        raw.rewrite_images = 0;
-        rc = unsafe { engine_compress_pdf(c_in.as_ptr(), c_tmp.as_ptr(), &mut raw, err.as_mut_ptr(), err.len() as c_int) };
-    }
-    let message = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }.to_string_lossy().into_owned();
     let cleanup = || {
         let _ = fs::remove_file(&tmp);
     };
-    match rc {
-        0 => {}
-        1 => {
+    let pass = settings.filter(|_| own_image_pass());
+    let mut run = run_once(source, &tmp, &mut raw, pass, control);
+    if matches!(run, Ok((ffi::FAILED, _))) && raw.rewrite_images != 0 {
+        // MuPDF's image rewriter gives up on some damaged image dictionaries: fall back
+        // to the lossless level rather than failing the job.
+        raw.rewrite_images = 0;
+        run = run_once(source, &tmp, &mut raw, None, control);
+    }
+    let (rc, message) = match run {
+        Ok(r) => r,
+        Err(e) => {
             cleanup();
-            return Err(EngineError::new(ErrorCode::InvalidPdf, format!("cannot open the PDF: {message}")));
+            return Err(e);
         }
-        2 => {
-            cleanup();
-            return Err(EngineError::encrypted_input());
-        }
-        _ => {
-            cleanup();
-            return Err(EngineError::new(ErrorCode::EngineError, format!("compressing: {message}")));
-        }
+    };
+    if rc != ffi::OK {
+        cleanup();
+        return Err(EngineError::new(ErrorCode::EngineError, format!("compressing: {message}")));
     }
     if let Err(e) = control.checkpoint() {
         cleanup();
@@ -242,4 +219,26 @@ fn compress_file(
         output_bytes: if kept_original { input_bytes } else { written },
         kept_original,
     })
+}
+
+/// The engine's image pass runs unless `ENGINE_COMPRESS_IMAGES=mupdf` (MuPDF's image
+/// rewriter alone, as before the pass existed: for comparisons).
+fn own_image_pass() -> bool {
+    std::env::var("ENGINE_COMPRESS_IMAGES").map_or(true, |v| v != "mupdf")
+}
+
+/// One open, image pass (when `pass` is set), MuPDF's rewriter and save; returns the C
+/// side's code and message.
+fn run_once(
+    source: &Path,
+    tmp: &Path,
+    raw: &mut RawOptions,
+    pass: Option<ImageSettings>,
+    control: &JobControl,
+) -> Result<(c_int, String)> {
+    let mut doc = Doc::open(source)?;
+    if let Some(settings) = pass {
+        images::run(&mut doc, settings, control)?;
+    }
+    doc.finish(tmp, raw)
 }
