@@ -25,6 +25,7 @@ typedef struct {
 	int width, height;
 	int comps;      /* 1 grey or 3 colour, 8 bits each */
 	int png_predictor; /* flate: rows carry a PNG predictor byte (/Predictor >= 10) */
+	int color_transform; /* DCT: /ColorTransform of DecodeParms, -1 when absent (the JPEG's markers decide) */
 	float dpi;      /* effective dpi: the smallest over every use on every page */
 	int length;     /* bytes of the stream as stored */
 } engine_image;

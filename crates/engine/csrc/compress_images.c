@@ -83,9 +83,9 @@ static int eligible(fz_context *ctx, fz_image *image, pdf_obj *dict, engine_imag
 	filter = only_filter(ctx, dict, &parms);
 	memset(c, 0, sizeof *c);
 	if (filter == PDF_NAME(DCTDecode) || filter == PDF_NAME(DCT)) {
-		/* An explicit ColorTransform overrides what the JPEG's markers say. */
-		if (parms && pdf_dict_get(ctx, parms, PDF_NAME(ColorTransform)))
-			return 0;
+		/* An explicit ColorTransform overrides what the JPEG's markers say (colour only). */
+		pdf_obj *ct = parms ? pdf_dict_get(ctx, parms, PDF_NAME(ColorTransform)) : NULL;
+		c->color_transform = comps == 3 && pdf_is_int(ctx, ct) ? !!pdf_to_int(ctx, ct) : -1;
 		c->kind = ENGINE_IMG_DCT;
 	} else if (filter == PDF_NAME(FlateDecode) || filter == PDF_NAME(Fl)) {
 		int predictor = parms ? pdf_dict_get_int_default(ctx, parms, PDF_NAME(Predictor), 1) : 1;

@@ -233,10 +233,12 @@ int engine_turbo_decoder_available(void)
  * of 1/8, 1/4, 1/2 that still gives at least min_w x min_h pixels (much cheaper than a
  * full decode followed by scaling: only the low-frequency coefficients are transformed).
  * On success *out (malloc'd, for engine_turbo_free) holds *ow x *oh x comps packed samples.
+ * `transform` (colour only): 1 the data is YCbCr, 0 it is RGB, -1 the JPEG's markers say
+ * (PDF's /ColorTransform). 
  * Returns 0, -1 without the library, 2 when the data does not match (component count,
  * size) or the decoder warned (corrupt data: left to the caller's other path), 1 on a
  * decoding error. Thread-safe: every call has its own decoder. */
-int engine_turbo_decode(const unsigned char *data, unsigned long len, int w, int h, int comps,
+int engine_turbo_decode(const unsigned char *data, unsigned long len, int w, int h, int comps, int transform,
 	int min_w, int min_h, unsigned char **out, int *ow, int *oh, char *msg, int msglen)
 {
 	struct jpeg_decompress_struct cinfo;
@@ -265,6 +267,8 @@ int engine_turbo_decode(const unsigned char *data, unsigned long len, int w, int
 		lib.ddestroy(&cinfo);
 		return 2;
 	}
+	if (comps == 3 && transform >= 0)
+		cinfo.jpeg_color_space = transform ? JCS_YCbCr : JCS_RGB;
 	cinfo.out_color_space = comps == 1 ? JCS_GRAYSCALE : JCS_RGB;
 	cinfo.dct_method = JDCT_ISLOW;
 	/* libjpeg rounds scaled sizes up: ceil(w / denom). */

@@ -16,6 +16,7 @@ mod imp {
             w: c_int,
             h: c_int,
             comps: c_int,
+            transform: c_int,
             min_w: c_int,
             min_h: c_int,
             out: *mut *mut c_uchar,
@@ -46,7 +47,7 @@ mod imp {
         *ON.get_or_init(|| unsafe { engine_turbo_decoder_available() } != 0)
     }
 
-    pub fn decode(data: &[u8], w: u32, h: u32, comps: u32, min_w: u32, min_h: u32) -> Option<(u32, u32, Vec<u8>)> {
+    pub fn decode(data: &[u8], w: u32, h: u32, comps: u32, transform: i32, min_w: u32, min_h: u32) -> Option<(u32, u32, Vec<u8>)> {
         let mut out: *mut c_uchar = std::ptr::null_mut();
         let (mut ow, mut oh): (c_int, c_int) = (0, 0);
         let mut msg = [0 as c_char; 256];
@@ -57,6 +58,7 @@ mod imp {
                 w as c_int,
                 h as c_int,
                 comps as c_int,
+                transform as c_int,
                 min_w as c_int,
                 min_h as c_int,
                 &mut out,
@@ -109,7 +111,7 @@ mod imp {
     pub fn available() -> bool {
         false
     }
-    pub fn decode(_: &[u8], _: u32, _: u32, _: u32, _: u32, _: u32) -> Option<(u32, u32, Vec<u8>)> {
+    pub fn decode(_: &[u8], _: u32, _: u32, _: u32, _: i32, _: u32, _: u32) -> Option<(u32, u32, Vec<u8>)> {
         None
     }
     pub fn encode(_: &[u8], _: u32, _: u32, _: u32, _: u32, _: u32, _: i32) -> Result<Vec<u8>, String> {
@@ -129,10 +131,11 @@ pub fn available() -> bool {
 
 /// Decodes a JPEG of exactly `w` x `h` pixels and `comps` components (1 or 3, as RGB),
 /// scaled down in the DCT domain as far as 1/8, 1/4 or 1/2 allow while staying at
-/// least `min_w` x `min_h`. `None` when the data does not decode cleanly or does not
+/// least `min_w` x `min_h`. `transform`: PDF's /ColorTransform (1 YCbCr, 0 RGB, -1 as
+/// the JPEG's markers say). `None` when the data does not decode cleanly or does not
 /// match (left to MuPDF then).
-pub fn decode(data: &[u8], w: u32, h: u32, comps: u32, min_w: u32, min_h: u32) -> Option<(u32, u32, Vec<u8>)> {
-    imp::decode(data, w, h, comps, min_w, min_h)
+pub fn decode(data: &[u8], w: u32, h: u32, comps: u32, transform: i32, min_w: u32, min_h: u32) -> Option<(u32, u32, Vec<u8>)> {
+    imp::decode(data, w, h, comps, transform, min_w, min_h)
 }
 
 /// Encodes packed `comps`-component pixels (4:2:0 for colour) with `flags`.

