@@ -3,7 +3,7 @@
 //! | level | images | structure |
 //! |---|---|---|
 //! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, streams without a filter deflated, existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
-//! | `balanced` | colour and grey images used above 225 dpi downsampled (bicubic) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, without the flate re-deflation |
+//! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60 (baseline), losslessly stored images stay lossless (flate) | as light, without the flate re-deflation |
 //! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi and re-encoded JPEG q50 (like Ghostscript's /screen) | as balanced |
 //!
 //! The lossy levels also drop the document's `/OutputIntents` (the print-condition ICC
@@ -15,12 +15,23 @@
 //! only when it is smaller. Text, vectors, fonts, forms, links, outlines and encryption
 //! (owner-password-only files stay encrypted with the same permissions) are kept.
 //!
-//! The result is never larger than the input: when MuPDF's output is not smaller, the
+//! The result is never larger than the input: when the output is not smaller, the
 //! input bytes are copied and [`CompressResult::kept_original`] is set.
 //!
-//! The work is MuPDF's `pdf_rewrite_images` and `pdf_save_document`, called through
-//! `csrc/compress.c` (the crate exposes neither), in a private MuPDF context. It cannot
-//! be interrupted: cancellation is checked before and after.
+//! How (lossy levels): first the engine's own image pass (`src/compress/images.rs`):
+//! the grey and colour 8-bit images stored as DCT (JPEG) or flate are decoded,
+//! downsampled and re-encoded on worker threads (one per core, up to 8): JPEGs decoded
+//! by the system's libjpeg-turbo scaled in the DCT domain (1/2, 1/4, 1/8), the rest of
+//! the ratio an area average, output baseline JPEG with optimised Huffman tables
+//! (libjpeg-turbo) or flate (zlib-rs). Then MuPDF's `pdf_rewrite_images` for the images
+//! the pass does not take (bitonal, indexed, CMYK, 16-bit, inline, JPX, filter chains,
+//! and JPEGs when libjpeg-turbo is missing), which hides the pass's images from it.
+//! Then MuPDF's `pdf_save_document` (object streams, garbage collection). The MuPDF
+//! calls go through `csrc/compress.c` and `csrc/compress_images.c` (the crate exposes
+//! neither) in a private MuPDF context on the calling thread. Cancellation is checked
+//! between images; MuPDF's rewriter and the save cannot be interrupted.
+//! `ENGINE_COMPRESS_IMAGES=mupdf` skips the pass (MuPDF's rewriter does every image:
+//! for comparisons).
 
 mod ffi;
 mod images;
@@ -32,7 +43,6 @@ use std::fs;
 use std::path::Path;
 
 use ffi::{Doc, RawOptions};
-pub use images::PassStats;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, Result};

@@ -69,8 +69,6 @@ pub(crate) struct ImageInfo {
     pub color_transform: i32,
     /// Effective dpi of its largest use.
     pub dpi: f32,
-    /// Stored bytes.
-    pub length: usize,
 }
 
 extern "C" {
@@ -116,7 +114,6 @@ impl ErrBuf {
 /// A document opened by the C side.
 pub(crate) struct Doc {
     z: *mut c_void,
-    pub page_count: usize,
 }
 
 impl Drop for Doc {
@@ -135,7 +132,7 @@ impl Doc {
         let mut err = ErrBuf::new();
         let rc = unsafe { engine_cz_open(c.as_ptr(), &mut z, &mut pages, err.ptr(), 512) };
         match rc {
-            OK => Ok(Doc { z, page_count: pages.max(0) as usize }),
+            OK => Ok(Doc { z }),
             OPEN_FAILED => Err(EngineError::new(ErrorCode::InvalidPdf, format!("cannot open the PDF: {}", err.message()))),
             NEEDS_PASSWORD => Err(EngineError::encrypted_input()),
             _ => Err(EngineError::new(ErrorCode::EngineError, "compressing: no MuPDF context")),
@@ -158,7 +155,6 @@ impl Doc {
                     png_predictor: r.png_predictor != 0,
                     color_transform: r.color_transform,
                     dpi: r.dpi,
-                    length: r.length.max(0) as usize,
                 })
             })
             .collect()

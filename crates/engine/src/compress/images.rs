@@ -335,7 +335,7 @@ mod tests {
     use std::io::Write;
 
     fn info(w: u32, h: u32, comps: u32, dpi: f32, png: bool) -> ImageInfo {
-        ImageInfo { index: 0, coding: Coding::Flate, width: w, height: h, comps, png_predictor: png, color_transform: -1, dpi, length: 0 }
+        ImageInfo { index: 0, coding: Coding::Flate, width: w, height: h, comps, png_predictor: png, color_transform: -1, dpi }
     }
 
     fn deflate(data: &[u8]) -> Vec<u8> {

@@ -119,10 +119,9 @@ mod imp {
     }
 }
 
-/// Optimised Huffman tables (`TURBO_OPTIMIZE` in csrc/turbo.c).
+/// Optimised Huffman tables (`TURBO_OPTIMIZE` in csrc/turbo.c; `TURBO_PROGRESSIVE` = 2
+/// would add progressive scans).
 pub const OPTIMIZE: i32 = 1;
-/// Progressive scans (`TURBO_PROGRESSIVE`).
-pub const PROGRESSIVE: i32 = 2;
 
 /// True when libjpeg-turbo's decoder and encoder were found.
 pub fn available() -> bool {
