@@ -110,6 +110,7 @@ int engine_cz_open(const char *input, engine_cz **out, int *page_count, char *er
 			z = fz_malloc_struct(ctx, engine_cz);
 			z->ctx = ctx;
 			z->doc = doc;
+			z->path = fz_strdup(ctx, input);
 		}
 	}
 	fz_catch(ctx)
@@ -135,6 +136,7 @@ void engine_cz_close(engine_cz *z)
 	ctx = z->ctx;
 	engine_cz_drop_candidates(z);
 	fz_drop_document(ctx, (fz_document *)z->doc);
+	fz_free(ctx, z->path);
 	fz_free(ctx, z);
 	fz_drop_context(ctx);
 }

@@ -21,10 +21,11 @@
  * src/compress/ffi.rs. */
 typedef struct {
 	int num;        /* object number */
-	int kind;       /* ENGINE_IMG_DCT or ENGINE_IMG_FLATE (the stream's only filter) */
+	int kind;       /* ENGINE_IMG_DCT or ENGINE_IMG_FLATE (the stream's only filter, or DCT deflated) */
 	int width, height;
 	int comps;      /* 1 grey or 3 colour, 8 bits each */
 	int png_predictor; /* flate: rows carry a PNG predictor byte (/Predictor >= 10) */
+	int flate_wrapped; /* DCT: stored as [/FlateDecode /DCTDecode] (deflated JPEG data) */
 	int color_transform; /* DCT: /ColorTransform of DecodeParms, -1 when absent (the JPEG's markers decide) */
 	float dpi;      /* effective dpi: the smallest over every use on every page */
 	int length;     /* bytes of the stream as stored */
@@ -40,6 +41,7 @@ typedef struct {
 typedef struct {
 	fz_context *ctx;
 	pdf_document *doc;
+	char *path;     /* the input, opened a second time for the image list */
 	engine_candidate *cand;
 	int ncand, maxcand;
 	int *others;    /* object numbers of images the pass does not take (MuPDF's rewriter does) */

@@ -47,15 +47,29 @@ static void add_other(fz_context *ctx, engine_cz *z, int num)
 	z->others[z->nothers++] = num;
 }
 
-static pdf_obj *only_filter(fz_context *ctx, pdf_obj *dict, pdf_obj **parms)
+static int is_flate(pdf_obj *f) { return f == PDF_NAME(FlateDecode) || f == PDF_NAME(Fl); }
+static int is_dct(pdf_obj *f) { return f == PDF_NAME(DCTDecode) || f == PDF_NAME(DCT); }
+
+/* The stream's filter and its parameters when it has one, or when it is a JPEG deflated
+ * once more ([/FlateDecode /DCTDecode], no predictor; *wrapped set): the DCT layer's. */
+static pdf_obj *only_filter(fz_context *ctx, pdf_obj *dict, pdf_obj **parms, int *wrapped)
 {
 	pdf_obj *f = pdf_dict_geta(ctx, dict, PDF_NAME(Filter), PDF_NAME(F));
 	pdf_obj *p = pdf_dict_geta(ctx, dict, PDF_NAME(DecodeParms), PDF_NAME(DP));
+	*wrapped = 0;
 	if (pdf_is_array(ctx, f)) {
-		if (pdf_array_len(ctx, f) != 1)
+		int n = pdf_array_len(ctx, f);
+		pdf_obj *p0 = pdf_is_array(ctx, p) ? pdf_array_get(ctx, p, 0) : NULL;
+		if (n == 2 && is_flate(pdf_array_get(ctx, f, 0)) && is_dct(pdf_array_get(ctx, f, 1)) &&
+			pdf_dict_get_int_default(ctx, p0, PDF_NAME(Predictor), 1) == 1) {
+			*wrapped = 1;
+			f = pdf_array_get(ctx, f, 1);
+			p = pdf_is_array(ctx, p) ? pdf_array_get(ctx, p, 1) : NULL;
+		} else if (n == 1) {
+			f = pdf_array_get(ctx, f, 0);
+			p = pdf_is_array(ctx, p) ? pdf_array_get(ctx, p, 0) : p;
+		} else
 			return NULL;
-		f = pdf_array_get(ctx, f, 0);
-		p = pdf_is_array(ctx, p) ? pdf_array_get(ctx, p, 0) : p;
 	}
 	*parms = pdf_is_dict(ctx, p) ? p : NULL;
 	return f;
@@ -64,12 +78,12 @@ static pdf_obj *only_filter(fz_context *ctx, pdf_obj *dict, pdf_obj **parms)
 /* Fills `c` when the pass can take this image: 8-bit grey or colour (device or ICC),
  * not a mask, no colour key or Matte (both name sample values, which re-encoding
  * changes), stored with DCTDecode or FlateDecode alone (flate rows plain or with a PNG
- * predictor). SMask, Mask (stencil), Decode, Intent and the rest stay as they are. */
+ * predictor), or as deflated JPEG. SMask, Mask (stencil), Decode, Intent and the rest stay as they are. */
 static int eligible(fz_context *ctx, fz_image *image, pdf_obj *dict, engine_image *c)
 {
 	pdf_obj *filter, *parms;
 	fz_colorspace *cs = image->colorspace;
-	int comps;
+	int comps, wrapped;
 	if (image->imagemask || image->use_colorkey || image->bpc != 8 || !cs || image->scalable)
 		return 0;
 	if (!fz_colorspace_is_gray(ctx, cs) && !fz_colorspace_is_rgb(ctx, cs))
@@ -80,14 +94,15 @@ static int eligible(fz_context *ctx, fz_image *image, pdf_obj *dict, engine_imag
 	if (pdf_dict_get_int(ctx, dict, PDF_NAME(Width)) != image->w ||
 		pdf_dict_get_int(ctx, dict, PDF_NAME(Height)) != image->h)
 		return 0;
-	filter = only_filter(ctx, dict, &parms);
+	filter = only_filter(ctx, dict, &parms, &wrapped);
 	memset(c, 0, sizeof *c);
-	if (filter == PDF_NAME(DCTDecode) || filter == PDF_NAME(DCT)) {
+	if (is_dct(filter)) {
 		/* An explicit ColorTransform overrides what the JPEG's markers say (colour only). */
 		pdf_obj *ct = parms ? pdf_dict_get(ctx, parms, PDF_NAME(ColorTransform)) : NULL;
 		c->color_transform = comps == 3 && pdf_is_int(ctx, ct) ? !!pdf_to_int(ctx, ct) : -1;
 		c->kind = ENGINE_IMG_DCT;
-	} else if (filter == PDF_NAME(FlateDecode) || filter == PDF_NAME(Fl)) {
+		c->flate_wrapped = wrapped;
+	} else if (is_flate(filter) && !wrapped) {
 		int predictor = parms ? pdf_dict_get_int_default(ctx, parms, PDF_NAME(Predictor), 1) : 1;
 		if (predictor >= 10) {
 			if (pdf_dict_get_int_default(ctx, parms, PDF_NAME(Colors), 1) != comps ||
@@ -140,9 +155,9 @@ static void gather_image(fz_context *ctx, void *opaque, fz_image **image, fz_mat
 	z->cand[z->ncand++].info = info;
 }
 
-static void gather_page(fz_context *ctx, engine_cz *z, int page_num)
+static void gather_page(fz_context *ctx, engine_cz *z, pdf_document *doc, int page_num)
 {
-	pdf_page *page = pdf_load_page(ctx, z->doc, page_num);
+	pdf_page *page = pdf_load_page(ctx, doc, page_num);
 	pdf_filter_options options = { 0 };
 	pdf_filter_factory list[2] = { 0 };
 	pdf_color_filter_options copts = { 0 };
@@ -158,11 +173,11 @@ static void gather_page(fz_context *ctx, engine_cz *z, int page_num)
 	list[0].options = &copts;
 	fz_try(ctx)
 	{
-		pdf_filter_page_contents(ctx, z->doc, page, &options);
+		pdf_filter_page_contents(ctx, doc, page, &options);
 		for (annot = pdf_first_annot(ctx, page); annot; annot = pdf_next_annot(ctx, annot))
-			pdf_filter_annot_contents(ctx, z->doc, annot, &options);
+			pdf_filter_annot_contents(ctx, doc, annot, &options);
 		for (annot = pdf_first_widget(ctx, page); annot; annot = pdf_next_annot(ctx, annot))
-			pdf_filter_annot_contents(ctx, z->doc, annot, &options);
+			pdf_filter_annot_contents(ctx, doc, annot, &options);
 	}
 	fz_always(ctx)
 		fz_drop_page(ctx, &page->super);
@@ -187,16 +202,27 @@ void engine_cz_drop_candidates(engine_cz *z)
 
 /* Lists the candidate images of every page (content, annotations, widgets, forms
  * inside them). On any error the list is emptied: a page whose uses could not all be
- * seen could get an image downsampled below what that page needs. Returns the count. */
+ * seen could get an image downsampled below what that page needs. Returns the count.
+ *
+ * The walk runs on a second opening of the same file (same object numbers): MuPDF's
+ * content filter changes the document even with no_update set (a Type3 font's or
+ * form's /Resources are replaced by the filter's renamed copy while the content keeps
+ * the old names: on geotopo-117-pages.pdf page 40 lost its figure's fonts). */
 int engine_cz_gather(engine_cz *z)
 {
 	fz_context *ctx = z->ctx;
+	pdf_document *scan = NULL;
 	int n = -1;
+	fz_var(scan);
 	fz_try(ctx)
 	{
-		int i, pages = pdf_count_pages(ctx, z->doc);
+		int i, pages;
+		scan = pdf_open_document(ctx, z->path);
+		pages = pdf_count_pages(ctx, scan);
+		if (pages != pdf_count_pages(ctx, z->doc))
+			fz_throw(ctx, FZ_ERROR_GENERIC, "page count differs between openings");
 		for (i = 0; i < pages; i++)
-			gather_page(ctx, z, i);
+			gather_page(ctx, z, scan, i);
 		/* An image that is also used where the pass cannot take it stays MuPDF's. */
 		n = 0;
 		for (i = 0; i < z->ncand; i++)
@@ -205,6 +231,8 @@ int engine_cz_gather(engine_cz *z)
 		z->ncand = n;
 		z->gathered = 1;
 	}
+	fz_always(ctx)
+		fz_drop_document(ctx, (fz_document *)scan);
 	fz_catch(ctx)
 	{
 		/* no pass: MuPDF's rewriter does every image, as it would alone */

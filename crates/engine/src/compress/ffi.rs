@@ -48,6 +48,7 @@ struct RawImage {
     height: c_int,
     comps: c_int,
     png_predictor: c_int,
+    flate_wrapped: c_int,
     color_transform: c_int,
     dpi: c_float,
     length: c_int,
@@ -65,6 +66,8 @@ pub(crate) struct ImageInfo {
     pub comps: u32,
     /// Flate rows carry a PNG predictor byte.
     pub png_predictor: bool,
+    /// DCT: the JPEG data is deflated once more (`[/FlateDecode /DCTDecode]`).
+    pub flate_wrapped: bool,
     /// DCT: /ColorTransform, -1 when absent.
     pub color_transform: i32,
     /// Effective dpi of its largest use.
@@ -153,6 +156,7 @@ impl Doc {
                     height: r.height.max(0) as u32,
                     comps: r.comps as u32,
                     png_predictor: r.png_predictor != 0,
+                    flate_wrapped: r.flate_wrapped != 0,
                     color_transform: r.color_transform,
                     dpi: r.dpi,
                 })

@@ -195,7 +195,18 @@ fn encode_jpeg(px: &[u8], w: u32, h: u32, comps: u32, s: &ImageSettings) -> Opti
 
 fn dct(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> Option<(Vec<u8>, Coding)> {
     let c = info.comps;
-    let (w, h, px) = jpeg::decode(raw, info.width, info.height, c, info.color_transform, tw, th)?;
+    let inflated;
+    let data = if info.flate_wrapped {
+        // JPEG data is at most about the size of its pixels; more is a bomb.
+        let cap = info.width as u64 * info.height as u64 * c as u64 + (1 << 20);
+        let mut v = Vec::new();
+        flate2::read::ZlibDecoder::new(raw).take(cap).read_to_end(&mut v).ok()?;
+        inflated = v;
+        &inflated[..]
+    } else {
+        raw
+    };
+    let (w, h, px) = jpeg::decode(data, info.width, info.height, c, info.color_transform, tw, th)?;
     let px = if (w, h) == (tw, th) { px } else { downsample(&px, w, h, tw, th, c) };
     Some((encode_jpeg(&px, tw, th, c, s)?, Coding::Dct))
 }
@@ -335,7 +346,7 @@ mod tests {
     use std::io::Write;
 
     fn info(w: u32, h: u32, comps: u32, dpi: f32, png: bool) -> ImageInfo {
-        ImageInfo { index: 0, coding: Coding::Flate, width: w, height: h, comps, png_predictor: png, color_transform: -1, dpi }
+        ImageInfo { index: 0, coding: Coding::Flate, width: w, height: h, comps, png_predictor: png, flate_wrapped: false, color_transform: -1, dpi }
     }
 
     fn deflate(data: &[u8]) -> Vec<u8> {
