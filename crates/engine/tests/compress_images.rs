@@ -278,3 +278,22 @@ fn the_large_flate_scan_of_the_corpus_is_halved() {
     assert_eq!(filter(big[0]), "FlateDecode");
     assert!(qpdf_ok(&out));
 }
+
+#[test]
+fn the_image_walk_leaves_form_and_font_resources_intact() {
+    // Page 40's figure is a form whose fonts MuPDF's content filter re-resourced even when
+    // told not to update the document; the walk now runs on a second opening.
+    let Some(input) = corpus_file("geotopo-117-pages.pdf") else { return };
+    let scratch = Scratch::new("compress-img-geotopo");
+    let out = scratch.path("geotopo.pdf");
+    let o = CompressOptions { level: CompressLevel::Balanced, max_pages: None };
+    compress(&input, &out, &o, &JobControl::new()).unwrap();
+    let page40 = |p: &Path| {
+        let o = Command::new("pdftotext").args(["-f", "40", "-l", "40"]).arg(p).arg("-").output().unwrap();
+        (String::from_utf8_lossy(&o.stdout).split_whitespace().count(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (before, _) = page40(&input);
+    let (after, errors) = page40(&out);
+    assert_eq!(after, before);
+    assert!(!errors.contains("Error"), "{errors}");
+}
