@@ -119,9 +119,11 @@ mod imp {
     }
 }
 
-/// Optimised Huffman tables (`TURBO_OPTIMIZE` in csrc/turbo.c; `TURBO_PROGRESSIVE` = 2
-/// would add progressive scans).
+/// Optimised Huffman tables (`TURBO_OPTIMIZE` in csrc/turbo.c).
+#[allow(dead_code)]
 pub const OPTIMIZE: i32 = 1;
+/// Progressive scans, which imply optimised tables (`TURBO_PROGRESSIVE`).
+pub const PROGRESSIVE: i32 = 2;
 
 /// True when libjpeg-turbo's decoder and encoder were found.
 pub fn available() -> bool {
