@@ -3,7 +3,7 @@
 //! | level | images | structure |
 //! |---|---|---|
 //! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, streams without a filter deflated, existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
-//! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60 (baseline), losslessly stored images stay lossless (flate) | as light, without the flate re-deflation |
+//! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, without the flate re-deflation |
 //! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi and re-encoded JPEG q50 (like Ghostscript's /screen) | as balanced |
 //!
 //! The lossy levels also drop the document's `/OutputIntents` (the print-condition ICC
@@ -22,8 +22,8 @@
 //! the grey and colour 8-bit images stored as DCT (JPEG) or flate are decoded,
 //! downsampled and re-encoded on worker threads (one per core, up to 8): JPEGs decoded
 //! by the system's libjpeg-turbo scaled in the DCT domain (1/2, 1/4, 1/8), the rest of
-//! the ratio an area average, output baseline JPEG with optimised Huffman tables
-//! (libjpeg-turbo) or flate (zlib-rs). Then MuPDF's `pdf_rewrite_images` for the images
+//! the ratio an area average, output progressive JPEG (libjpeg-turbo) or flate
+//! (zlib-rs). Then MuPDF's `pdf_rewrite_images` for the images
 //! the pass does not take (bitonal, indexed, CMYK, 16-bit, inline, JPX, filter chains,
 //! and JPEGs when libjpeg-turbo is missing), which hides the pass's images from it.
 //! Then MuPDF's `pdf_save_document` (object streams, garbage collection). The MuPDF
