@@ -291,3 +291,31 @@ fn the_image_walk_leaves_form_and_font_resources_intact() {
     assert_eq!(after, before);
     assert!(!errors.contains("Error"), "{errors}");
 }
+
+#[test]
+fn an_owner_password_file_is_compressed_and_stays_encrypted() {
+    if !common::qpdf_available() {
+        return;
+    }
+    let scratch = Scratch::new("compress-img-encrypted");
+    let img = stream("/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode", &jpeg(1200, 1200, 3));
+    let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
+    let plain = scratch.path("plain.pdf");
+    std::fs::write(&plain, &pdf).unwrap();
+    let enc = scratch.path("enc.pdf");
+    let ok = Command::new("qpdf").args(["--encrypt", "", "owner-secret", "256", "--"]).arg(&plain).arg(&enc).status().unwrap();
+    assert!(ok.success());
+    let (out_plain, _) = run(&scratch, "plain", &pdf, "balanced");
+    let (out_enc, r) = run(&scratch, "enc", &std::fs::read(&enc).unwrap(), "balanced");
+    assert!(!r.kept_original);
+    let shown = Command::new("qpdf").arg("--show-encryption").arg(&out_enc).output().unwrap();
+    assert!(String::from_utf8_lossy(&shown.stdout).contains("R = 6"), "still AES-256 encrypted");
+    assert_eq!(int(&images(&out_enc, 0)[0], "Width"), 600);
+    // The re-encoded image decrypts and decodes to the same pixels as without encryption.
+    let render = |p: &Path, name: &str| {
+        let o = scratch.path(name);
+        assert!(Command::new("mutool").args(["draw", "-q", "-r", "30", "-c", "gray", "-o"]).arg(&o).arg(p).arg("1").status().unwrap().success());
+        std::fs::read(o).unwrap()
+    };
+    assert_eq!(render(&out_enc, "e.pgm"), render(&out_plain, "p.pgm"));
+}
