@@ -1,4 +1,4 @@
-//! Compiles csrc/compress.c (the one C shim of the engine) against the MuPDF headers of
+//! Compiles csrc/compress.c and csrc/compress_images.c (the MuPDF C shim of the engine) against the MuPDF headers of
 //! the `mupdf-sys` crate in Cargo's registry; the MuPDF library itself is linked by
 //! `mupdf-sys`. Also csrc/turbo.c (JPEG encoding with the system libjpeg-turbo, loaded
 //! with dlopen) when /usr/include/jpeglib.h exists.
@@ -29,14 +29,18 @@ fn mupdf_include() -> PathBuf {
 
 fn main() {
     println!("cargo:rerun-if-changed=csrc/compress.c");
+    println!("cargo:rerun-if-changed=csrc/compress_images.c");
+    println!("cargo:rerun-if-changed=csrc/compress.h");
     cc::Build::new()
         .file("csrc/compress.c")
+        .file("csrc/compress_images.c")
         .include(mupdf_include())
         .warnings(false)
         .compile("engine_compress");
 
-    // libjpeg-turbo encoder (loaded at run time, see csrc/turbo.c); needs only the
-    // system's jpeglib.h to build. Without it the engine uses jpeg-encoder alone.
+    // libjpeg-turbo encoder and decoder (loaded at run time, see csrc/turbo.c); needs
+    // only the system's jpeglib.h to build. Without it the engine uses jpeg-encoder
+    // alone, and compress leaves JPEG images to MuPDF's image rewriter.
     println!("cargo::rustc-check-cfg=cfg(engine_turbo)");
     println!("cargo:rerun-if-changed=csrc/turbo.c");
     if std::path::Path::new("/usr/include/jpeglib.h").exists() {

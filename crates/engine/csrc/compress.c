@@ -1,17 +1,11 @@
 /* Compression of a whole PDF with MuPDF's image rewriter and writer, behind fz_try.
  * The mupdf crate exposes neither pdf_rewrite_images nor object streams, and a MuPDF
- * exception must never unwind through Rust, so this is the only C in the engine. It
- * uses a private fz_context per call (no state shared with the mupdf crate). */
+ * exception must never unwind through Rust. Each handle (engine_cz) has a private
+ * fz_context (no state shared with the mupdf crate) and is used from one thread.
+ * Between engine_cz_open and engine_cz_finish the engine's own image pass
+ * (src/compress/images.rs, csrc/compress_images.c) may replace image streams. */
 #include <string.h>
-#include "mupdf/fitz.h"
-#include "mupdf/pdf.h"
-
-/* Return codes; keep in sync with src/compress.rs. */
-#define ENGINE_OK 0
-#define ENGINE_OPEN_FAILED 1
-#define ENGINE_NEEDS_PASSWORD 2
-#define ENGINE_FAILED 3
-#define ENGINE_NO_CONTEXT 4
+#include "compress.h"
 
 typedef struct {
 	int rewrite_images;   /* 0 = lossless only */
@@ -92,93 +86,142 @@ static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
 	}
 }
 
-int engine_compress_pdf(const char *input, const char *output, engine_compress_options *o, char *err, int errlen)
+/* Opens `input` into a new handle. Returns ENGINE_OK (then *out is set; close it with
+ * engine_cz_close), ENGINE_OPEN_FAILED, ENGINE_NEEDS_PASSWORD or ENGINE_NO_CONTEXT. */
+int engine_cz_open(const char *input, engine_cz **out, int *page_count, char *err, int errlen)
 {
 	fz_context *ctx = fz_new_context(NULL, NULL, FZ_STORE_DEFAULT);
 	pdf_document *doc = NULL;
+	engine_cz *z = NULL;
 	int rc = ENGINE_OK;
+	*out = NULL;
 	if (!ctx)
 		return ENGINE_NO_CONTEXT;
 	fz_var(doc);
-	fz_var(rc);
+	fz_var(z);
 	fz_try(ctx)
 	{
 		doc = pdf_open_document(ctx, input);
+		if (pdf_needs_password(ctx, doc))
+			rc = ENGINE_NEEDS_PASSWORD;
+		else
+		{
+			*page_count = pdf_count_pages(ctx, doc);
+			z = fz_malloc_struct(ctx, engine_cz);
+			z->ctx = ctx;
+			z->doc = doc;
+			z->path = fz_strdup(ctx, input);
+		}
 	}
 	fz_catch(ctx)
 	{
 		copy_message(ctx, err, errlen);
 		rc = ENGINE_OPEN_FAILED;
 	}
-	if (rc == ENGINE_OK && pdf_needs_password(ctx, doc))
-		rc = ENGINE_NEEDS_PASSWORD;
-	if (rc == ENGINE_OK)
+	if (!z)
 	{
-		fz_try(ctx)
-		{
-			char q[8];
-			pdf_write_options w;
-			o->page_count = pdf_count_pages(ctx, doc);
-			if (o->rewrite_images)
-			{
-				pdf_image_rewriter_options r;
-				memset(&r, 0, sizeof r);
-				snprintf(q, sizeof q, "%d", o->jpeg_quality);
-				r.color_lossless_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
-				r.color_lossy_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
-				r.color_lossless_image_subsample_threshold = o->threshold_dpi;
-				r.color_lossless_image_subsample_to = o->target_dpi;
-				r.color_lossy_image_subsample_threshold = o->threshold_dpi;
-				r.color_lossy_image_subsample_to = o->target_dpi;
-				/* Images stored losslessly (flate: often synthetic, flat colour) stay
-				 * lossless when only_jpeg_lossy is set: a downsampled flat image deflates
-				 * far smaller than it JPEG-encodes. */
-				r.color_lossless_image_recompress_method = o->lossless_stays_lossless ? FZ_RECOMPRESS_LOSSLESS : FZ_RECOMPRESS_JPEG;
-				r.color_lossy_image_recompress_method = FZ_RECOMPRESS_JPEG;
-				r.color_lossy_image_recompress_quality = q;
-				r.color_lossless_image_recompress_quality = q;
-				r.gray_lossless_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
-				r.gray_lossy_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
-				r.gray_lossless_image_subsample_threshold = o->threshold_dpi;
-				r.gray_lossless_image_subsample_to = o->target_dpi;
-				r.gray_lossy_image_subsample_threshold = o->threshold_dpi;
-				r.gray_lossy_image_subsample_to = o->target_dpi;
-				r.gray_lossless_image_recompress_method = o->lossless_stays_lossless ? FZ_RECOMPRESS_LOSSLESS : FZ_RECOMPRESS_JPEG;
-				r.gray_lossy_image_recompress_method = FZ_RECOMPRESS_JPEG;
-				r.gray_lossy_image_recompress_quality = q;
-				r.gray_lossless_image_recompress_quality = q;
-				/* Bitonal scans stay bitonal and lossless: never subsampled, re-encoded
-				 * as CCITT G4 only when that is smaller. */
-				r.bitonal_image_subsample_method = FZ_SUBSAMPLE_AVERAGE;
-				r.bitonal_image_subsample_threshold = 0;
-				r.bitonal_image_subsample_to = 0;
-				r.bitonal_image_recompress_method = FZ_RECOMPRESS_FAX;
-				r.recompress_when = FZ_RECOMPRESS_WHEN_SMALLER;
-				pdf_rewrite_images(ctx, doc, &r);
-				/* The print-condition ICC profiles of PDF/X and PDF/A (/OutputIntents,
-				 * often several hundred KB) are dropped, as Ghostscript's presets do;
-				 * the pages' own colour spaces are kept. */
-				pdf_dict_del(ctx, pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root)), PDF_NAME(OutputIntents));
-			}
-			if (o->recompress_flate && !doc->crypt)
-			{
-				int i, n = pdf_xref_len(ctx, doc);
-				for (i = 1; i < n; i++)
-					recompress_one(ctx, doc, i);
-			}
-			pdf_parse_write_options(ctx, &w, "compress=yes,compress-fonts=yes,compress-images=yes");
-			w.do_garbage = o->garbage;
-			w.do_use_objstms = o->object_streams;
-			w.do_encrypt = PDF_ENCRYPT_KEEP;
-			pdf_save_document(ctx, doc, output, &w);
-		}
-		fz_catch(ctx)
-		{
-			copy_message(ctx, err, errlen);
-			rc = ENGINE_FAILED;
-		}
+		fz_drop_document(ctx, (fz_document *)doc);
+		fz_drop_context(ctx);
+		return rc;
 	}
-	fz_drop_document(ctx, (fz_document *)doc);
+	*out = z;
+	return ENGINE_OK;
+}
+
+void engine_cz_close(engine_cz *z)
+{
+	fz_context *ctx;
+	if (!z)
+		return;
+	ctx = z->ctx;
+	engine_cz_drop_candidates(z);
+	fz_drop_document(ctx, (fz_document *)z->doc);
+	fz_free(ctx, z->path);
+	fz_free(ctx, z);
 	fz_drop_context(ctx);
+}
+
+static void rewrite_images(fz_context *ctx, pdf_document *doc, engine_compress_options *o)
+{
+	pdf_image_rewriter_options r;
+	char q[8];
+	memset(&r, 0, sizeof r);
+	snprintf(q, sizeof q, "%d", o->jpeg_quality);
+	r.color_lossless_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
+	r.color_lossy_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
+	r.color_lossless_image_subsample_threshold = o->threshold_dpi;
+	r.color_lossless_image_subsample_to = o->target_dpi;
+	r.color_lossy_image_subsample_threshold = o->threshold_dpi;
+	r.color_lossy_image_subsample_to = o->target_dpi;
+	/* Images stored losslessly (flate: often synthetic, flat colour) stay
+	 * lossless when only_jpeg_lossy is set: a downsampled flat image deflates
+	 * far smaller than it JPEG-encodes. */
+	r.color_lossless_image_recompress_method = o->lossless_stays_lossless ? FZ_RECOMPRESS_LOSSLESS : FZ_RECOMPRESS_JPEG;
+	r.color_lossy_image_recompress_method = FZ_RECOMPRESS_JPEG;
+	r.color_lossy_image_recompress_quality = q;
+	r.color_lossless_image_recompress_quality = q;
+	r.gray_lossless_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
+	r.gray_lossy_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
+	r.gray_lossless_image_subsample_threshold = o->threshold_dpi;
+	r.gray_lossless_image_subsample_to = o->target_dpi;
+	r.gray_lossy_image_subsample_threshold = o->threshold_dpi;
+	r.gray_lossy_image_subsample_to = o->target_dpi;
+	r.gray_lossless_image_recompress_method = o->lossless_stays_lossless ? FZ_RECOMPRESS_LOSSLESS : FZ_RECOMPRESS_JPEG;
+	r.gray_lossy_image_recompress_method = FZ_RECOMPRESS_JPEG;
+	r.gray_lossy_image_recompress_quality = q;
+	r.gray_lossless_image_recompress_quality = q;
+	/* Bitonal scans stay bitonal and lossless: never subsampled, re-encoded
+	 * as CCITT G4 only when that is smaller. */
+	r.bitonal_image_subsample_method = FZ_SUBSAMPLE_AVERAGE;
+	r.bitonal_image_subsample_threshold = 0;
+	r.bitonal_image_subsample_to = 0;
+	r.bitonal_image_recompress_method = FZ_RECOMPRESS_FAX;
+	r.recompress_when = FZ_RECOMPRESS_WHEN_SMALLER;
+	pdf_rewrite_images(ctx, doc, &r);
+}
+
+/* Runs MuPDF's image rewriter over the images the engine's pass left (all of them when
+ * there was no pass), the structural clean-up, and saves to `output`. Returns ENGINE_OK
+ * or ENGINE_FAILED (message in err). */
+int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *o, char *err, int errlen)
+{
+	fz_context *ctx = z->ctx;
+	pdf_document *doc = z->doc;
+	int rc = ENGINE_OK;
+	fz_var(rc);
+	fz_try(ctx)
+	{
+		pdf_write_options w;
+		o->page_count = pdf_count_pages(ctx, doc);
+		if (o->rewrite_images)
+		{
+			if (engine_cz_needs_rewriter(z))
+			{
+				engine_cz_hide_handled(z);
+				rewrite_images(ctx, doc, o);
+				engine_cz_unhide_handled(z);
+			}
+			/* The print-condition ICC profiles of PDF/X and PDF/A (/OutputIntents,
+			 * often several hundred KB) are dropped, as Ghostscript's presets do;
+			 * the pages' own colour spaces are kept. */
+			pdf_dict_del(ctx, pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root)), PDF_NAME(OutputIntents));
+		}
+		if (o->recompress_flate && !doc->crypt)
+		{
+			int i, n = pdf_xref_len(ctx, doc);
+			for (i = 1; i < n; i++)
+				recompress_one(ctx, doc, i);
+		}
+		pdf_parse_write_options(ctx, &w, "compress=yes,compress-fonts=yes,compress-images=yes");
+		w.do_garbage = o->garbage;
+		w.do_use_objstms = o->object_streams;
+		w.do_encrypt = PDF_ENCRYPT_KEEP;
+		pdf_save_document(ctx, doc, output, &w);
+	}
+	fz_catch(ctx)
+	{
+		copy_message(ctx, err, errlen);
+		rc = ENGINE_FAILED;
+	}
 	return rc;
 }

@@ -3,7 +3,7 @@
 //! | level | images | structure |
 //! |---|---|---|
 //! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, streams without a filter deflated, existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
-//! | `balanced` | colour and grey images used above 225 dpi downsampled (bicubic) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, without the flate re-deflation |
+//! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, without the flate re-deflation |
 //! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi and re-encoded JPEG q50 (like Ghostscript's /screen) | as balanced |
 //!
 //! The lossy levels also drop the document's `/OutputIntents` (the print-condition ICC
@@ -15,21 +15,39 @@
 //! only when it is smaller. Text, vectors, fonts, forms, links, outlines and encryption
 //! (owner-password-only files stay encrypted with the same permissions) are kept.
 //!
-//! The result is never larger than the input: when MuPDF's output is not smaller, the
+//! The result is never larger than the input: when the output is not smaller, the
 //! input bytes are copied and [`CompressResult::kept_original`] is set.
 //!
-//! The work is MuPDF's `pdf_rewrite_images` and `pdf_save_document`, called through
-//! `csrc/compress.c` (the crate exposes neither), in a private MuPDF context. It cannot
-//! be interrupted: cancellation is checked before and after.
+//! How (lossy levels): first the engine's own image pass (`src/compress/images.rs`):
+//! the grey and colour 8-bit images stored as DCT (JPEG) or flate are decoded,
+//! downsampled and re-encoded on worker threads (one per core, up to 8): JPEGs decoded
+//! by the system's libjpeg-turbo scaled in the DCT domain (1/2, 1/4, 1/8), the rest of
+//! the ratio an area average, output progressive JPEG (libjpeg-turbo) or flate
+//! (zlib-rs). Then MuPDF's `pdf_rewrite_images` for the images
+//! the pass does not take (bitonal, indexed, CMYK, 16-bit, inline, JPX, filter chains,
+//! and JPEGs when libjpeg-turbo is missing), which hides the pass's images from it.
+//! Then MuPDF's `pdf_save_document` (object streams, garbage collection). The MuPDF
+//! calls go through `csrc/compress.c` and `csrc/compress_images.c` (the crate exposes
+//! neither) in a private MuPDF context on the calling thread. Cancellation is checked
+//! between images; MuPDF's rewriter and the save cannot be interrupted.
+//! `ENGINE_COMPRESS_IMAGES=mupdf` skips the pass (MuPDF's rewriter does every image:
+//! for comparisons).
 
-use std::ffi::{c_char, c_int, CString};
+mod ffi;
+mod images;
+mod jpeg;
+mod resample;
+
+use std::ffi::c_int;
 use std::fs;
 use std::path::Path;
+
+use ffi::{Doc, RawOptions};
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::pdf::content::repair_page_contents;
-use crate::pdf::open::{open_pdf, path_str, PasswordPolicy, Source};
+use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::keep_encryption;
 use crate::pdf::save::{save_pdf, tmp_path, write_options};
 
@@ -112,30 +130,6 @@ pub struct CompressResult {
     pub kept_original: bool,
 }
 
-#[repr(C)]
-#[derive(Default)]
-struct RawOptions {
-    rewrite_images: c_int,
-    threshold_dpi: c_int,
-    target_dpi: c_int,
-    jpeg_quality: c_int,
-    lossless_stays_lossless: c_int,
-    recompress_flate: c_int,
-    garbage: c_int,
-    object_streams: c_int,
-    page_count: c_int,
-}
-
-extern "C" {
-    fn engine_compress_pdf(
-        input: *const c_char,
-        output: *const c_char,
-        options: *mut RawOptions,
-        err: *mut c_char,
-        errlen: c_int,
-    ) -> c_int;
-}
-
 /// Compresses the PDF at `input` into `output` (written atomically).
 pub fn compress(
     input: &Path,
@@ -177,8 +171,6 @@ fn compress_file(
 ) -> Result<CompressResult> {
     let input_bytes = fs::metadata(input).map_err(|e| EngineError::io("reading the input", e))?.len();
     let tmp = tmp_path(output);
-    let c_in = CString::new(path_str(source)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))?;
-    let c_tmp = CString::new(path_str(&tmp)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))?;
     let settings = options.level.image_settings();
     let mut raw = RawOptions {
         rewrite_images: settings.is_some() as c_int,
@@ -192,32 +184,27 @@ fn compress_file(
         object_streams: 1,
         page_count: 0,
     };
-    let mut err = vec![0 as c_char; 512];
-    let mut rc = unsafe { engine_compress_pdf(c_in.as_ptr(), c_tmp.as_ptr(), &mut raw, err.as_mut_ptr(), err.len() as c_int) };
-    if rc == 3 && raw.rewrite_images != 0 {
-        // MuPDF's image rewriter gives up on some damaged image dictionaries: fall back
-        // to the lossless level rather than failing the job.
-        raw.rewrite_images = 0;
-        rc = unsafe { engine_compress_pdf(c_in.as_ptr(), c_tmp.as_ptr(), &mut raw, err.as_mut_ptr(), err.len() as c_int) };
-    }
-    let message = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }.to_string_lossy().into_owned();
     let cleanup = || {
         let _ = fs::remove_file(&tmp);
     };
-    match rc {
-        0 => {}
-        1 => {
+    let pass = settings.filter(|_| own_image_pass());
+    let mut run = run_once(source, &tmp, &mut raw, pass, control);
+    if matches!(run, Ok((ffi::FAILED, _))) && raw.rewrite_images != 0 {
+        // MuPDF's image rewriter gives up on some damaged image dictionaries: fall back
+        // to the lossless level rather than failing the job.
+        raw.rewrite_images = 0;
+        run = run_once(source, &tmp, &mut raw, None, control);
+    }
+    let (rc, message) = match run {
+        Ok(r) => r,
+        Err(e) => {
             cleanup();
-            return Err(EngineError::new(ErrorCode::InvalidPdf, format!("cannot open the PDF: {message}")));
+            return Err(e);
         }
-        2 => {
-            cleanup();
-            return Err(EngineError::encrypted_input());
-        }
-        _ => {
-            cleanup();
-            return Err(EngineError::new(ErrorCode::EngineError, format!("compressing: {message}")));
-        }
+    };
+    if rc != ffi::OK {
+        cleanup();
+        return Err(EngineError::new(ErrorCode::EngineError, format!("compressing: {message}")));
     }
     if let Err(e) = control.checkpoint() {
         cleanup();
@@ -242,4 +229,26 @@ fn compress_file(
         output_bytes: if kept_original { input_bytes } else { written },
         kept_original,
     })
+}
+
+/// The engine's image pass runs unless `ENGINE_COMPRESS_IMAGES=mupdf` (MuPDF's image
+/// rewriter alone, as before the pass existed: for comparisons).
+fn own_image_pass() -> bool {
+    std::env::var("ENGINE_COMPRESS_IMAGES").map_or(true, |v| v != "mupdf")
+}
+
+/// One open, image pass (when `pass` is set), MuPDF's rewriter and save; returns the C
+/// side's code and message.
+fn run_once(
+    source: &Path,
+    tmp: &Path,
+    raw: &mut RawOptions,
+    pass: Option<ImageSettings>,
+    control: &JobControl,
+) -> Result<(c_int, String)> {
+    let mut doc = Doc::open(source)?;
+    if let Some(settings) = pass {
+        images::run(&mut doc, settings, control)?;
+    }
+    doc.finish(tmp, raw)
 }

@@ -1,0 +1,60 @@
+/* Shared between csrc/compress.c (open, MuPDF's image rewriter, save) and
+ * csrc/compress_images.c (the image list handed to the engine's own image pass). */
+#ifndef ENGINE_COMPRESS_H
+#define ENGINE_COMPRESS_H
+
+#include "mupdf/fitz.h"
+#include "mupdf/pdf.h"
+
+/* Return codes; keep in sync with src/compress/ffi.rs. */
+#define ENGINE_OK 0
+#define ENGINE_OPEN_FAILED 1
+#define ENGINE_NEEDS_PASSWORD 2
+#define ENGINE_FAILED 3
+#define ENGINE_NO_CONTEXT 4
+
+/* Image encodings the engine's image pass reads and writes. */
+#define ENGINE_IMG_DCT 1
+#define ENGINE_IMG_FLATE 2
+
+/* One image XObject the engine's pass may re-encode; layout shared with
+ * src/compress/ffi.rs. */
+typedef struct {
+	int num;        /* object number */
+	int kind;       /* ENGINE_IMG_DCT or ENGINE_IMG_FLATE (the stream's only filter, or DCT deflated) */
+	int width, height;
+	int comps;      /* 1 grey or 3 colour, 8 bits each */
+	int png_predictor; /* flate: rows carry a PNG predictor byte (/Predictor >= 10) */
+	int flate_wrapped; /* DCT: stored as [/FlateDecode /DCTDecode] (deflated JPEG data) */
+	int color_transform; /* DCT: /ColorTransform of DecodeParms, -1 when absent (the JPEG's markers decide) */
+	float dpi;      /* effective dpi: the smallest over every use on every page */
+	int length;     /* bytes of the stream as stored */
+} engine_image;
+
+typedef struct {
+	engine_image info;
+	int handled;    /* re-encoded (or found not worth it) by the engine: MuPDF's rewriter skips it */
+	pdf_obj *saved_smask, *saved_mask; /* while hidden from MuPDF's rewriter */
+	fz_buffer *raw;
+} engine_candidate;
+
+typedef struct {
+	fz_context *ctx;
+	pdf_document *doc;
+	char *path;     /* the input, opened a second time for the image list */
+	engine_candidate *cand;
+	int ncand, maxcand;
+	int *others;    /* object numbers of images the pass does not take (MuPDF's rewriter does) */
+	int nothers, maxothers;
+	int inline_images; /* inline images seen: MuPDF's rewriter handles those */
+	int gathered;   /* the list is complete (every page read through) */
+} engine_cz;
+
+void engine_cz_drop_candidates(engine_cz *z);
+/* Hides the handled images from pdf_rewrite_images (see compress_images.c) and back. */
+void engine_cz_hide_handled(engine_cz *z);
+void engine_cz_unhide_handled(engine_cz *z);
+/* True when some image is left for MuPDF's rewriter. */
+int engine_cz_needs_rewriter(engine_cz *z);
+
+#endif

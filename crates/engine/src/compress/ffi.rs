@@ -1,0 +1,207 @@
+//! The C side of compress (`csrc/compress.c`, `csrc/compress_images.c`): a document
+//! opened in a private MuPDF context, its image list, stream replacement, MuPDF's image
+//! rewriter and the save. A [`Doc`] is used from one thread only (MuPDF contexts are
+//! not thread-safe); the bytes it hands out are plain copies.
+
+use std::ffi::{c_char, c_float, c_int, c_uchar, c_void, CStr, CString};
+use std::path::Path;
+
+use crate::error::{EngineError, ErrorCode, Result};
+use crate::pdf::open::path_str;
+
+/// Return codes of the C side (csrc/compress.h).
+pub(crate) const OK: c_int = 0;
+pub(crate) const OPEN_FAILED: c_int = 1;
+pub(crate) const NEEDS_PASSWORD: c_int = 2;
+pub(crate) const FAILED: c_int = 3;
+
+/// Options of `engine_cz_finish` (layout of `engine_compress_options`).
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+pub(crate) struct RawOptions {
+    pub rewrite_images: c_int,
+    pub threshold_dpi: c_int,
+    pub target_dpi: c_int,
+    pub jpeg_quality: c_int,
+    pub lossless_stays_lossless: c_int,
+    pub recompress_flate: c_int,
+    pub garbage: c_int,
+    pub object_streams: c_int,
+    pub page_count: c_int,
+}
+
+/// How an image is stored: its only filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Coding {
+    Dct,
+    Flate,
+}
+
+const IMG_DCT: c_int = 1;
+const IMG_FLATE: c_int = 2;
+
+#[repr(C)]
+struct RawImage {
+    num: c_int,
+    kind: c_int,
+    width: c_int,
+    height: c_int,
+    comps: c_int,
+    png_predictor: c_int,
+    flate_wrapped: c_int,
+    color_transform: c_int,
+    dpi: c_float,
+    length: c_int,
+}
+
+/// An image XObject the engine's pass may re-encode (see `eligible` in
+/// csrc/compress_images.c).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ImageInfo {
+    pub index: usize,
+    pub coding: Coding,
+    pub width: u32,
+    pub height: u32,
+    /// 1 grey, 3 colour; 8 bits per sample.
+    pub comps: u32,
+    /// Flate rows carry a PNG predictor byte.
+    pub png_predictor: bool,
+    /// DCT: the JPEG data is deflated once more (`[/FlateDecode /DCTDecode]`).
+    pub flate_wrapped: bool,
+    /// DCT: /ColorTransform, -1 when absent.
+    pub color_transform: i32,
+    /// Effective dpi of its largest use.
+    pub dpi: f32,
+}
+
+extern "C" {
+    fn engine_cz_open(input: *const c_char, out: *mut *mut c_void, pages: *mut c_int, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_cz_close(z: *mut c_void);
+    fn engine_cz_gather(z: *mut c_void) -> c_int;
+    fn engine_cz_image(z: *mut c_void, i: c_int) -> *const RawImage;
+    fn engine_cz_raw(z: *mut c_void, i: c_int, data: *mut *const c_uchar, len: *mut usize, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_cz_release_raw(z: *mut c_void, i: c_int);
+    fn engine_cz_mark_handled(z: *mut c_void, i: c_int);
+    fn engine_cz_replace(
+        z: *mut c_void,
+        i: c_int,
+        data: *const c_uchar,
+        len: usize,
+        w: c_int,
+        h: c_int,
+        kind: c_int,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
+    fn engine_cz_finish(z: *mut c_void, output: *const c_char, o: *mut RawOptions, err: *mut c_char, errlen: c_int) -> c_int;
+}
+
+fn c_path(p: &Path) -> Result<CString> {
+    CString::new(path_str(p)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))
+}
+
+struct ErrBuf([c_char; 512]);
+
+impl ErrBuf {
+    fn new() -> Self {
+        ErrBuf([0; 512])
+    }
+    fn ptr(&mut self) -> *mut c_char {
+        self.0.as_mut_ptr()
+    }
+    fn message(&self) -> String {
+        unsafe { CStr::from_ptr(self.0.as_ptr()) }.to_string_lossy().into_owned()
+    }
+}
+
+/// A document opened by the C side.
+pub(crate) struct Doc {
+    z: *mut c_void,
+}
+
+impl Drop for Doc {
+    fn drop(&mut self) {
+        unsafe { engine_cz_close(self.z) };
+    }
+}
+
+impl Doc {
+    /// Opens `path`; a file MuPDF cannot open is `invalid_pdf`, one that needs a
+    /// password `encrypted_input`.
+    pub fn open(path: &Path) -> Result<Doc> {
+        let c = c_path(path)?;
+        let mut z = std::ptr::null_mut();
+        let mut pages: c_int = 0;
+        let mut err = ErrBuf::new();
+        let rc = unsafe { engine_cz_open(c.as_ptr(), &mut z, &mut pages, err.ptr(), 512) };
+        match rc {
+            OK => Ok(Doc { z }),
+            OPEN_FAILED => Err(EngineError::new(ErrorCode::InvalidPdf, format!("cannot open the PDF: {}", err.message()))),
+            NEEDS_PASSWORD => Err(EngineError::encrypted_input()),
+            _ => Err(EngineError::new(ErrorCode::EngineError, "compressing: no MuPDF context")),
+        }
+    }
+
+    /// The images the engine's pass may take, with their effective dpi (empty when a
+    /// page could not be read through).
+    pub fn gather(&mut self) -> Vec<ImageInfo> {
+        let n = unsafe { engine_cz_gather(self.z) };
+        (0..n.max(0))
+            .filter_map(|i| {
+                let r = unsafe { engine_cz_image(self.z, i).as_ref() }?;
+                Some(ImageInfo {
+                    index: i as usize,
+                    coding: if r.kind == IMG_DCT { Coding::Dct } else { Coding::Flate },
+                    width: r.width.max(0) as u32,
+                    height: r.height.max(0) as u32,
+                    comps: r.comps as u32,
+                    png_predictor: r.png_predictor != 0,
+                    flate_wrapped: r.flate_wrapped != 0,
+                    color_transform: r.color_transform,
+                    dpi: r.dpi,
+                })
+            })
+            .collect()
+    }
+
+    /// A copy of image `index`'s stored bytes (filters not undone).
+    pub fn raw(&mut self, index: usize) -> Result<Vec<u8>> {
+        let mut data: *const c_uchar = std::ptr::null();
+        let mut len = 0usize;
+        let mut err = ErrBuf::new();
+        let rc = unsafe { engine_cz_raw(self.z, index as c_int, &mut data, &mut len, err.ptr(), 512) };
+        if rc != OK {
+            return Err(EngineError::new(ErrorCode::EngineError, format!("reading an image: {}", err.message())));
+        }
+        let v = if len == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(data, len) }.to_vec() };
+        unsafe { engine_cz_release_raw(self.z, index as c_int) };
+        Ok(v)
+    }
+
+    /// Leaves image `index` as it is and out of MuPDF's rewriter.
+    pub fn mark_handled(&mut self, index: usize) {
+        unsafe { engine_cz_mark_handled(self.z, index as c_int) };
+    }
+
+    /// Replaces image `index` with `data` (w x h pixels, same colour space).
+    pub fn replace(&mut self, index: usize, data: &[u8], w: u32, h: u32, coding: Coding) -> Result<()> {
+        let mut err = ErrBuf::new();
+        let kind = if coding == Coding::Dct { IMG_DCT } else { IMG_FLATE };
+        let rc = unsafe {
+            engine_cz_replace(self.z, index as c_int, data.as_ptr(), data.len(), w as c_int, h as c_int, kind, err.ptr(), 512)
+        };
+        if rc != OK {
+            return Err(EngineError::new(ErrorCode::EngineError, format!("replacing an image: {}", err.message())));
+        }
+        Ok(())
+    }
+
+    /// MuPDF's image rewriter (for what the pass left), clean-up and save to `output`.
+    /// Returns the C code (`OK` or `FAILED`) and its message.
+    pub fn finish(&mut self, output: &Path, options: &mut RawOptions) -> Result<(c_int, String)> {
+        let c = c_path(output)?;
+        let mut err = ErrBuf::new();
+        let rc = unsafe { engine_cz_finish(self.z, c.as_ptr(), options, err.ptr(), 512) };
+        Ok((rc, err.message()))
+    }
+}

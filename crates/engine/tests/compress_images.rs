@@ -1,0 +1,321 @@
+//! The compress levels' image handling (src/compress/images.rs and MuPDF's rewriter
+//! behind it), on small PDFs built here: which images are downsampled to what, in which
+//! encoding, and what is kept (SMask, Decode, text, bitonal images).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{corpus_file, Scratch};
+use engine::compress::{compress, CompressLevel, CompressOptions};
+use engine::JobControl;
+use jpeg_encoder::{ColorType, Encoder};
+use mupdf::pdf::{PdfDocument, PdfObject};
+
+/// A PDF from object bodies (object i + 1 = `objects[i]`); object 1 must be the catalog.
+fn build_pdf(objects: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        out.extend_from_slice(body);
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for o in offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+    out
+}
+
+fn obj(s: &str) -> Vec<u8> {
+    s.as_bytes().to_vec()
+}
+
+fn stream(dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut v = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
+    v.extend_from_slice(data);
+    v.extend_from_slice(b"\nendstream");
+    v
+}
+
+fn deflate(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(data).unwrap();
+    z.finish().unwrap()
+}
+
+/// A photo-like `w` x `h` image: gradients plus texture (so JPEG has work to do).
+fn pixels(w: u32, h: u32, comps: u32) -> Vec<u8> {
+    let mut v = Vec::with_capacity((w * h * comps) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            for c in 0..comps {
+                let t = ((x * 7 + y * 3 + c * 50) % 256) as f32;
+                let n = ((x.wrapping_mul(2654435761) ^ y.wrapping_mul(40503)) >> 13) % 40;
+                v.push((t * 0.8 + n as f32) as u8);
+            }
+        }
+    }
+    v
+}
+
+fn jpeg(w: u32, h: u32, comps: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut e = Encoder::new(&mut out, 95);
+    e.set_progressive(true);
+    let ct = if comps == 1 { ColorType::Luma } else { ColorType::Rgb };
+    e.encode(&pixels(w, h, comps), w as u16, h as u16, ct).unwrap();
+    out
+}
+
+/// One page per content stream, all sharing the resources `/XObject << xobjects >>` and
+/// a Helvetica font; `extra` objects follow (numbered from 3 + 2 x pages).
+fn pdf_with(contents: &[&str], xobjects: &str, extra: Vec<Vec<u8>>) -> Vec<u8> {
+    let n = contents.len();
+    let font = 3 + 2 * n;
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 3 + 2 * i)).collect();
+    let mut objects = vec![obj("<< /Type /Catalog /Pages 2 0 R >>"), obj(&format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")))];
+    for (i, c) in contents.iter().enumerate() {
+        objects.push(obj(&format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R /Resources << /Font << /F1 {font} 0 R >> /XObject << {xobjects} >> >> >>",
+            4 + 2 * i
+        )));
+        let text = format!("{c} BT /F1 12 Tf 72 72 Td (Hello compress page {}) Tj ET", i + 1);
+        objects.push(stream("", text.as_bytes()));
+    }
+    objects.push(obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"));
+    objects.extend(extra);
+    build_pdf(&objects)
+}
+
+fn run(scratch: &Scratch, name: &str, pdf: &[u8], level: &str) -> (std::path::PathBuf, engine::compress::CompressResult) {
+    let input = scratch.path(&format!("{name}.pdf"));
+    std::fs::write(&input, pdf).unwrap();
+    let out = scratch.path(&format!("{name}-{level}.out.pdf"));
+    let o = CompressOptions { level: CompressLevel::parse(level).unwrap(), max_pages: None };
+    let r = compress(&input, &out, &o, &JobControl::new()).unwrap();
+    (out, r)
+}
+
+/// The image XObjects of page `page` of `path`.
+fn images(path: &Path, page: i32) -> Vec<PdfObject> {
+    // The objects borrow the document's MuPDF state: kept alive for the test's length.
+    let doc: &'static PdfDocument = Box::leak(Box::new(PdfDocument::open(path.to_str().unwrap()).unwrap()));
+    let p = doc.find_page(page).unwrap();
+    let xo = p.get_dict("Resources").unwrap().unwrap().get_dict("XObject").unwrap().unwrap();
+    xo.dict_iter().unwrap().map(|e| { e.unwrap().1 }).collect()
+}
+
+/// An entry of `o` (an indirect reference or a direct dictionary).
+fn entry(o: &PdfObject, key: &str) -> Option<PdfObject> {
+    let d = o.resolve().unwrap().unwrap_or_else(|| o.try_clone().unwrap());
+    d.get_dict(key).unwrap()
+}
+
+fn int(o: &PdfObject, key: &str) -> i32 {
+    entry(o, key).map(|v| v.as_int().unwrap()).unwrap_or(-1)
+}
+
+fn filter(o: &PdfObject) -> String {
+    let f = entry(o, "Filter").unwrap();
+    let f = if f.is_array().unwrap() { f.get_array(0).unwrap().unwrap() } else { f };
+    String::from_utf8(f.as_name().unwrap()).unwrap()
+}
+
+/// The JFIF density (dots per inch) of a JPEG, when it has a JFIF APP0 segment in dpi.
+/// The engine's pass writes the target dpi; MuPDF's rewriter writes the pixmap's.
+fn jfif_dpi(data: &[u8]) -> Option<u16> {
+    let app0 = data.get(2..20)?;
+    (app0[0] == 0xff && app0[1] == 0xe0 && &app0[4..9] == b"JFIF\0" && app0[11] == 1).then(|| u16::from_be_bytes([app0[12], app0[13]]))
+}
+
+fn text_of(path: &Path) -> String {
+    let out = Command::new("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn qpdf_ok(path: &Path) -> bool {
+    Command::new("qpdf").arg("--check").arg(path).status().map(|s| matches!(s.code(), Some(0) | Some(3))).unwrap_or(false)
+}
+
+// 1200 px over 288 pt = 300 dpi.
+const AT_300: &str = "q 288 0 0 288 100 400 cm /Im1 Do Q";
+
+#[test]
+fn balanced_halves_a_300_dpi_jpeg_into_a_smaller_jpeg_and_keeps_the_text() {
+    let scratch = Scratch::new("compress-img-jpeg");
+    let img = stream("/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode", &jpeg(1200, 1200, 3));
+    let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
+    let (out, r) = run(&scratch, "jpeg", &pdf, "balanced");
+    assert!(!r.kept_original && r.output_bytes < r.input_bytes / 3, "{r:?}");
+    let im = images(&out, 0);
+    assert_eq!(im.len(), 1);
+    assert_eq!((int(&im[0], "Width"), int(&im[0], "Height")), (600, 600));
+    assert_eq!(filter(&im[0]), "DCTDecode");
+    assert_eq!(jfif_dpi(&im[0].read_raw_stream().unwrap()), Some(150), "re-encoded by the engine's pass, not MuPDF's rewriter");
+    assert!(text_of(&out).contains("Hello compress page 1"));
+    assert!(qpdf_ok(&out));
+}
+
+#[test]
+fn strong_takes_a_300_dpi_jpeg_to_72_dpi() {
+    let scratch = Scratch::new("compress-img-strong");
+    let img = stream("/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode", &jpeg(1200, 1200, 1));
+    let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
+    let (out, _) = run(&scratch, "strong", &pdf, "strong");
+    let im = images(&out, 0);
+    // 1200 x 72 / 300 = 288: DCT-scaled to 300 (1/4), then area-averaged to 288.
+    assert_eq!((int(&im[0], "Width"), int(&im[0], "Height")), (288, 288));
+    assert_eq!(filter(&im[0]), "DCTDecode");
+}
+
+#[test]
+fn an_image_keeps_the_resolution_its_largest_use_needs() {
+    let scratch = Scratch::new("compress-img-uses");
+    let img = stream("/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode", &jpeg(1200, 1200, 3));
+    // Page 2 draws it over 576 pt: 150 dpi, under balanced's 225 dpi threshold.
+    let pdf = pdf_with(&[AT_300, "q 576 0 0 576 18 100 cm /Im1 Do Q"], "/Im1 8 0 R", vec![img]);
+    let (out, _) = run(&scratch, "uses", &pdf, "balanced");
+    for page in 0..2 {
+        let im = images(&out, page);
+        assert_eq!(int(&im[0], "Width"), 1200, "page {page}");
+    }
+    let t = text_of(&out);
+    assert!(t.contains("Hello compress page 1") && t.contains("Hello compress page 2"));
+}
+
+#[test]
+fn smask_and_decode_entries_are_kept() {
+    let scratch = Scratch::new("compress-img-smask");
+    let alpha: Vec<u8> = (0..1200u32 * 1200).map(|i| if (i % 1200) < 600 { 255 } else { 128 }).collect();
+    let img = stream(
+        "/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /SMask 7 0 R /Decode [1 0 1 0 1 0]",
+        &jpeg(1200, 1200, 3),
+    );
+    let mask = stream("/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", &deflate(&alpha));
+    let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img, mask]);
+    let (out, _) = run(&scratch, "smask", &pdf, "balanced");
+    let im = &images(&out, 0)[0];
+    assert_eq!(int(im, "Width"), 600);
+    let smask = entry(im, "SMask").expect("SMask kept");
+    assert_eq!(int(&smask, "Width"), 1200, "the soft mask is not resampled");
+    let decode = entry(im, "Decode").expect("Decode kept");
+    assert_eq!(decode.len().unwrap(), 6);
+    assert_eq!(decode.get_array(0).unwrap().unwrap().as_float().unwrap(), 1.0);
+}
+
+#[test]
+fn flate_images_stay_flate_at_balanced_and_become_jpeg_at_strong() {
+    let scratch = Scratch::new("compress-img-flate");
+    // Grey, stored with a PNG predictor (Up on every row).
+    let (w, h) = (1200u32, 1200u32);
+    let px = pixels(w, h, 1);
+    let mut rows = Vec::new();
+    for y in 0..h as usize {
+        rows.push(2u8);
+        for x in 0..w as usize {
+            let above = if y > 0 { px[(y - 1) * w as usize + x] } else { 0 };
+            rows.push(px[y * w as usize + x].wrapping_sub(above));
+        }
+    }
+    let img = stream(
+        "/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 1200 /Colors 1 >>",
+        &deflate(&rows),
+    );
+    let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
+    let (out, _) = run(&scratch, "flate", &pdf, "balanced");
+    let im = &images(&out, 0)[0];
+    assert_eq!((int(im, "Width"), filter(im).as_str()), (600, "FlateDecode"));
+    assert!(entry(im, "DecodeParms").is_none());
+    // Lossless apart from the averaging: a 2 x 2 block mean of the original.
+    let back = im.read_stream().unwrap();
+    let mean = (px[0] as u32 + px[1] as u32 + px[1200] as u32 + px[1201] as u32 + 2) / 4;
+    assert_eq!(back[0] as u32, mean);
+    let (out, _) = run(&scratch, "flate", &pdf, "strong");
+    let im = &images(&out, 0)[0];
+    assert_eq!((int(im, "Width"), filter(im).as_str()), (288, "DCTDecode"));
+}
+
+#[test]
+fn black_and_white_images_are_never_averaged_into_grey() {
+    let scratch = Scratch::new("compress-img-bitonal");
+    let px: Vec<u8> = (0..1200u32 * 1200).map(|i| if (i % 1200 / 3 + i / 1200 / 5) % 2 == 0 { 0 } else { 255 }).collect();
+    let img = stream("/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", &deflate(&px));
+    let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
+    for level in ["balanced", "strong"] {
+        let (out, _) = run(&scratch, "bitonal", &pdf, level);
+        let im = &images(&out, 0)[0];
+        assert_eq!(int(im, "Width"), 1200, "{level}");
+        assert_ne!(filter(im), "DCTDecode", "{level}");
+    }
+}
+
+#[test]
+fn the_large_flate_scan_of_the_corpus_is_halved() {
+    let Some(input) = corpus_file("scanned-multipage-assembly.pdf") else { return };
+    let scratch = Scratch::new("compress-img-corpus");
+    let out = scratch.path("assembly.pdf");
+    let o = CompressOptions { level: CompressLevel::Balanced, max_pages: None };
+    let r = compress(&input, &out, &o, &JobControl::new()).unwrap();
+    assert_eq!(r.page_count, 6);
+    assert!(!r.kept_original);
+    // Page 2: a 9000 x 9000 flate RGB image at 300 dpi.
+    let im = images(&out, 1);
+    let big: Vec<_> = im.iter().filter(|i| int(i, "Height") == 4500).collect();
+    assert_eq!(big.len(), 1, "the 9000 px image downsampled to 4500");
+    assert_eq!(filter(big[0]), "FlateDecode");
+    assert!(qpdf_ok(&out));
+}
+
+#[test]
+fn the_image_walk_leaves_form_and_font_resources_intact() {
+    // Page 40's figure is a form whose fonts MuPDF's content filter re-resourced even when
+    // told not to update the document; the walk now runs on a second opening.
+    let Some(input) = corpus_file("geotopo-117-pages.pdf") else { return };
+    let scratch = Scratch::new("compress-img-geotopo");
+    let out = scratch.path("geotopo.pdf");
+    let o = CompressOptions { level: CompressLevel::Balanced, max_pages: None };
+    compress(&input, &out, &o, &JobControl::new()).unwrap();
+    let page40 = |p: &Path| {
+        let o = Command::new("pdftotext").args(["-f", "40", "-l", "40"]).arg(p).arg("-").output().unwrap();
+        (String::from_utf8_lossy(&o.stdout).split_whitespace().count(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (before, _) = page40(&input);
+    let (after, errors) = page40(&out);
+    assert_eq!(after, before);
+    assert!(!errors.contains("Error"), "{errors}");
+}
+
+#[test]
+fn an_owner_password_file_is_compressed_and_stays_encrypted() {
+    if !common::qpdf_available() {
+        return;
+    }
+    let scratch = Scratch::new("compress-img-encrypted");
+    let img = stream("/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode", &jpeg(1200, 1200, 3));
+    let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
+    let plain = scratch.path("plain.pdf");
+    std::fs::write(&plain, &pdf).unwrap();
+    let enc = scratch.path("enc.pdf");
+    let ok = Command::new("qpdf").args(["--encrypt", "", "owner-secret", "256", "--"]).arg(&plain).arg(&enc).status().unwrap();
+    assert!(ok.success());
+    let (out_plain, _) = run(&scratch, "plain", &pdf, "balanced");
+    let (out_enc, r) = run(&scratch, "enc", &std::fs::read(&enc).unwrap(), "balanced");
+    assert!(!r.kept_original);
+    let shown = Command::new("qpdf").arg("--show-encryption").arg(&out_enc).output().unwrap();
+    assert!(String::from_utf8_lossy(&shown.stdout).contains("R = 6"), "still AES-256 encrypted");
+    assert_eq!(int(&images(&out_enc, 0)[0], "Width"), 600);
+    // The re-encoded image decrypts and decodes to the same pixels as without encryption.
+    let render = |p: &Path, name: &str| {
+        let o = scratch.path(name);
+        assert!(Command::new("mutool").args(["draw", "-q", "-r", "30", "-c", "gray", "-o"]).arg(&o).arg(p).arg("1").status().unwrap().success());
+        std::fs::read(o).unwrap()
+    };
+    assert_eq!(render(&out_enc, "e.pgm"), render(&out_plain, "p.pgm"));
+}
