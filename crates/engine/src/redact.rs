@@ -26,16 +26,16 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use mupdf::pdf::{PdfDocument, PdfObject};
-use mupdf::{Buffer, Matrix};
+use mupdf::{Buffer, Colorspace, Document, Matrix};
 
 use crate::control::JobControl;
 use crate::error::{EngineError, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::keep_encryption;
-use crate::pdf::save::{save_pdf, write_options};
+use crate::pdf::save::{patch_write_options, save_pdf};
 use crate::pdf::PageOpResult;
-use crate::render::{checked_dpi, encode_jpeg, render_rgb};
+use crate::render::{checked_dpi, encode_jpeg, raster_size, render_rgb, EncodedPage};
 
 /// Default rasterisation resolution of affected pages.
 pub const REDACT_DEFAULT_DPI: u32 = 150;
@@ -106,46 +106,33 @@ pub fn redact(
         by_page.entry(r.page as usize).or_default().push(*r);
     }
 
+    // Only the redacted pages are decoded (a decompression bomb there is refused before
+    // rendering). Every other page is copied untouched, its streams byte for byte and
+    // never decoded, so a bomb there stays inert. In a file MuPDF had to repair,
+    // damaged content streams are likely on other pages too, and copying them would
+    // give an output that fails `qpdf --check`: then every page is checked and
+    // repaired, as the other page operations do.
     let scratch = JobControl::new();
-    repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), &scratch)?;
+    if opened.repaired {
+        repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), &scratch)?;
+    } else {
+        repair_page_contents(by_page.keys().map(|&i| (i + 1, &opened.pages[i])), &scratch)?;
+    }
     control.start(by_page.len() as u64)?;
 
+    let mut replaced = HashSet::new();
     for (&index, regions) in &by_page {
         control.checkpoint()?;
-        let bounds = {
-            let page = opened.doc.load_page(index as i32).ctx("loading the page")?;
-            page.bounds().ctx("measuring the page")?
-        };
-        let (pw, ph) = ((bounds.x1 - bounds.x0) as f64, (bounds.y1 - bounds.y0) as f64);
-        for (k, r) in regions.iter().enumerate() {
-            if r.x + r.w > pw + SLACK || r.y + r.h > ph + SLACK {
-                return Err(EngineError::invalid_options(format!(
-                    "a region of page {index} ({k}th on that page: x {} y {} w {} h {}) goes off the page, \
-                     which is {pw:.2} x {ph:.2} points as displayed",
-                    r.x, r.y, r.w, r.h
-                )));
-            }
-        }
-        let (w, h, mut rgb) = render_rgb(&opened.doc, index, dpi)?;
-        let scale = dpi as f64 / 72.0;
-        for r in regions {
-            let x0 = ((r.x * scale).floor().max(0.0) as u32).min(w);
-            let y0 = ((r.y * scale).floor().max(0.0) as u32).min(h);
-            let x1 = (((r.x + r.w) * scale).ceil() as u32).min(w);
-            let y1 = (((r.y + r.h) * scale).ceil() as u32).min(h);
-            for y in y0..y1 {
-                let row = (y * w) as usize * 3;
-                rgb[row + x0 as usize * 3..row + x1 as usize * 3].fill(0);
-            }
-        }
-        let jpeg = encode_jpeg(w, h, &rgb, REDACT_JPEG_QUALITY, dpi)?;
-        drop(rgb);
+        let burnt = burn_in(&opened.doc, index, dpi, regions)?;
         let page_obj = opened.pages[index].clone();
-        rebuild_page(&mut opened.doc, page_obj, bounds, w, h, &jpeg.jpeg, jpeg.grey)?;
+        replaced.extend(rebuild_page(&mut opened.doc, page_obj, &burnt)?);
         control.advance()?;
     }
+    delete_unshared(&mut opened.doc, &opened.pages, &by_page, replaced)?;
 
-    let options = write_options(keep_encryption(opened.encrypted));
+    // Without recompression untouched streams are written as they are; a repaired
+    // file has repaired (decoded) content streams, which are deflated.
+    let options = patch_write_options(keep_encryption(opened.encrypted), opened.repaired);
     let output_bytes = save_pdf(&opened.doc, output, options, control)?;
     control.finish();
     Ok(PageOpResult {
@@ -155,17 +142,90 @@ pub fn redact(
     })
 }
 
+/// A page rendered with its regions painted black.
+struct BurntPage {
+    /// The displayed page box, in points.
+    bounds: mupdf::Rect,
+    /// Raster size in pixels.
+    w: u32,
+    h: u32,
+    jpeg: EncodedPage,
+}
+
+/// Renders page `index` at `dpi`, paints the regions black and encodes the JPEG. Paints in MuPDF's pixmap when it is packed RGB
+/// (no copy of the raster), as rendering does.
+fn burn_in(
+    doc: &Document,
+    index: usize,
+    dpi: u32,
+    regions: &[RedactRegion],
+) -> Result<BurntPage> {
+    let page = doc.load_page(index as i32).ctx("loading the page")?;
+    let bounds = page.bounds().ctx("measuring the page")?;
+    let (pw, ph) = ((bounds.x1 - bounds.x0) as f64, (bounds.y1 - bounds.y0) as f64);
+    for (k, r) in regions.iter().enumerate() {
+        if r.x + r.w > pw + SLACK || r.y + r.h > ph + SLACK {
+            return Err(EngineError::invalid_options(format!(
+                "a region of page {index} ({k}th on that page: x {} y {} w {} h {}) goes off the page, \
+                 which is {pw:.2} x {ph:.2} points as displayed",
+                r.x, r.y, r.w, r.h
+            )));
+        }
+    }
+    raster_size(bounds, dpi, index + 1)?;
+    let scale = dpi as f32 / 72.0;
+    let mut pix = page
+        .to_pixmap(&Matrix::new_scale(scale, scale), &Colorspace::device_rgb(), false, true)
+        .ctx("rendering the page")?;
+    let (w, h) = (pix.width(), pix.height());
+    let row = w as usize * 3;
+    let stride = pix.stride() as usize;
+    if pix.n() == 3 && stride >= row {
+        let samples = pix.samples_mut();
+        paint_black(samples, stride, w, h, dpi, regions);
+        let jpeg = if stride == row {
+            encode_jpeg(w, h, &samples[..row * h as usize], REDACT_JPEG_QUALITY, dpi)?
+        } else {
+            let packed: Vec<u8> = samples.chunks(stride).take(h as usize).flat_map(|l| &l[..row]).copied().collect();
+            encode_jpeg(w, h, &packed, REDACT_JPEG_QUALITY, dpi)?
+        };
+        return Ok(BurntPage { bounds, w, h, jpeg });
+    }
+    drop(pix);
+    drop(page);
+    let (w, h, mut rgb) = render_rgb(doc, index, dpi)?;
+    paint_black(&mut rgb, w as usize * 3, w, h, dpi, regions);
+    let jpeg = encode_jpeg(w, h, &rgb, REDACT_JPEG_QUALITY, dpi)?;
+    Ok(BurntPage { bounds, w, h, jpeg })
+}
+
+/// Paints the regions black on an RGB raster with `stride` bytes per line; edges are
+/// rounded outwards to whole pixels.
+fn paint_black(rgb: &mut [u8], stride: usize, w: u32, h: u32, dpi: u32, regions: &[RedactRegion]) {
+    let scale = dpi as f64 / 72.0;
+    for r in regions {
+        let x0 = ((r.x * scale).floor().max(0.0) as u32).min(w);
+        let y0 = ((r.y * scale).floor().max(0.0) as u32).min(h);
+        let x1 = (((r.x + r.w) * scale).ceil() as u32).min(w);
+        let y1 = (((r.y + r.h) * scale).ceil() as u32).min(h);
+        for y in y0..y1 {
+            let line = y as usize * stride;
+            rgb[line + x0 as usize * 3..line + x1 as usize * 3].fill(0);
+        }
+    }
+}
+
 /// Replaces everything the page shows by the JPEG, placed over the displayed page.
+/// Returns the object numbers of its former content streams and annotations, for
+/// [`delete_unshared`].
 fn rebuild_page(
     doc: &mut PdfDocument,
     mut page: PdfObject,
-    bounds: mupdf::Rect,
-    w: u32,
-    h: u32,
-    jpeg: &[u8],
-    grey: bool,
-) -> Result<()> {
+    burnt: &BurntPage,
+) -> Result<Vec<i32>> {
     let ctx = "rebuilding the redacted page";
+    let BurntPage { bounds, w, h, ref jpeg } = *burnt;
+    let grey = jpeg.grey;
     // The image XObject, stored as the JPEG bytes with a DCTDecode filter.
     let mut dict = doc.new_dict().ctx(ctx)?;
     dict.dict_put("Type", PdfObject::new_name("XObject").ctx(ctx)?).ctx(ctx)?;
@@ -177,7 +237,7 @@ fn rebuild_page(
     dict.dict_put("BitsPerComponent", PdfObject::new_int(8).ctx(ctx)?).ctx(ctx)?;
     dict.dict_put("Filter", PdfObject::new_name("DCTDecode").ctx(ctx)?).ctx(ctx)?;
     let image = doc
-        .add_stream(&Buffer::from_bytes(jpeg).ctx(ctx)?, Some(&dict), true)
+        .add_stream(&Buffer::from_bytes(&jpeg.jpeg).ctx(ctx)?, Some(&dict), true)
         .ctx(ctx)?;
 
     // Unit square of the image -> displayed page (y down) -> default user space.
@@ -201,6 +261,7 @@ fn rebuild_page(
     let mut resources = doc.new_dict().ctx(ctx)?;
     resources.dict_put("XObject", xobjects).ctx(ctx)?;
 
+    let mut former = referenced_objects(&page, "Contents")?;
     // Annotations and their form fields go.
     let mut annots = HashSet::new();
     if let Some(list) = page.get_dict("Annots").ctx(ctx)? {
@@ -221,6 +282,60 @@ fn rebuild_page(
     page.dict_put("Resources", resources).ctx(ctx)?;
     for key in ["Annots", "StructParents", "Group", "Thumb", "PieceInfo", "B", "AA", "Tabs"] {
         page.dict_delete(key).ctx(ctx)?;
+    }
+    former.extend(annots);
+    Ok(former)
+}
+
+/// Object numbers an entry of `page` refers to: the entry itself when indirect, and
+/// the indirect items of the array it holds.
+fn referenced_objects(page: &PdfObject, key: &str) -> Result<Vec<i32>> {
+    let ctx = "reading a page";
+    let mut nums = Vec::new();
+    let Some(value) = page.get_dict(key).ctx(ctx)? else {
+        return Ok(nums);
+    };
+    if value.is_indirect().unwrap_or(false) {
+        nums.push(value.as_indirect().ctx(ctx)?);
+    }
+    if value.is_array().unwrap_or(false) {
+        for item in value.array_iter().ctx(ctx)? {
+            let item = item.ctx(ctx)?;
+            if item.is_indirect().unwrap_or(false) {
+                nums.push(item.as_indirect().ctx(ctx)?);
+            }
+        }
+    }
+    Ok(nums)
+}
+
+/// Deletes the former content streams and annotations of the redacted pages outright,
+/// so that nothing that still refers to them (a structure tree's marked-content or
+/// object references, an AcroForm's calculation order) keeps them in the file; the
+/// save's garbage collection then drops everything only they used (images, fonts,
+/// forms, appearance streams). An object another page lists as its own content or
+/// annotation (shared by a broken or unusual file) is kept for that page.
+fn delete_unshared(
+    doc: &mut PdfDocument,
+    pages: &[PdfObject],
+    redacted: &BTreeMap<usize, Vec<RedactRegion>>,
+    mut former: HashSet<i32>,
+) -> Result<()> {
+    for (i, page) in pages.iter().enumerate() {
+        if former.is_empty() {
+            return Ok(());
+        }
+        if redacted.contains_key(&i) {
+            continue;
+        }
+        for key in ["Contents", "Annots"] {
+            for num in referenced_objects(page, key)? {
+                former.remove(&num);
+            }
+        }
+    }
+    for num in former {
+        doc.delete_object(num).ctx("dropping the redacted page's former objects")?;
     }
     Ok(())
 }
