@@ -1,7 +1,9 @@
 //! Redaction by burn-in: every page that has a region is rendered at `dpi` (with its
 //! annotations and form widgets), the regions are painted opaque black on the raster,
 //! and the page is rebuilt as a single JPEG image covering the page. Other pages are
-//! copied untouched.
+//! copied untouched: their streams byte for byte, neither decoded nor recompressed
+//! (except in a file MuPDF had to repair, where every page's content is checked and
+//! repaired as in the other page operations).
 //!
 //! # Regions
 //!
@@ -18,9 +20,12 @@
 //! orientation) and nothing else of its content: the content streams and resources are
 //! replaced by one image, its annotations are removed, its form fields are removed from
 //! the AcroForm, and `/StructParents`, `/Group`, `/Thumb`, `/PieceInfo`, `/B` are
-//! dropped. Objects used only by that page are garbage-collected on save. The
-//! document's structure tree, outlines and named destinations are kept as they are
-//! (a structure element's `/Alt` or `/ActualText` text is not examined).
+//! dropped. Its former content streams and annotations are deleted outright (unless
+//! another page lists them too), and objects only they used are garbage-collected on
+//! save. The whole document is written (never an incremental update, which would keep
+//! the old page). The document's structure tree, outlines and named destinations are
+//! kept as they are (a structure element's `/Alt` or `/ActualText` text is not
+//! examined).
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -341,21 +346,34 @@ fn delete_unshared(
 }
 
 /// Removes the fields (or widget kids) whose object numbers are in `widgets` from the
-/// AcroForm field tree; a field left without kids is removed too.
+/// AcroForm field tree; a field left without kids is removed too. The calculation
+/// order (`/CO`) loses the same fields, else it would keep their values in the file.
 fn remove_fields(doc: &PdfDocument, widgets: &HashSet<i32>) -> Result<()> {
     let ctx = "removing form fields";
     let Some(form) = doc.catalog().ctx(ctx)?.get_dict("AcroForm").ctx(ctx)? else {
         return Ok(());
     };
-    let Some(mut fields) = form.get_dict("Fields").ctx(ctx)? else {
-        return Ok(());
-    };
-    prune(&mut fields, widgets, 0)?;
+    let mut removed = widgets.clone();
+    if let Some(mut fields) = form.get_dict("Fields").ctx(ctx)? {
+        prune(&mut fields, &mut removed, 0)?;
+    }
+    if let Some(mut order) = form.get_dict("CO").ctx(ctx)? {
+        if order.is_array().unwrap_or(false) {
+            for i in (0..order.len().ctx(ctx)? as i32).rev() {
+                let item = order.get_array(i).ctx(ctx)?;
+                let num = item.filter(|f| f.is_indirect().unwrap_or(false)).and_then(|f| f.as_indirect().ok());
+                if num.is_some_and(|n| removed.contains(&n)) {
+                    order.array_delete(i).ctx(ctx)?;
+                }
+            }
+        }
+    }
     Ok(())
 }
 
-/// Prunes an array of field references; returns how many entries remain.
-fn prune(list: &mut PdfObject, widgets: &HashSet<i32>, depth: u32) -> Result<usize> {
+/// Prunes an array of field references; returns how many entries remain. `removed`
+/// holds the widgets to remove and receives the fields removed with them.
+fn prune(list: &mut PdfObject, removed: &mut HashSet<i32>, depth: u32) -> Result<usize> {
     let ctx = "removing form fields";
     if depth > 32 || !list.is_array().unwrap_or(false) {
         return Ok(list.len().unwrap_or(0));
@@ -367,16 +385,19 @@ fn prune(list: &mut PdfObject, widgets: &HashSet<i32>, depth: u32) -> Result<usi
             continue;
         };
         let num = if item.is_indirect().unwrap_or(false) { item.as_indirect().ctx(ctx)? } else { 0 };
-        let mut remove = num != 0 && widgets.contains(&num);
+        let mut remove = num != 0 && removed.contains(&num);
         if !remove && item.is_dict().unwrap_or(false) {
             if let Some(mut kids) = item.get_dict("Kids").ctx(ctx)? {
                 let had = kids.len().unwrap_or(0);
-                if had > 0 && prune(&mut kids, widgets, depth + 1)? == 0 {
+                if had > 0 && prune(&mut kids, removed, depth + 1)? == 0 {
                     remove = true;
                 }
             }
         }
         if remove {
+            if num != 0 {
+                removed.insert(num);
+            }
             list.array_delete(i).ctx(ctx)?;
         }
         i -= 1;

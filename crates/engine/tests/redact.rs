@@ -258,3 +258,68 @@ fn a_damaged_file_gives_a_valid_output_with_every_page_repaired() {
     assert!(qpdf_pages(&out, None).is_none_or(|n| n == 16));
 }
 
+
+/// A PDF with a correct xref table made of `objects` (numbered from 1).
+fn build_pdf(objects: &[&str]) -> Vec<u8> {
+    let mut pdf = b"%PDF-1.7\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for o in offsets {
+        pdf.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(
+        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1)
+            .as_bytes(),
+    );
+    pdf
+}
+
+#[test]
+fn a_field_value_kept_by_the_calculation_order_goes_and_a_shared_content_stream_stays() {
+    let content = "BT /F1 12 Tf 20 150 Td (Shared text on both pages) Tj ET";
+    let stream = format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len());
+    let page = |annots: &str| {
+        format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R \
+             /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> {annots} >>"
+        )
+    };
+    let pdf = build_pdf(&[
+        "<< /Type /Catalog /Pages 2 0 R /AcroForm 6 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R 7 0 R] /Count 2 >>",
+        &page("/Annots [5 0 R]"),
+        &stream,
+        "<< /Type /Annot /Subtype /Widget /Rect [10 10 100 30] /Parent 8 0 R /P 3 0 R >>",
+        "<< /Fields [8 0 R] /CO [8 0 R] >>",
+        &page(""),
+        "<< /FT /Tx /T (SecretFieldName) /V (TopSecretValue) /Kids [5 0 R] >>",
+    ]);
+    let scratch = Scratch::new("redact-co");
+    let input = scratch.path("in.pdf");
+    std::fs::write(&input, &pdf).unwrap();
+    let out = scratch.path("out.pdf");
+    redact_page(&input, &out, 0);
+
+    let after = open(&out);
+    for num in 1..after.xref_len().unwrap() as i32 {
+        let Ok(Some(obj)) = after.xref_object(num) else { continue };
+        if !obj.is_dict().unwrap() {
+            continue;
+        }
+        for key in ["T", "V"] {
+            if let Some(v) = obj.get_dict(key).unwrap().filter(|v| v.is_string().unwrap()) {
+                panic!("object {num} still has /{key} {:?}", v.as_bytes().unwrap());
+            }
+        }
+    }
+    // Page 2 shows the same content stream, which therefore stays, byte for byte.
+    let contents = after.find_page(1).unwrap().get_dict("Contents").unwrap().unwrap();
+    assert_eq!(contents.read_stream().unwrap(), content.as_bytes());
+    assert!(pdftotext(&out, Some(2)).is_none_or(|t| t.contains("Shared text")));
+    assert_eq!(qpdf_check(&out, None).unwrap_or(0), 0);
+}
