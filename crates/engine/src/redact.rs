@@ -87,12 +87,21 @@ pub fn redact(
     options: &RedactOptions,
     control: &JobControl,
 ) -> Result<PageOpResult> {
-    let dpi = checked_dpi(options.dpi, REDACT_DEFAULT_DPI, REDACT_MIN_DPI, REDACT_MAX_DPI)?;
+    let dpi = checked_dpi(
+        options.dpi,
+        REDACT_DEFAULT_DPI,
+        REDACT_MIN_DPI,
+        REDACT_MAX_DPI,
+    )?;
     if options.regions.is_empty() {
         return Err(EngineError::invalid_options("give at least one region"));
     }
     control.checkpoint()?;
-    let mut opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
+    let mut opened = open_pdf(
+        Source::Path(input),
+        PasswordPolicy::Refuse,
+        options.max_pages,
+    )?;
     let page_count = opened.page_count();
 
     let mut by_page: BTreeMap<usize, Vec<RedactRegion>> = BTreeMap::new();
@@ -103,7 +112,12 @@ pub fn redact(
                 r.page
             )));
         }
-        if ![r.x, r.y, r.w, r.h].iter().all(|v| v.is_finite()) || r.x < 0.0 || r.y < 0.0 || r.w <= 0.0 || r.h <= 0.0 {
+        if ![r.x, r.y, r.w, r.h].iter().all(|v| v.is_finite())
+            || r.x < 0.0
+            || r.y < 0.0
+            || r.w <= 0.0
+            || r.h <= 0.0
+        {
             return Err(EngineError::invalid_options(format!(
                 "regions[{i}]: x and y must be >= 0 and w and h > 0"
             )));
@@ -119,7 +133,10 @@ pub fn redact(
     // repaired, as the other page operations do.
     let scratch = JobControl::new();
     if opened.repaired {
-        repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), &scratch)?;
+        repair_page_contents(
+            opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)),
+            &scratch,
+        )?;
     } else {
         repair_page_contents(by_page.keys().map(|&i| (i + 1, &opened.pages[i])), &scratch)?;
     }
@@ -159,15 +176,13 @@ struct BurntPage {
 
 /// Renders page `index` at `dpi`, paints the regions black and encodes the JPEG. Paints in MuPDF's pixmap when it is packed RGB
 /// (no copy of the raster), as rendering does.
-fn burn_in(
-    doc: &Document,
-    index: usize,
-    dpi: u32,
-    regions: &[RedactRegion],
-) -> Result<BurntPage> {
+fn burn_in(doc: &Document, index: usize, dpi: u32, regions: &[RedactRegion]) -> Result<BurntPage> {
     let page = doc.load_page(index as i32).ctx("loading the page")?;
     let bounds = page.bounds().ctx("measuring the page")?;
-    let (pw, ph) = ((bounds.x1 - bounds.x0) as f64, (bounds.y1 - bounds.y0) as f64);
+    let (pw, ph) = (
+        (bounds.x1 - bounds.x0) as f64,
+        (bounds.y1 - bounds.y0) as f64,
+    );
     for (k, r) in regions.iter().enumerate() {
         if r.x + r.w > pw + SLACK || r.y + r.h > ph + SLACK {
             return Err(EngineError::invalid_options(format!(
@@ -180,7 +195,12 @@ fn burn_in(
     raster_size(bounds, dpi, index + 1)?;
     let scale = dpi as f32 / 72.0;
     let mut pix = page
-        .to_pixmap(&Matrix::new_scale(scale, scale), &Colorspace::device_rgb(), false, true)
+        .to_pixmap(
+            &Matrix::new_scale(scale, scale),
+            &Colorspace::device_rgb(),
+            false,
+            true,
+        )
         .ctx("rendering the page")?;
     let (w, h) = (pix.width(), pix.height());
     let row = w as usize * 3;
@@ -191,7 +211,12 @@ fn burn_in(
         let jpeg = if stride == row {
             encode_jpeg(w, h, &samples[..row * h as usize], REDACT_JPEG_QUALITY, dpi)?
         } else {
-            let packed: Vec<u8> = samples.chunks(stride).take(h as usize).flat_map(|l| &l[..row]).copied().collect();
+            let packed: Vec<u8> = samples
+                .chunks(stride)
+                .take(h as usize)
+                .flat_map(|l| &l[..row])
+                .copied()
+                .collect();
             encode_jpeg(w, h, &packed, REDACT_JPEG_QUALITY, dpi)?
         };
         return Ok(BurntPage { bounds, w, h, jpeg });
@@ -223,24 +248,32 @@ fn paint_black(rgb: &mut [u8], stride: usize, w: u32, h: u32, dpi: u32, regions:
 /// Replaces everything the page shows by the JPEG, placed over the displayed page.
 /// Returns the object numbers of its former content streams and annotations, for
 /// [`delete_unshared`].
-fn rebuild_page(
-    doc: &mut PdfDocument,
-    mut page: PdfObject,
-    burnt: &BurntPage,
-) -> Result<Vec<i32>> {
+fn rebuild_page(doc: &mut PdfDocument, mut page: PdfObject, burnt: &BurntPage) -> Result<Vec<i32>> {
     let ctx = "rebuilding the redacted page";
-    let BurntPage { bounds, w, h, ref jpeg } = *burnt;
+    let BurntPage {
+        bounds,
+        w,
+        h,
+        ref jpeg,
+    } = *burnt;
     let grey = jpeg.grey;
     // The image XObject, stored as the JPEG bytes with a DCTDecode filter.
     let mut dict = doc.new_dict().ctx(ctx)?;
-    dict.dict_put("Type", PdfObject::new_name("XObject").ctx(ctx)?).ctx(ctx)?;
-    dict.dict_put("Subtype", PdfObject::new_name("Image").ctx(ctx)?).ctx(ctx)?;
-    dict.dict_put("Width", PdfObject::new_int(w as i32).ctx(ctx)?).ctx(ctx)?;
-    dict.dict_put("Height", PdfObject::new_int(h as i32).ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("Type", PdfObject::new_name("XObject").ctx(ctx)?)
+        .ctx(ctx)?;
+    dict.dict_put("Subtype", PdfObject::new_name("Image").ctx(ctx)?)
+        .ctx(ctx)?;
+    dict.dict_put("Width", PdfObject::new_int(w as i32).ctx(ctx)?)
+        .ctx(ctx)?;
+    dict.dict_put("Height", PdfObject::new_int(h as i32).ctx(ctx)?)
+        .ctx(ctx)?;
     let cs = if grey { "DeviceGray" } else { "DeviceRGB" };
-    dict.dict_put("ColorSpace", PdfObject::new_name(cs).ctx(ctx)?).ctx(ctx)?;
-    dict.dict_put("BitsPerComponent", PdfObject::new_int(8).ctx(ctx)?).ctx(ctx)?;
-    dict.dict_put("Filter", PdfObject::new_name("DCTDecode").ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("ColorSpace", PdfObject::new_name(cs).ctx(ctx)?)
+        .ctx(ctx)?;
+    dict.dict_put("BitsPerComponent", PdfObject::new_int(8).ctx(ctx)?)
+        .ctx(ctx)?;
+    dict.dict_put("Filter", PdfObject::new_name("DCTDecode").ctx(ctx)?)
+        .ctx(ctx)?;
     let image = doc
         .add_stream(&Buffer::from_bytes(&jpeg.jpeg).ctx(ctx)?, Some(&dict), true)
         .ctx(ctx)?;
@@ -250,7 +283,10 @@ fn rebuild_page(
     let mut m = Matrix::new(bw, 0.0, 0.0, -bh, bounds.x0, bounds.y0 + bh);
     let page_ctm = page.page_ctm().ctx(ctx)?;
     let inverse = page_ctm.invert().ok_or_else(|| {
-        EngineError::new(crate::ErrorCode::InvalidPdf, "the page has a degenerate size")
+        EngineError::new(
+            crate::ErrorCode::InvalidPdf,
+            "the page has a degenerate size",
+        )
     })?;
     m.concat(inverse);
     let content = format!(
@@ -258,7 +294,11 @@ fn rebuild_page(
         m.a, m.b, m.c, m.d, m.e, m.f
     );
     let contents = doc
-        .add_stream(&Buffer::from_bytes(content.as_bytes()).ctx(ctx)?, None, false)
+        .add_stream(
+            &Buffer::from_bytes(content.as_bytes()).ctx(ctx)?,
+            None,
+            false,
+        )
         .ctx(ctx)?;
 
     let mut xobjects = doc.new_dict().ctx(ctx)?;
@@ -285,7 +325,16 @@ fn rebuild_page(
 
     page.dict_put("Contents", contents).ctx(ctx)?;
     page.dict_put("Resources", resources).ctx(ctx)?;
-    for key in ["Annots", "StructParents", "Group", "Thumb", "PieceInfo", "B", "AA", "Tabs"] {
+    for key in [
+        "Annots",
+        "StructParents",
+        "Group",
+        "Thumb",
+        "PieceInfo",
+        "B",
+        "AA",
+        "Tabs",
+    ] {
         page.dict_delete(key).ctx(ctx)?;
     }
     former.extend(annots);
@@ -340,7 +389,8 @@ fn delete_unshared(
         }
     }
     for num in former {
-        doc.delete_object(num).ctx("dropping the redacted page's former objects")?;
+        doc.delete_object(num)
+            .ctx("dropping the redacted page's former objects")?;
     }
     Ok(())
 }
@@ -361,7 +411,9 @@ fn remove_fields(doc: &PdfDocument, widgets: &HashSet<i32>) -> Result<()> {
         if order.is_array().unwrap_or(false) {
             for i in (0..order.len().ctx(ctx)? as i32).rev() {
                 let item = order.get_array(i).ctx(ctx)?;
-                let num = item.filter(|f| f.is_indirect().unwrap_or(false)).and_then(|f| f.as_indirect().ok());
+                let num = item
+                    .filter(|f| f.is_indirect().unwrap_or(false))
+                    .and_then(|f| f.as_indirect().ok());
                 if num.is_some_and(|n| removed.contains(&n)) {
                     order.array_delete(i).ctx(ctx)?;
                 }
@@ -384,7 +436,11 @@ fn prune(list: &mut PdfObject, removed: &mut HashSet<i32>, depth: u32) -> Result
             i -= 1;
             continue;
         };
-        let num = if item.is_indirect().unwrap_or(false) { item.as_indirect().ctx(ctx)? } else { 0 };
+        let num = if item.is_indirect().unwrap_or(false) {
+            item.as_indirect().ctx(ctx)?
+        } else {
+            0
+        };
         let mut remove = num != 0 && removed.contains(&num);
         if !remove && item.is_dict().unwrap_or(false) {
             if let Some(mut kids) = item.get_dict("Kids").ctx(ctx)? {
@@ -402,5 +458,5 @@ fn prune(list: &mut PdfObject, removed: &mut HashSet<i32>, depth: u32) -> Result
         }
         i -= 1;
     }
-    Ok(list.len().ctx(ctx)?)
+    list.len().ctx(ctx)
 }

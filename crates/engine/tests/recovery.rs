@@ -9,7 +9,11 @@ use common::{corpus_file, qpdf_pages, Scratch};
 use engine::{identify, rotate, JobControl, RotateOptions};
 
 fn rotate_all(input: &Path, out: &Path) -> engine::PageOpResult {
-    let options = RotateOptions { degrees: 90, pages: None, max_pages: None };
+    let options = RotateOptions {
+        degrees: 90,
+        pages: None,
+        max_pages: None,
+    };
     rotate(input, out, &options, &JobControl::new()).unwrap()
 }
 
@@ -19,8 +23,14 @@ fn broken_tree_pdf() -> Vec<u8> {
     let mut pdf = b"%PDF-1.4\n".to_vec();
     for (num, body) in [
         (1, "<< /Type /Catalog /Pages 9 0 R >>"),
-        (2, "<< /Type /Page /MediaBox [0 0 200 100] /Contents 4 0 R >>"),
-        (3, "<< /Type /Page /MediaBox [0 0 300 100] /Contents 4 0 R >>"),
+        (
+            2,
+            "<< /Type /Page /MediaBox [0 0 200 100] /Contents 4 0 R >>",
+        ),
+        (
+            3,
+            "<< /Type /Page /MediaBox [0 0 300 100] /Contents 4 0 R >>",
+        ),
         (4, "<< /Length 23 >>\nstream\n0 0 m 100 50 l S\n\nendstream"),
     ] {
         pdf.extend_from_slice(format!("{num} 0 obj\n{body}\nendobj\n").as_bytes());
@@ -48,11 +58,13 @@ fn pages_of_a_missing_page_tree_are_recovered_by_a_scan_in_object_order() {
 /// fourth would have to be made up, size and all.
 #[test]
 fn a_page_whose_object_is_not_in_the_file_is_not_invented() {
-    let Some(input) = corpus_file("unreadable-metadata-images.pdf") else { return };
+    let Some(input) = corpus_file("unreadable-metadata-images.pdf") else {
+        return;
+    };
     let bytes = std::fs::read(&input).unwrap();
     let zeros = &bytes[1_695_609..2_817_775];
     assert!(zeros.iter().all(|&b| b == 0), "the corpus file changed");
-    let page_objects = bytes.windows(10).filter(|w| w == b"/Type/Page" ).count()
+    let page_objects = bytes.windows(10).filter(|w| w == b"/Type/Page").count()
         - bytes.windows(11).filter(|w| w == b"/Type/Pages").count();
     assert_eq!(page_objects, 3);
 

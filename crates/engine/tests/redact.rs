@@ -19,8 +19,18 @@ fn open(path: &Path) -> PdfDocument {
 }
 
 fn redact_page(input: &Path, out: &Path, page: i64) -> engine::PageOpResult {
-    let region = RedactRegion { page, x: 10.0, y: 10.0, w: 50.0, h: 20.0 };
-    let options = RedactOptions { regions: vec![region], dpi: Some(72), max_pages: None };
+    let region = RedactRegion {
+        page,
+        x: 10.0,
+        y: 10.0,
+        w: 50.0,
+        h: 20.0,
+    };
+    let options = RedactOptions {
+        regions: vec![region],
+        dpi: Some(72),
+        max_pages: None,
+    };
     redact(input, out, &options, &JobControl::new()).unwrap()
 }
 
@@ -34,10 +44,8 @@ fn reachable(obj: &PdfObject, seen: &mut HashSet<i32>, depth: u32) {
     if depth > 64 {
         return;
     }
-    if obj.is_indirect().unwrap() {
-        if !seen.insert(obj.as_indirect().unwrap()) {
-            return;
-        }
+    if obj.is_indirect().unwrap() && !seen.insert(obj.as_indirect().unwrap()) {
+        return;
     }
     if obj.is_array().unwrap() {
         for item in obj.array_iter().unwrap() {
@@ -73,7 +81,8 @@ fn objects_of_page_only(doc: &PdfDocument, index: i32) -> HashSet<i32> {
 /// Whether object `num` is a stream (MuPDF answers that for references, not for the
 /// loaded dictionary).
 fn is_stream(doc: &PdfDocument, num: i32) -> bool {
-    doc.new_indirect(num, 0).is_ok_and(|r| r.is_stream().unwrap_or(false))
+    doc.new_indirect(num, 0)
+        .is_ok_and(|r| r.is_stream().unwrap_or(false))
 }
 
 /// Every stream of `doc`, decoded (streams MuPDF cannot decode are left out).
@@ -95,7 +104,9 @@ fn pdftotext(path: &Path, page: Option<u32>) -> Option<String> {
         cmd.args(["-f", &p.to_string(), "-l", &p.to_string()]);
     }
     let out = cmd.arg(path).arg("-").output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 fn words(text: &str) -> BTreeSet<String> {
@@ -108,7 +119,9 @@ fn words(text: &str) -> BTreeSet<String> {
 /// Redacts page `index` and checks that none of the streams only that page used
 /// survives, raw (in the file's bytes) or decoded (in any stream of the output).
 fn assert_page_streams_gone(name: &str, index: i32) {
-    let Some(input) = corpus_file(name) else { return };
+    let Some(input) = corpus_file(name) else {
+        return;
+    };
     let scratch = Scratch::new("redact-streams");
     let out = scratch.path("out.pdf");
     redact_page(&input, &out, index as i64);
@@ -120,7 +133,10 @@ fn assert_page_streams_gone(name: &str, index: i32) {
         .copied()
         .filter(|&num| is_stream(&before, num))
         .collect();
-    assert!(!own_streams.is_empty(), "{name}: page {index} has streams of its own");
+    assert!(
+        !own_streams.is_empty(),
+        "{name}: page {index} has streams of its own"
+    );
 
     let out_bytes = std::fs::read(&out).unwrap();
     let out_streams = decoded_streams(&open(&out));
@@ -128,7 +144,10 @@ fn assert_page_streams_gone(name: &str, index: i32) {
         let raw = before.xref_raw_stream(num).unwrap();
         // Short streams (a `q Q`, an empty form) can legitimately occur anywhere.
         if raw.len() >= 48 {
-            assert!(!contains(&out_bytes, &raw), "{name}: raw bytes of object {num} survive");
+            assert!(
+                !contains(&out_bytes, &raw),
+                "{name}: raw bytes of object {num} survive"
+            );
         }
         let decoded = before.xref_stream(num).unwrap();
         if decoded.len() >= 48 {
@@ -152,39 +171,60 @@ fn the_images_only_a_redacted_scanned_page_used_are_gone_raw_and_decoded() {
 
 #[test]
 fn pdftotext_finds_none_of_the_words_only_the_redacted_page_had() {
-    let Some(input) = corpus_file("latex-multicolumn.pdf") else { return };
-    let Some(page2) = pdftotext(&input, Some(2)) else { return };
+    let Some(input) = corpus_file("latex-multicolumn.pdf") else {
+        return;
+    };
+    let Some(page2) = pdftotext(&input, Some(2)) else {
+        return;
+    };
     let mut only_page2 = words(&page2);
     for p in [1, 3] {
         for w in words(&pdftotext(&input, Some(p)).unwrap()) {
             only_page2.remove(&w);
         }
     }
-    assert!(only_page2.len() >= 10, "page 2 has words of its own: {only_page2:?}");
+    assert!(
+        only_page2.len() >= 10,
+        "page 2 has words of its own: {only_page2:?}"
+    );
     let scratch = Scratch::new("redact-words");
     let out = scratch.path("out.pdf");
     redact_page(&input, &out, 1);
     let left = words(&pdftotext(&out, None).unwrap());
     let found: Vec<_> = only_page2.intersection(&left).collect();
-    assert!(found.is_empty(), "redacted words still in the output: {found:?}");
+    assert!(
+        found.is_empty(),
+        "redacted words still in the output: {found:?}"
+    );
     assert_eq!(pdftotext(&out, Some(2)).unwrap().trim(), "");
 }
 
 #[test]
 fn a_redacted_pages_annotations_and_form_fields_are_gone() {
-    let Some(input) = corpus_file("libreoffice-form-fields.pdf") else { return };
+    let Some(input) = corpus_file("libreoffice-form-fields.pdf") else {
+        return;
+    };
     let before = open(&input);
     let field_strings = |doc: &PdfDocument| -> (usize, BTreeSet<Vec<u8>>) {
         let (mut widgets, mut strings) = (0, BTreeSet::new());
         for num in 1..doc.xref_len().unwrap() as i32 {
-            let Ok(Some(obj)) = doc.xref_object(num) else { continue };
+            let Ok(Some(obj)) = doc.xref_object(num) else {
+                continue;
+            };
             if !obj.is_dict().unwrap() {
                 continue;
             }
-            let subtype = obj.get_dict("Subtype").unwrap().and_then(|s| s.as_name().ok());
+            let subtype = obj
+                .get_dict("Subtype")
+                .unwrap()
+                .and_then(|s| s.as_name().ok());
             widgets += usize::from(subtype.as_deref() == Some(b"Widget".as_slice()));
             for key in ["T", "V", "TU"] {
-                if let Some(v) = obj.get_dict(key).unwrap().filter(|v| v.is_string().unwrap()) {
+                if let Some(v) = obj
+                    .get_dict(key)
+                    .unwrap()
+                    .filter(|v| v.is_string().unwrap())
+                {
                     let bytes = v.as_bytes().unwrap();
                     if bytes.len() > 2 {
                         strings.insert(bytes);
@@ -213,20 +253,30 @@ fn a_redacted_pages_annotations_and_form_fields_are_gone() {
         .get_dict("AcroForm")
         .unwrap()
         .and_then(|f| f.get_dict("Fields").unwrap());
-    assert!(fields.map_or(0, |f| f.len().unwrap()) == 0, "AcroForm still lists fields");
+    assert!(
+        fields.map_or(0, |f| f.len().unwrap()) == 0,
+        "AcroForm still lists fields"
+    );
     assert!(qpdf_ok(qpdf_check(&out, None)));
 }
 
 #[test]
 fn pages_not_redacted_keep_their_content_streams_byte_for_byte() {
-    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else { return };
+    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
+        return;
+    };
     let scratch = Scratch::new("redact-untouched");
     let out = scratch.path("out.pdf");
     let result = redact_page(&input, &out, 1);
     assert_eq!((result.pages_processed, result.page_count), (1, 4));
     let (before, after) = (open(&input), open(&out));
     let raw_contents = |doc: &PdfDocument, i: i32| -> Vec<u8> {
-        let contents = doc.find_page(i).unwrap().get_dict("Contents").unwrap().unwrap();
+        let contents = doc
+            .find_page(i)
+            .unwrap()
+            .get_dict("Contents")
+            .unwrap()
+            .unwrap();
         if contents.is_array().unwrap() {
             contents
                 .array_iter()
@@ -238,7 +288,11 @@ fn pages_not_redacted_keep_their_content_streams_byte_for_byte() {
         }
     };
     for i in [0, 2, 3] {
-        assert_eq!(raw_contents(&before, i), raw_contents(&after, i), "page {i}");
+        assert_eq!(
+            raw_contents(&before, i),
+            raw_contents(&after, i),
+            "page {i}"
+        );
     }
     assert_ne!(raw_contents(&before, 1), raw_contents(&after, 1));
     assert_eq!(qpdf_check(&out, None).unwrap_or(0), 0);
@@ -248,7 +302,9 @@ fn pages_not_redacted_keep_their_content_streams_byte_for_byte() {
 fn a_damaged_file_gives_a_valid_output_with_every_page_repaired() {
     // MuPDF repairs this file's xref; 14 of its 16 pages have truncated content
     // streams, which must not reach the output as they are.
-    let Some(input) = corpus_file("fuzzed-poppler-16-pages.pdf") else { return };
+    let Some(input) = corpus_file("fuzzed-poppler-16-pages.pdf") else {
+        return;
+    };
     let scratch = Scratch::new("redact-damaged");
     let out = scratch.path("out.pdf");
     let result = redact_page(&input, &out, 0);
@@ -257,7 +313,6 @@ fn a_damaged_file_gives_a_valid_output_with_every_page_repaired() {
     assert!(qpdf_ok(code), "qpdf --check exit {code:?}");
     assert!(qpdf_pages(&out, None).is_none_or(|n| n == 16));
 }
-
 
 /// A PDF with a correct xref table made of `objects` (numbered from 1).
 fn build_pdf(objects: &[&str]) -> Vec<u8> {
@@ -268,13 +323,18 @@ fn build_pdf(objects: &[&str]) -> Vec<u8> {
         pdf.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
     }
     let xref = pdf.len();
-    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    pdf.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
     for o in offsets {
         pdf.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
     }
     pdf.extend_from_slice(
-        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1)
-            .as_bytes(),
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
     );
     pdf
 }
@@ -282,7 +342,10 @@ fn build_pdf(objects: &[&str]) -> Vec<u8> {
 #[test]
 fn a_field_value_kept_by_the_calculation_order_goes_and_a_shared_content_stream_stays() {
     let content = "BT /F1 12 Tf 20 150 Td (Shared text on both pages) Tj ET";
-    let stream = format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len());
+    let stream = format!(
+        "<< /Length {} >>\nstream\n{content}\nendstream",
+        content.len()
+    );
     let page = |annots: &str| {
         format!(
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R \
@@ -307,18 +370,29 @@ fn a_field_value_kept_by_the_calculation_order_goes_and_a_shared_content_stream_
 
     let after = open(&out);
     for num in 1..after.xref_len().unwrap() as i32 {
-        let Ok(Some(obj)) = after.xref_object(num) else { continue };
+        let Ok(Some(obj)) = after.xref_object(num) else {
+            continue;
+        };
         if !obj.is_dict().unwrap() {
             continue;
         }
         for key in ["T", "V"] {
-            if let Some(v) = obj.get_dict(key).unwrap().filter(|v| v.is_string().unwrap()) {
+            if let Some(v) = obj
+                .get_dict(key)
+                .unwrap()
+                .filter(|v| v.is_string().unwrap())
+            {
                 panic!("object {num} still has /{key} {:?}", v.as_bytes().unwrap());
             }
         }
     }
     // Page 2 shows the same content stream, which therefore stays, byte for byte.
-    let contents = after.find_page(1).unwrap().get_dict("Contents").unwrap().unwrap();
+    let contents = after
+        .find_page(1)
+        .unwrap()
+        .get_dict("Contents")
+        .unwrap()
+        .unwrap();
     assert_eq!(contents.read_stream().unwrap(), content.as_bytes());
     assert!(pdftotext(&out, Some(2)).is_none_or(|t| t.contains("Shared text")));
     assert_eq!(qpdf_check(&out, None).unwrap_or(0), 0);
