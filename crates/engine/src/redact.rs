@@ -1,7 +1,9 @@
 //! Redaction by burn-in: every page that has a region is rendered at `dpi` (with its
 //! annotations and form widgets), the regions are painted opaque black on the raster,
 //! and the page is rebuilt as a single JPEG image covering the page. Other pages are
-//! copied untouched.
+//! copied untouched: their streams byte for byte, neither decoded nor recompressed
+//! (except in a file MuPDF had to repair, where every page's content is checked and
+//! repaired as in the other page operations).
 //!
 //! # Regions
 //!
@@ -18,24 +20,27 @@
 //! orientation) and nothing else of its content: the content streams and resources are
 //! replaced by one image, its annotations are removed, its form fields are removed from
 //! the AcroForm, and `/StructParents`, `/Group`, `/Thumb`, `/PieceInfo`, `/B` are
-//! dropped. Objects used only by that page are garbage-collected on save. The
-//! document's structure tree, outlines and named destinations are kept as they are
-//! (a structure element's `/Alt` or `/ActualText` text is not examined).
+//! dropped. Its former content streams and annotations are deleted outright (unless
+//! another page lists them too), and objects only they used are garbage-collected on
+//! save. The whole document is written (never an incremental update, which would keep
+//! the old page). The document's structure tree, outlines and named destinations are
+//! kept as they are (a structure element's `/Alt` or `/ActualText` text is not
+//! examined).
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use mupdf::pdf::{PdfDocument, PdfObject};
-use mupdf::{Buffer, Matrix};
+use mupdf::{Buffer, Colorspace, Document, Matrix};
 
 use crate::control::JobControl;
 use crate::error::{EngineError, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::keep_encryption;
-use crate::pdf::save::{save_pdf, write_options};
+use crate::pdf::save::{patch_write_options, save_pdf};
 use crate::pdf::PageOpResult;
-use crate::render::{checked_dpi, encode_jpeg, render_rgb};
+use crate::render::{checked_dpi, encode_jpeg, raster_size, render_rgb, EncodedPage};
 
 /// Default rasterisation resolution of affected pages.
 pub const REDACT_DEFAULT_DPI: u32 = 150;
@@ -82,12 +87,21 @@ pub fn redact(
     options: &RedactOptions,
     control: &JobControl,
 ) -> Result<PageOpResult> {
-    let dpi = checked_dpi(options.dpi, REDACT_DEFAULT_DPI, REDACT_MIN_DPI, REDACT_MAX_DPI)?;
+    let dpi = checked_dpi(
+        options.dpi,
+        REDACT_DEFAULT_DPI,
+        REDACT_MIN_DPI,
+        REDACT_MAX_DPI,
+    )?;
     if options.regions.is_empty() {
         return Err(EngineError::invalid_options("give at least one region"));
     }
     control.checkpoint()?;
-    let mut opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
+    let mut opened = open_pdf(
+        Source::Path(input),
+        PasswordPolicy::Refuse,
+        options.max_pages,
+    )?;
     let page_count = opened.page_count();
 
     let mut by_page: BTreeMap<usize, Vec<RedactRegion>> = BTreeMap::new();
@@ -98,7 +112,12 @@ pub fn redact(
                 r.page
             )));
         }
-        if ![r.x, r.y, r.w, r.h].iter().all(|v| v.is_finite()) || r.x < 0.0 || r.y < 0.0 || r.w <= 0.0 || r.h <= 0.0 {
+        if ![r.x, r.y, r.w, r.h].iter().all(|v| v.is_finite())
+            || r.x < 0.0
+            || r.y < 0.0
+            || r.w <= 0.0
+            || r.h <= 0.0
+        {
             return Err(EngineError::invalid_options(format!(
                 "regions[{i}]: x and y must be >= 0 and w and h > 0"
             )));
@@ -106,46 +125,36 @@ pub fn redact(
         by_page.entry(r.page as usize).or_default().push(*r);
     }
 
+    // Only the redacted pages are decoded (a decompression bomb there is refused before
+    // rendering). Every other page is copied untouched, its streams byte for byte and
+    // never decoded, so a bomb there stays inert. In a file MuPDF had to repair,
+    // damaged content streams are likely on other pages too, and copying them would
+    // give an output that fails `qpdf --check`: then every page is checked and
+    // repaired, as the other page operations do.
     let scratch = JobControl::new();
-    repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), &scratch)?;
+    if opened.repaired {
+        repair_page_contents(
+            opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)),
+            &scratch,
+        )?;
+    } else {
+        repair_page_contents(by_page.keys().map(|&i| (i + 1, &opened.pages[i])), &scratch)?;
+    }
     control.start(by_page.len() as u64)?;
 
+    let mut replaced = HashSet::new();
     for (&index, regions) in &by_page {
         control.checkpoint()?;
-        let bounds = {
-            let page = opened.doc.load_page(index as i32).ctx("loading the page")?;
-            page.bounds().ctx("measuring the page")?
-        };
-        let (pw, ph) = ((bounds.x1 - bounds.x0) as f64, (bounds.y1 - bounds.y0) as f64);
-        for (k, r) in regions.iter().enumerate() {
-            if r.x + r.w > pw + SLACK || r.y + r.h > ph + SLACK {
-                return Err(EngineError::invalid_options(format!(
-                    "a region of page {index} ({k}th on that page: x {} y {} w {} h {}) goes off the page, \
-                     which is {pw:.2} x {ph:.2} points as displayed",
-                    r.x, r.y, r.w, r.h
-                )));
-            }
-        }
-        let (w, h, mut rgb) = render_rgb(&opened.doc, index, dpi)?;
-        let scale = dpi as f64 / 72.0;
-        for r in regions {
-            let x0 = ((r.x * scale).floor().max(0.0) as u32).min(w);
-            let y0 = ((r.y * scale).floor().max(0.0) as u32).min(h);
-            let x1 = (((r.x + r.w) * scale).ceil() as u32).min(w);
-            let y1 = (((r.y + r.h) * scale).ceil() as u32).min(h);
-            for y in y0..y1 {
-                let row = (y * w) as usize * 3;
-                rgb[row + x0 as usize * 3..row + x1 as usize * 3].fill(0);
-            }
-        }
-        let jpeg = encode_jpeg(w, h, &rgb, REDACT_JPEG_QUALITY, dpi)?;
-        drop(rgb);
+        let burnt = burn_in(&opened.doc, index, dpi, regions)?;
         let page_obj = opened.pages[index].clone();
-        rebuild_page(&mut opened.doc, page_obj, bounds, w, h, &jpeg.jpeg, jpeg.grey)?;
+        replaced.extend(rebuild_page(&mut opened.doc, page_obj, &burnt)?);
         control.advance()?;
     }
+    delete_unshared(&mut opened.doc, &opened.pages, &by_page, replaced)?;
 
-    let options = write_options(keep_encryption(opened.encrypted));
+    // Without recompression untouched streams are written as they are; a repaired
+    // file has repaired (decoded) content streams, which are deflated.
+    let options = patch_write_options(keep_encryption(opened.encrypted), opened.repaired);
     let output_bytes = save_pdf(&opened.doc, output, options, control)?;
     control.finish();
     Ok(PageOpResult {
@@ -155,29 +164,118 @@ pub fn redact(
     })
 }
 
-/// Replaces everything the page shows by the JPEG, placed over the displayed page.
-fn rebuild_page(
-    doc: &mut PdfDocument,
-    mut page: PdfObject,
+/// A page rendered with its regions painted black.
+struct BurntPage {
+    /// The displayed page box, in points.
     bounds: mupdf::Rect,
+    /// Raster size in pixels.
     w: u32,
     h: u32,
-    jpeg: &[u8],
-    grey: bool,
-) -> Result<()> {
+    jpeg: EncodedPage,
+}
+
+/// Renders page `index` at `dpi`, paints the regions black and encodes the JPEG. Paints in MuPDF's pixmap when it is packed RGB
+/// (no copy of the raster), as rendering does.
+fn burn_in(doc: &Document, index: usize, dpi: u32, regions: &[RedactRegion]) -> Result<BurntPage> {
+    let page = doc.load_page(index as i32).ctx("loading the page")?;
+    let bounds = page.bounds().ctx("measuring the page")?;
+    let (pw, ph) = (
+        (bounds.x1 - bounds.x0) as f64,
+        (bounds.y1 - bounds.y0) as f64,
+    );
+    for (k, r) in regions.iter().enumerate() {
+        if r.x + r.w > pw + SLACK || r.y + r.h > ph + SLACK {
+            return Err(EngineError::invalid_options(format!(
+                "a region of page {index} ({k}th on that page: x {} y {} w {} h {}) goes off the page, \
+                 which is {pw:.2} x {ph:.2} points as displayed",
+                r.x, r.y, r.w, r.h
+            )));
+        }
+    }
+    raster_size(bounds, dpi, index + 1)?;
+    let scale = dpi as f32 / 72.0;
+    let mut pix = page
+        .to_pixmap(
+            &Matrix::new_scale(scale, scale),
+            &Colorspace::device_rgb(),
+            false,
+            true,
+        )
+        .ctx("rendering the page")?;
+    let (w, h) = (pix.width(), pix.height());
+    let row = w as usize * 3;
+    let stride = pix.stride() as usize;
+    if pix.n() == 3 && stride >= row {
+        let samples = pix.samples_mut();
+        paint_black(samples, stride, w, h, dpi, regions);
+        let jpeg = if stride == row {
+            encode_jpeg(w, h, &samples[..row * h as usize], REDACT_JPEG_QUALITY, dpi)?
+        } else {
+            let packed: Vec<u8> = samples
+                .chunks(stride)
+                .take(h as usize)
+                .flat_map(|l| &l[..row])
+                .copied()
+                .collect();
+            encode_jpeg(w, h, &packed, REDACT_JPEG_QUALITY, dpi)?
+        };
+        return Ok(BurntPage { bounds, w, h, jpeg });
+    }
+    drop(pix);
+    drop(page);
+    let (w, h, mut rgb) = render_rgb(doc, index, dpi)?;
+    paint_black(&mut rgb, w as usize * 3, w, h, dpi, regions);
+    let jpeg = encode_jpeg(w, h, &rgb, REDACT_JPEG_QUALITY, dpi)?;
+    Ok(BurntPage { bounds, w, h, jpeg })
+}
+
+/// Paints the regions black on an RGB raster with `stride` bytes per line; edges are
+/// rounded outwards to whole pixels.
+fn paint_black(rgb: &mut [u8], stride: usize, w: u32, h: u32, dpi: u32, regions: &[RedactRegion]) {
+    let scale = dpi as f64 / 72.0;
+    for r in regions {
+        let x0 = ((r.x * scale).floor().max(0.0) as u32).min(w);
+        let y0 = ((r.y * scale).floor().max(0.0) as u32).min(h);
+        let x1 = (((r.x + r.w) * scale).ceil() as u32).min(w);
+        let y1 = (((r.y + r.h) * scale).ceil() as u32).min(h);
+        for y in y0..y1 {
+            let line = y as usize * stride;
+            rgb[line + x0 as usize * 3..line + x1 as usize * 3].fill(0);
+        }
+    }
+}
+
+/// Replaces everything the page shows by the JPEG, placed over the displayed page.
+/// Returns the object numbers of its former content streams and annotations, for
+/// [`delete_unshared`].
+fn rebuild_page(doc: &mut PdfDocument, mut page: PdfObject, burnt: &BurntPage) -> Result<Vec<i32>> {
     let ctx = "rebuilding the redacted page";
+    let BurntPage {
+        bounds,
+        w,
+        h,
+        ref jpeg,
+    } = *burnt;
+    let grey = jpeg.grey;
     // The image XObject, stored as the JPEG bytes with a DCTDecode filter.
     let mut dict = doc.new_dict().ctx(ctx)?;
-    dict.dict_put("Type", PdfObject::new_name("XObject").ctx(ctx)?).ctx(ctx)?;
-    dict.dict_put("Subtype", PdfObject::new_name("Image").ctx(ctx)?).ctx(ctx)?;
-    dict.dict_put("Width", PdfObject::new_int(w as i32).ctx(ctx)?).ctx(ctx)?;
-    dict.dict_put("Height", PdfObject::new_int(h as i32).ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("Type", PdfObject::new_name("XObject").ctx(ctx)?)
+        .ctx(ctx)?;
+    dict.dict_put("Subtype", PdfObject::new_name("Image").ctx(ctx)?)
+        .ctx(ctx)?;
+    dict.dict_put("Width", PdfObject::new_int(w as i32).ctx(ctx)?)
+        .ctx(ctx)?;
+    dict.dict_put("Height", PdfObject::new_int(h as i32).ctx(ctx)?)
+        .ctx(ctx)?;
     let cs = if grey { "DeviceGray" } else { "DeviceRGB" };
-    dict.dict_put("ColorSpace", PdfObject::new_name(cs).ctx(ctx)?).ctx(ctx)?;
-    dict.dict_put("BitsPerComponent", PdfObject::new_int(8).ctx(ctx)?).ctx(ctx)?;
-    dict.dict_put("Filter", PdfObject::new_name("DCTDecode").ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("ColorSpace", PdfObject::new_name(cs).ctx(ctx)?)
+        .ctx(ctx)?;
+    dict.dict_put("BitsPerComponent", PdfObject::new_int(8).ctx(ctx)?)
+        .ctx(ctx)?;
+    dict.dict_put("Filter", PdfObject::new_name("DCTDecode").ctx(ctx)?)
+        .ctx(ctx)?;
     let image = doc
-        .add_stream(&Buffer::from_bytes(jpeg).ctx(ctx)?, Some(&dict), true)
+        .add_stream(&Buffer::from_bytes(&jpeg.jpeg).ctx(ctx)?, Some(&dict), true)
         .ctx(ctx)?;
 
     // Unit square of the image -> displayed page (y down) -> default user space.
@@ -185,7 +283,10 @@ fn rebuild_page(
     let mut m = Matrix::new(bw, 0.0, 0.0, -bh, bounds.x0, bounds.y0 + bh);
     let page_ctm = page.page_ctm().ctx(ctx)?;
     let inverse = page_ctm.invert().ok_or_else(|| {
-        EngineError::new(crate::ErrorCode::InvalidPdf, "the page has a degenerate size")
+        EngineError::new(
+            crate::ErrorCode::InvalidPdf,
+            "the page has a degenerate size",
+        )
     })?;
     m.concat(inverse);
     let content = format!(
@@ -193,7 +294,11 @@ fn rebuild_page(
         m.a, m.b, m.c, m.d, m.e, m.f
     );
     let contents = doc
-        .add_stream(&Buffer::from_bytes(content.as_bytes()).ctx(ctx)?, None, false)
+        .add_stream(
+            &Buffer::from_bytes(content.as_bytes()).ctx(ctx)?,
+            None,
+            false,
+        )
         .ctx(ctx)?;
 
     let mut xobjects = doc.new_dict().ctx(ctx)?;
@@ -201,6 +306,7 @@ fn rebuild_page(
     let mut resources = doc.new_dict().ctx(ctx)?;
     resources.dict_put("XObject", xobjects).ctx(ctx)?;
 
+    let mut former = referenced_objects(&page, "Contents")?;
     // Annotations and their form fields go.
     let mut annots = HashSet::new();
     if let Some(list) = page.get_dict("Annots").ctx(ctx)? {
@@ -219,28 +325,107 @@ fn rebuild_page(
 
     page.dict_put("Contents", contents).ctx(ctx)?;
     page.dict_put("Resources", resources).ctx(ctx)?;
-    for key in ["Annots", "StructParents", "Group", "Thumb", "PieceInfo", "B", "AA", "Tabs"] {
+    for key in [
+        "Annots",
+        "StructParents",
+        "Group",
+        "Thumb",
+        "PieceInfo",
+        "B",
+        "AA",
+        "Tabs",
+    ] {
         page.dict_delete(key).ctx(ctx)?;
+    }
+    former.extend(annots);
+    Ok(former)
+}
+
+/// Object numbers an entry of `page` refers to: the entry itself when indirect, and
+/// the indirect items of the array it holds.
+fn referenced_objects(page: &PdfObject, key: &str) -> Result<Vec<i32>> {
+    let ctx = "reading a page";
+    let mut nums = Vec::new();
+    let Some(value) = page.get_dict(key).ctx(ctx)? else {
+        return Ok(nums);
+    };
+    if value.is_indirect().unwrap_or(false) {
+        nums.push(value.as_indirect().ctx(ctx)?);
+    }
+    if value.is_array().unwrap_or(false) {
+        for item in value.array_iter().ctx(ctx)? {
+            let item = item.ctx(ctx)?;
+            if item.is_indirect().unwrap_or(false) {
+                nums.push(item.as_indirect().ctx(ctx)?);
+            }
+        }
+    }
+    Ok(nums)
+}
+
+/// Deletes the former content streams and annotations of the redacted pages outright,
+/// so that nothing that still refers to them (a structure tree's marked-content or
+/// object references, an AcroForm's calculation order) keeps them in the file; the
+/// save's garbage collection then drops everything only they used (images, fonts,
+/// forms, appearance streams). An object another page lists as its own content or
+/// annotation (shared by a broken or unusual file) is kept for that page.
+fn delete_unshared(
+    doc: &mut PdfDocument,
+    pages: &[PdfObject],
+    redacted: &BTreeMap<usize, Vec<RedactRegion>>,
+    mut former: HashSet<i32>,
+) -> Result<()> {
+    for (i, page) in pages.iter().enumerate() {
+        if former.is_empty() {
+            return Ok(());
+        }
+        if redacted.contains_key(&i) {
+            continue;
+        }
+        for key in ["Contents", "Annots"] {
+            for num in referenced_objects(page, key)? {
+                former.remove(&num);
+            }
+        }
+    }
+    for num in former {
+        doc.delete_object(num)
+            .ctx("dropping the redacted page's former objects")?;
     }
     Ok(())
 }
 
 /// Removes the fields (or widget kids) whose object numbers are in `widgets` from the
-/// AcroForm field tree; a field left without kids is removed too.
+/// AcroForm field tree; a field left without kids is removed too. The calculation
+/// order (`/CO`) loses the same fields, else it would keep their values in the file.
 fn remove_fields(doc: &PdfDocument, widgets: &HashSet<i32>) -> Result<()> {
     let ctx = "removing form fields";
     let Some(form) = doc.catalog().ctx(ctx)?.get_dict("AcroForm").ctx(ctx)? else {
         return Ok(());
     };
-    let Some(mut fields) = form.get_dict("Fields").ctx(ctx)? else {
-        return Ok(());
-    };
-    prune(&mut fields, widgets, 0)?;
+    let mut removed = widgets.clone();
+    if let Some(mut fields) = form.get_dict("Fields").ctx(ctx)? {
+        prune(&mut fields, &mut removed, 0)?;
+    }
+    if let Some(mut order) = form.get_dict("CO").ctx(ctx)? {
+        if order.is_array().unwrap_or(false) {
+            for i in (0..order.len().ctx(ctx)? as i32).rev() {
+                let item = order.get_array(i).ctx(ctx)?;
+                let num = item
+                    .filter(|f| f.is_indirect().unwrap_or(false))
+                    .and_then(|f| f.as_indirect().ok());
+                if num.is_some_and(|n| removed.contains(&n)) {
+                    order.array_delete(i).ctx(ctx)?;
+                }
+            }
+        }
+    }
     Ok(())
 }
 
-/// Prunes an array of field references; returns how many entries remain.
-fn prune(list: &mut PdfObject, widgets: &HashSet<i32>, depth: u32) -> Result<usize> {
+/// Prunes an array of field references; returns how many entries remain. `removed`
+/// holds the widgets to remove and receives the fields removed with them.
+fn prune(list: &mut PdfObject, removed: &mut HashSet<i32>, depth: u32) -> Result<usize> {
     let ctx = "removing form fields";
     if depth > 32 || !list.is_array().unwrap_or(false) {
         return Ok(list.len().unwrap_or(0));
@@ -251,20 +436,27 @@ fn prune(list: &mut PdfObject, widgets: &HashSet<i32>, depth: u32) -> Result<usi
             i -= 1;
             continue;
         };
-        let num = if item.is_indirect().unwrap_or(false) { item.as_indirect().ctx(ctx)? } else { 0 };
-        let mut remove = num != 0 && widgets.contains(&num);
+        let num = if item.is_indirect().unwrap_or(false) {
+            item.as_indirect().ctx(ctx)?
+        } else {
+            0
+        };
+        let mut remove = num != 0 && removed.contains(&num);
         if !remove && item.is_dict().unwrap_or(false) {
             if let Some(mut kids) = item.get_dict("Kids").ctx(ctx)? {
                 let had = kids.len().unwrap_or(0);
-                if had > 0 && prune(&mut kids, widgets, depth + 1)? == 0 {
+                if had > 0 && prune(&mut kids, removed, depth + 1)? == 0 {
                     remove = true;
                 }
             }
         }
         if remove {
+            if num != 0 {
+                removed.insert(num);
+            }
             list.array_delete(i).ctx(ctx)?;
         }
         i -= 1;
     }
-    Ok(list.len().ctx(ctx)?)
+    list.len().ctx(ctx)
 }

@@ -35,6 +35,9 @@ pub(crate) struct OpenedPdf {
     pub encrypted: bool,
     /// Page objects in order; never empty.
     pub pages: Vec<PdfObject>,
+    /// MuPDF had to rebuild the cross-reference table while opening: the file is
+    /// damaged, so its content streams deserve a check too.
+    pub repaired: bool,
 }
 
 impl OpenedPdf {
@@ -195,9 +198,13 @@ pub(crate) fn open_pdf(
             ));
         }
     }
+    // MuPDF refuses an incremental save exactly when it attempted a repair (or
+    // applied its own redactions, which we never use); the flag itself is not exposed.
+    let repaired = !doc.can_be_saved_incrementally();
     Ok(OpenedPdf {
         doc,
         encrypted,
         pages,
+        repaired,
     })
 }

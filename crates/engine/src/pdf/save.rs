@@ -24,6 +24,19 @@ pub(crate) fn write_options(encryption: Encryption) -> PdfWriteOptions {
     opts
 }
 
+/// Write options for an output that is the input with a few pages changed
+/// (redaction): garbage level 1 drops every object no longer reachable, like level 2,
+/// but does not renumber the rest (renumbering rewrites every reference of every
+/// object, a cost per document rather than per changed page). With `compress` off,
+/// untouched streams are copied exactly as they are, unfiltered ones included.
+pub(crate) fn patch_write_options(encryption: Encryption, compress: bool) -> PdfWriteOptions {
+    let mut opts = PdfWriteOptions::default();
+    opts.set_garbage_level(1)
+        .set_compress(compress)
+        .set_encryption(encryption);
+    opts
+}
+
 /// Path of the temporary sibling of `output`.
 pub(crate) fn tmp_path(output: &Path) -> PathBuf {
     let mut s = output.as_os_str().to_owned();
