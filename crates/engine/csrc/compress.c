@@ -16,7 +16,9 @@ typedef struct {
 	int recompress_flate; /* re-deflate FlateDecode streams at the best level when smaller */
 	int garbage;          /* MuPDF garbage level: 3 = deduplicate */
 	int object_streams;
+	int skip_rewriter;    /* images the engine's pass did not take are kept as they are */
 	int page_count;       /* out */
+	int rewriter_ran;     /* out: MuPDF's image rewriter ran (the content guard checks) */
 } engine_compress_options;
 
 static void copy_message(fz_context *ctx, char *err, int errlen)
@@ -193,10 +195,14 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 	{
 		pdf_write_options w;
 		o->page_count = pdf_count_pages(ctx, doc);
+		o->rewriter_ran = 0;
 		if (o->rewrite_images)
 		{
-			if (engine_cz_needs_rewriter(z))
+			/* The rewriter filters every page's content and rewrites its resources,
+			 * which damages some files: the caller checks the output when it ran. */
+			if (!o->skip_rewriter && engine_cz_needs_rewriter(z))
 			{
+				o->rewriter_ran = 1;
 				engine_cz_hide_handled(z);
 				rewrite_images(ctx, doc, o);
 				engine_cz_unhide_handled(z);
