@@ -67,7 +67,10 @@ static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
 		raw = pdf_open_raw_stream_number(ctx, doc, num);
 		stm = fz_open_flated(ctx, raw, 15);
 		buf = fz_read_best(ctx, stm, 0, &truncated, RECOMPRESS_CAP);
-		if (truncated)
+		/* fz_read turns a zlib error into a warning and an early end (stm->error):
+		 * re-deflating what was read would replace damaged data, which other readers
+		 * may still decode, with less (pdf20-utf8-test.pdf's image became empty). */
+		if (truncated || stm->error)
 			break;
 		cdata = fz_new_deflated_data_from_buffer(ctx, &clen, buf, FZ_DEFLATE_BEST);
 		comp = fz_new_buffer_from_data(ctx, cdata, clen);
