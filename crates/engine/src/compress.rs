@@ -32,6 +32,14 @@
 //! between images; MuPDF's rewriter and the save cannot be interrupted.
 //! `ENGINE_COMPRESS_IMAGES=mupdf` skips the pass (MuPDF's rewriter does every image:
 //! for comparisons).
+//!
+//! MuPDF's rewriter filters the page contents and rewrites their resources, which
+//! damages some files (pdf20-utf8-test.pdf lost its font resource, so its text). After a
+//! lossy run in which it ran, a content guard (`src/compress/guard.rs`) compares the
+//! output with its source: same page count, and every word of each page's MuPDF text
+//! kept, in a font of the same name. On a loss the run is redone without MuPDF's
+//! rewriter (the engine's pass only), then losslessly, then the input is kept;
+//! [`CompressResult::path`] says which path made the output.
 
 mod ffi;
 mod guard;
