@@ -17,6 +17,8 @@ typedef struct {
 	int garbage;          /* MuPDF garbage level: 3 = deduplicate */
 	int object_streams;
 	int skip_rewriter;    /* images the engine's pass did not take are kept as they are */
+	int rewrite_in_place; /* MuPDF's rewriter on the document itself, as before the pass
+	                       * existed (for comparisons; only without the pass) */
 	int page_count;       /* out */
 	int rewriter_ran;     /* out: MuPDF's image rewriter ran (the content guard checks) */
 } engine_compress_options;
@@ -146,8 +148,9 @@ void engine_cz_close(engine_cz *z)
 	fz_drop_context(ctx);
 }
 
-static void rewrite_images(fz_context *ctx, pdf_document *doc, engine_compress_options *o)
+static void rewrite_images(fz_context *ctx, pdf_document *doc, void *opaque)
 {
+	engine_compress_options *o = opaque;
 	pdf_image_rewriter_options r;
 	char q[8];
 	memset(&r, 0, sizeof r);
@@ -202,13 +205,15 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		if (o->rewrite_images)
 		{
 			/* The rewriter filters every page's content and rewrites its resources,
-			 * which damages some files: the caller checks the output when it ran. */
+			 * which damages some files: it runs on a second opening and only its
+			 * new images are copied over; the caller still checks the output. */
 			if (!o->skip_rewriter && engine_cz_needs_rewriter(z))
 			{
 				o->rewriter_ran = 1;
-				engine_cz_hide_handled(z);
-				rewrite_images(ctx, doc, o);
-				engine_cz_unhide_handled(z);
+				if (o->rewrite_in_place)
+					rewrite_images(ctx, doc, o);
+				else
+					engine_cz_isolated_rewrite(z, rewrite_images, o);
 			}
 			/* The print-condition ICC profiles of PDF/X and PDF/A (/OutputIntents,
 			 * often several hundred KB) are dropped, as Ghostscript's presets do;

@@ -272,6 +272,7 @@ fn run_guarded(
         recompress_flate: settings.is_none() as c_int,
         garbage: 3,
         object_streams: 1,
+        rewrite_in_place: (images_mode() == ImagesMode::MupdfInPlace) as c_int,
         ..RawOptions::default()
     };
     let pass = settings.filter(|_| own_image_pass());
@@ -322,10 +323,28 @@ fn guard_always() -> bool {
     std::env::var("ENGINE_COMPRESS_GUARD").is_ok_and(|v| v == "always")
 }
 
-/// The engine's image pass runs unless `ENGINE_COMPRESS_IMAGES=mupdf` (MuPDF's image
-/// rewriter alone, as before the pass existed: for comparisons).
+/// `ENGINE_COMPRESS_IMAGES`, for comparisons: unset, the engine's image pass and MuPDF's
+/// rewriter (on a second opening) for the rest; `mupdf`, MuPDF's rewriter for every
+/// image (as before the pass existed, but on a second opening); `mupdf-inplace`, as
+/// `mupdf` with the rewriter on the document itself, as it used to run (content
+/// damage included: the guard's fallbacks are tested with it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ImagesMode {
+    OwnPass,
+    Mupdf,
+    MupdfInPlace,
+}
+
+fn images_mode() -> ImagesMode {
+    match std::env::var("ENGINE_COMPRESS_IMAGES").as_deref() {
+        Ok("mupdf") => ImagesMode::Mupdf,
+        Ok("mupdf-inplace") => ImagesMode::MupdfInPlace,
+        _ => ImagesMode::OwnPass,
+    }
+}
+
 fn own_image_pass() -> bool {
-    std::env::var("ENGINE_COMPRESS_IMAGES").map_or(true, |v| v != "mupdf")
+    images_mode() == ImagesMode::OwnPass
 }
 
 /// One open, image pass (when `pass` is set), MuPDF's rewriter and save; returns the C

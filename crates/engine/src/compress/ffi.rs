@@ -27,6 +27,7 @@ pub(crate) struct RawOptions {
     pub garbage: c_int,
     pub object_streams: c_int,
     pub skip_rewriter: c_int,
+    pub rewrite_in_place: c_int,
     pub page_count: c_int,
     pub rewriter_ran: c_int,
 }
