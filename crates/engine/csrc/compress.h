@@ -45,7 +45,7 @@ typedef struct {
 	int ncand, maxcand;
 	int *others;    /* object numbers of images the pass does not take (MuPDF's rewriter does) */
 	int nothers, maxothers;
-	int inline_images; /* inline images seen: MuPDF's rewriter handles those */
+	int inline_images; /* inline images seen (kept as they are) */
 	int gathered;   /* the list is complete (every page read through) */
 } engine_cz;
 

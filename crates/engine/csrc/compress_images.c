@@ -319,7 +319,9 @@ int engine_cz_replace(engine_cz *z, int i, const unsigned char *data, size_t len
 int engine_cz_needs_rewriter(engine_cz *z)
 {
 	int i;
-	if (!z->gathered || z->inline_images || z->nothers)
+	/* Inline images do not count: only image objects are copied back from the
+	 * rewriter's opening. */
+	if (!z->gathered || z->nothers)
 		return 1;
 	for (i = 0; i < z->ncand; i++)
 		if (!z->cand[i].handled)

@@ -24,22 +24,24 @@
 //! by the system's libjpeg-turbo scaled in the DCT domain (1/2, 1/4, 1/8), the rest of
 //! the ratio an area average, output progressive JPEG (libjpeg-turbo) or flate
 //! (zlib-rs). Then MuPDF's `pdf_rewrite_images` for the images
-//! the pass does not take (bitonal, indexed, CMYK, 16-bit, inline, JPX, filter chains,
-//! and JPEGs when libjpeg-turbo is missing), which hides the pass's images from it.
+//! the pass does not take (bitonal, indexed, CMYK, 16-bit, JPX, filter chains,
+//! and JPEGs when libjpeg-turbo is missing), on a second opening of the file with the
+//! pass's images hidden from it: it filters the page contents and rewrites their
+//! resources, which damaged some files (pdf20-utf8-test.pdf lost its font resource, so
+//! its text), so only its new image streams are copied back into the image objects
+//! they replace; images that do not decode cleanly are kept as stored.
 //! Then MuPDF's `pdf_save_document` (object streams, garbage collection). The MuPDF
 //! calls go through `csrc/compress.c` and `csrc/compress_images.c` (the crate exposes
 //! neither) in a private MuPDF context on the calling thread. Cancellation is checked
 //! between images; MuPDF's rewriter and the save cannot be interrupted.
 //! `ENGINE_COMPRESS_IMAGES=mupdf` skips the pass (MuPDF's rewriter does every image:
-//! for comparisons).
+//! for comparisons; `mupdf-inplace` also runs it on the document itself, as it used to).
 //!
-//! MuPDF's rewriter filters the page contents and rewrites their resources, which
-//! damages some files (pdf20-utf8-test.pdf lost its font resource, so its text). After a
-//! lossy run in which it ran, a content guard (`src/compress/guard.rs`) compares the
-//! output with its source: same page count, and every word of each page's MuPDF text
-//! kept, in a font of the same name. On a loss the run is redone without MuPDF's
-//! rewriter (the engine's pass only), then losslessly, then the input is kept;
-//! [`CompressResult::path`] says which path made the output.
+//! After a lossy run in which MuPDF's rewriter ran, a content guard
+//! (`src/compress/guard.rs`) compares the output with its source: same page count, and
+//! every word of each page's MuPDF text kept, in a font of the same name. On a loss the
+//! run is redone without MuPDF's rewriter (the engine's pass only), then losslessly,
+//! then the input is kept; [`CompressResult::path`] says which path made the output.
 
 mod ffi;
 mod guard;
