@@ -52,7 +52,7 @@ export interface NativeEngine {
     output: string,
     opts: { level?: "light" | "balanced" | "strong"; maxPages?: number },
     control?: JobControl,
-  ): Promise<{ pageCount: number; inputBytes: number; outputBytes: number; keptOriginal: boolean }>;
+  ): Promise<{ pageCount: number; inputBytes: number; outputBytes: number; keptOriginal: boolean; path?: string }>;
   /** Spreadsheets (issue 7; crates/engine/src/sheets): one sheet to RFC 4180 CSV. */
   xlsxToCsv(input: string, output: string, opts: { sheet?: number | string; delimiter?: string }, control?: JobControl): Promise<{ sheetName: string; sheetIndex: number; sheetCount: number; rows: number; columns: number }>;
   /** pdf -> docx from MuPDF's structured text (crates/engine/src/docx.rs). */

@@ -129,6 +129,9 @@ pub struct CompressResult {
     pub output_bytes: f64,
     /// Compression did not make the file smaller: the output is a copy of the input.
     pub kept_original: bool,
+    /// How the output was made: `lossless` (light), `images`, or after the content
+    /// guard saw a loss, `own_image_pass_only` / `lossless_fallback`.
+    pub path: String,
 }
 
 /// Compresses a PDF (light = lossless; balanced, strong = images downsampled and
@@ -150,6 +153,7 @@ pub fn compress<'env>(
             input_bytes: r.input_bytes as f64,
             output_bytes: r.output_bytes as f64,
             kept_original: r.kept_original,
+            path: r.path.as_str().to_owned(),
         })
     })
 }

@@ -16,7 +16,11 @@ typedef struct {
 	int recompress_flate; /* re-deflate FlateDecode streams at the best level when smaller */
 	int garbage;          /* MuPDF garbage level: 3 = deduplicate */
 	int object_streams;
+	int skip_rewriter;    /* images the engine's pass did not take are kept as they are */
+	int rewrite_in_place; /* MuPDF's rewriter on the document itself, as before the pass
+	                       * existed (for comparisons; only without the pass) */
 	int page_count;       /* out */
+	int rewriter_ran;     /* out: MuPDF's image rewriter ran (the content guard checks) */
 } engine_compress_options;
 
 static void copy_message(fz_context *ctx, char *err, int errlen)
@@ -65,7 +69,10 @@ static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
 		raw = pdf_open_raw_stream_number(ctx, doc, num);
 		stm = fz_open_flated(ctx, raw, 15);
 		buf = fz_read_best(ctx, stm, 0, &truncated, RECOMPRESS_CAP);
-		if (truncated)
+		/* fz_read turns a zlib error into a warning and an early end (stm->error):
+		 * re-deflating what was read would replace damaged data, which other readers
+		 * may still decode, with less (pdf20-utf8-test.pdf's image became empty). */
+		if (truncated || stm->error)
 			break;
 		cdata = fz_new_deflated_data_from_buffer(ctx, &clen, buf, FZ_DEFLATE_BEST);
 		comp = fz_new_buffer_from_data(ctx, cdata, clen);
@@ -141,8 +148,9 @@ void engine_cz_close(engine_cz *z)
 	fz_drop_context(ctx);
 }
 
-static void rewrite_images(fz_context *ctx, pdf_document *doc, engine_compress_options *o)
+static void rewrite_images(fz_context *ctx, pdf_document *doc, void *opaque)
 {
+	engine_compress_options *o = opaque;
 	pdf_image_rewriter_options r;
 	char q[8];
 	memset(&r, 0, sizeof r);
@@ -193,13 +201,19 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 	{
 		pdf_write_options w;
 		o->page_count = pdf_count_pages(ctx, doc);
+		o->rewriter_ran = 0;
 		if (o->rewrite_images)
 		{
-			if (engine_cz_needs_rewriter(z))
+			/* The rewriter filters every page's content and rewrites its resources,
+			 * which damages some files: it runs on a second opening and only its
+			 * new images are copied over; the caller still checks the output. */
+			if (!o->skip_rewriter && engine_cz_needs_rewriter(z))
 			{
-				engine_cz_hide_handled(z);
-				rewrite_images(ctx, doc, o);
-				engine_cz_unhide_handled(z);
+				o->rewriter_ran = 1;
+				if (o->rewrite_in_place)
+					rewrite_images(ctx, doc, o);
+				else
+					engine_cz_isolated_rewrite(z, rewrite_images, o);
 			}
 			/* The print-condition ICC profiles of PDF/X and PDF/A (/OutputIntents,
 			 * often several hundred KB) are dropped, as Ghostscript's presets do;

@@ -34,7 +34,6 @@ typedef struct {
 typedef struct {
 	engine_image info;
 	int handled;    /* re-encoded (or found not worth it) by the engine: MuPDF's rewriter skips it */
-	pdf_obj *saved_smask, *saved_mask; /* while hidden from MuPDF's rewriter */
 	fz_buffer *raw;
 } engine_candidate;
 
@@ -46,14 +45,15 @@ typedef struct {
 	int ncand, maxcand;
 	int *others;    /* object numbers of images the pass does not take (MuPDF's rewriter does) */
 	int nothers, maxothers;
-	int inline_images; /* inline images seen: MuPDF's rewriter handles those */
+	int inline_images; /* inline images seen (kept as they are) */
 	int gathered;   /* the list is complete (every page read through) */
 } engine_cz;
 
 void engine_cz_drop_candidates(engine_cz *z);
-/* Hides the handled images from pdf_rewrite_images (see compress_images.c) and back. */
-void engine_cz_hide_handled(engine_cz *z);
-void engine_cz_unhide_handled(engine_cz *z);
+/* Runs `rewrite` (MuPDF's pdf_rewrite_images) on a second opening of the file, the
+ * handled images hidden from it, and copies the images it replaced into the document's
+ * own image objects (see compress_images.c). */
+void engine_cz_isolated_rewrite(engine_cz *z, void (*rewrite)(fz_context *, pdf_document *, void *), void *opaque);
 /* True when some image is left for MuPDF's rewriter. */
 int engine_cz_needs_rewriter(engine_cz *z);
 

@@ -188,11 +188,8 @@ static void gather_page(fz_context *ctx, engine_cz *z, pdf_document *doc, int pa
 void engine_cz_drop_candidates(engine_cz *z)
 {
 	int i;
-	for (i = 0; i < z->ncand; i++) {
+	for (i = 0; i < z->ncand; i++)
 		fz_drop_buffer(z->ctx, z->cand[i].raw);
-		pdf_drop_obj(z->ctx, z->cand[i].saved_smask);
-		pdf_drop_obj(z->ctx, z->cand[i].saved_mask);
-	}
 	fz_free(z->ctx, z->cand);
 	fz_free(z->ctx, z->others);
 	z->cand = NULL;
@@ -322,7 +319,9 @@ int engine_cz_replace(engine_cz *z, int i, const unsigned char *data, size_t len
 int engine_cz_needs_rewriter(engine_cz *z)
 {
 	int i;
-	if (!z->gathered || z->inline_images || z->nothers)
+	/* Inline images do not count: only image objects are copied back from the
+	 * rewriter's opening. */
+	if (!z->gathered || z->nothers)
 		return 1;
 	for (i = 0; i < z->ncand; i++)
 		if (!z->cand[i].handled)
@@ -331,12 +330,11 @@ int engine_cz_needs_rewriter(engine_cz *z)
 }
 
 /* pdf_rewrite_images has no way to skip an image, except the kinds it cannot rewrite:
- * it returns at once for a colour-keyed image (/Mask array), before decoding it. So a
- * handled image gets a placeholder colour key for the rewriter's run (the SMask set
- * aside too: it takes precedence over /Mask when the image is loaded), and its own
- * entries back before the save. The image store is emptied both ways so that no
- * fz_image cached with the other entries (or the old size) is used. */
-void engine_cz_hide_handled(engine_cz *z)
+ * it returns at once for a colour-keyed image (/Mask array), before decoding it. So in
+ * the opening the rewriter runs on (isolated_rewrite below, thrown away after), each
+ * image the pass handled gets a placeholder colour key, its SMask removed (it takes
+ * precedence over /Mask when the image is loaded). */
+static void hide_handled_in(engine_cz *z, pdf_document *doc)
 {
 	fz_context *ctx = z->ctx;
 	int i, k;
@@ -345,11 +343,9 @@ void engine_cz_hide_handled(engine_cz *z)
 		pdf_obj *dict, *key;
 		if (!c->handled)
 			continue;
-		dict = pdf_load_object(ctx, z->doc, c->info.num);
+		dict = pdf_load_object(ctx, doc, c->info.num);
 		fz_try(ctx)
 		{
-			c->saved_smask = pdf_keep_obj(ctx, pdf_dict_get(ctx, dict, PDF_NAME(SMask)));
-			c->saved_mask = pdf_keep_obj(ctx, pdf_dict_get(ctx, dict, PDF_NAME(Mask)));
 			pdf_dict_del(ctx, dict, PDF_NAME(SMask));
 			key = pdf_dict_put_array(ctx, dict, PDF_NAME(Mask), 2 * c->info.comps);
 			for (k = 0; k < 2 * c->info.comps; k++)
@@ -360,36 +356,194 @@ void engine_cz_hide_handled(engine_cz *z)
 		fz_catch(ctx)
 			fz_rethrow(ctx);
 	}
-	fz_empty_store(ctx);
 }
 
-void engine_cz_unhide_handled(engine_cz *z)
+/* An image MuPDF's rewriter may replace: one the pass does not take, or left. */
+static int is_other_or_unhandled(engine_cz *z, int num)
 {
-	fz_context *ctx = z->ctx;
 	int i;
-	for (i = 0; i < z->ncand; i++) {
-		engine_candidate *c = &z->cand[i];
-		pdf_obj *dict;
-		if (!c->handled)
-			continue;
-		dict = pdf_load_object(ctx, z->doc, c->info.num);
+	for (i = 0; i < z->ncand; i++)
+		if (z->cand[i].info.num == num)
+			return !z->cand[i].handled;
+	return 1;
+}
+
+/* MuPDF's image rewriter on a second opening (isolated_rewrite below): the image object
+ * of every use, in walk order. */
+typedef struct {
+	int *num;
+	int n, max;
+} use_list;
+
+static void record_use(fz_context *ctx, void *opaque, fz_image **image, fz_matrix ctm, pdf_obj *obj)
+{
+	use_list *l = opaque;
+	if (l->n == l->max) {
+		int m = l->max ? l->max * 2 : 64;
+		l->num = fz_realloc(ctx, l->num, m * sizeof *l->num);
+		l->max = m;
+	}
+	l->num[l->n++] = obj ? pdf_to_num(ctx, obj) : 0;
+}
+
+static void walk_uses(fz_context *ctx, pdf_document *doc, use_list *l)
+{
+	int i, pages = pdf_count_pages(ctx, doc);
+	for (i = 0; i < pages; i++) {
+		pdf_page *page = pdf_load_page(ctx, doc, i);
+		pdf_filter_options options = { 0 };
+		pdf_filter_factory list[2] = { 0 };
+		pdf_color_filter_options copts = { 0 };
+		pdf_annot *annot;
+		copts.opaque = l;
+		copts.image_rewrite = record_use;
+		copts.repeated_image_rewrite = 1;
+		options.filters = list;
+		options.recurse = 1;
+		options.no_update = 1;
+		list[0].filter = pdf_new_color_filter;
+		list[0].options = &copts;
 		fz_try(ctx)
 		{
-			pdf_dict_del(ctx, dict, PDF_NAME(Mask));
-			if (c->saved_smask)
-				pdf_dict_put(ctx, dict, PDF_NAME(SMask), c->saved_smask);
-			if (c->saved_mask)
-				pdf_dict_put(ctx, dict, PDF_NAME(Mask), c->saved_mask);
+			pdf_filter_page_contents(ctx, doc, page, &options);
+			for (annot = pdf_first_annot(ctx, page); annot; annot = pdf_next_annot(ctx, annot))
+				pdf_filter_annot_contents(ctx, doc, annot, &options);
+			for (annot = pdf_first_widget(ctx, page); annot; annot = pdf_next_annot(ctx, annot))
+				pdf_filter_annot_contents(ctx, doc, annot, &options);
 		}
 		fz_always(ctx)
-		{
-			pdf_drop_obj(ctx, dict);
-			pdf_drop_obj(ctx, c->saved_smask);
-			pdf_drop_obj(ctx, c->saved_mask);
-			c->saved_smask = c->saved_mask = NULL;
-		}
+			fz_drop_page(ctx, &page->super);
 		fz_catch(ctx)
 			fz_rethrow(ctx);
 	}
-	fz_empty_store(ctx);
+}
+
+/* The entries that describe an image's samples: taken from the rewriter's new image.
+ * The rest of the original dictionary (SMask, Mask, Intent, OC, Metadata, StructParent
+ * ...) is kept: pdf_add_image would drop them. */
+static void copy_image(fz_context *ctx, pdf_graft_map *map, pdf_document *doc, int num, pdf_document *src, int src_num)
+{
+	static pdf_obj *const keys[] = {
+		PDF_NAME(Width), PDF_NAME(Height), PDF_NAME(BitsPerComponent), PDF_NAME(ColorSpace),
+		PDF_NAME(Filter), PDF_NAME(DecodeParms), PDF_NAME(Decode), PDF_NAME(ImageMask)
+	};
+	pdf_obj *from = NULL, *to = NULL;
+	fz_buffer *raw = NULL;
+	size_t k;
+	fz_var(from);
+	fz_var(to);
+	fz_var(raw);
+	fz_try(ctx)
+	{
+		from = pdf_new_indirect(ctx, src, src_num, 0);
+		to = pdf_new_indirect(ctx, doc, num, 0);
+		raw = pdf_load_raw_stream_number(ctx, src, src_num);
+		for (k = 0; k < nelem(keys); k++) {
+			pdf_obj *v = pdf_dict_get(ctx, from, keys[k]);
+			if (v)
+				pdf_dict_put_drop(ctx, to, keys[k], pdf_graft_mapped_object(ctx, map, v));
+			else
+				pdf_dict_del(ctx, to, keys[k]);
+		}
+		pdf_dict_del(ctx, to, PDF_NAME(F));
+		pdf_dict_del(ctx, to, PDF_NAME(DP));
+		pdf_update_stream(ctx, doc, to, raw, 1);
+	}
+	fz_always(ctx)
+	{
+		fz_drop_buffer(ctx, raw);
+		pdf_drop_obj(ctx, to);
+		pdf_drop_obj(ctx, from);
+	}
+	fz_catch(ctx)
+		fz_rethrow(ctx);
+}
+
+/* True when image `num`'s stream decodes without error. MuPDF's rewriter re-encodes
+ * whatever it could decode of a damaged image (a zlib error reads as an early end, the
+ * rest padded): that image is kept as stored instead, as the engine's pass does, so a
+ * reader that recovers more of it still can. */
+static int decodes_cleanly(fz_context *ctx, pdf_document *doc, int num)
+{
+	fz_stream *stm = NULL;
+	int ok = 0;
+	fz_var(stm);
+	fz_try(ctx)
+	{
+		unsigned char buf[16384];
+		stm = pdf_open_stream_number(ctx, doc, num);
+		while (fz_read(ctx, stm, buf, sizeof buf) > 0)
+			;
+		ok = !stm->error;
+	}
+	fz_always(ctx)
+		fz_drop_stream(ctx, stm);
+	fz_catch(ctx)
+		ok = 0;
+	return ok;
+}
+
+/* MuPDF's pdf_rewrite_images filters every page's content and rewrites its resources,
+ * which damages some files (pdf20-utf8-test.pdf: the page's /Resources became null). So
+ * it runs on a second opening of the file instead (the pass's images hidden there too),
+ * and only its new image streams are copied into the document, each into the image
+ * object it replaces: the document's contents and resources are never filtered. The
+ * new image of each use is found by walking the second opening before and after the
+ * rewrite (the filter keeps the operators in order); a walk that does not line up, or
+ * an image given two different replacements, copies nothing for it, nor for an image
+ * that does not decode cleanly. Inline images (in the content itself) are not
+ * rewritten. */
+void engine_cz_isolated_rewrite(engine_cz *z, void (*rewrite)(fz_context *, pdf_document *, void *), void *opaque)
+{
+	fz_context *ctx = z->ctx;
+	pdf_document *scan = NULL;
+	pdf_graft_map *map = NULL;
+	use_list before = { 0 }, after = { 0 };
+	int i, j;
+	fz_var(scan);
+	fz_var(map);
+	fz_try(ctx)
+	{
+		scan = pdf_open_document(ctx, z->path);
+		if (pdf_count_pages(ctx, scan) != pdf_count_pages(ctx, z->doc))
+			fz_throw(ctx, FZ_ERROR_GENERIC, "page count differs between openings");
+		hide_handled_in(z, scan);
+		walk_uses(ctx, scan, &before);
+		rewrite(ctx, scan, opaque);
+		walk_uses(ctx, scan, &after);
+		if (before.n == after.n) {
+			map = pdf_new_graft_map(ctx, z->doc);
+			for (i = 0; i < before.n; i++) {
+				int a = before.num[i], b = after.num[i], consistent = 1;
+				if (a <= 0 || b <= 0 || a == b || !is_other_or_unhandled(z, a))
+					continue;
+				for (j = 0; j < i; j++)
+					if (before.num[j] == a && after.num[j] != b)
+						consistent = 0;
+				for (j = i + 1; j < before.n && consistent; j++)
+					if (before.num[j] == a && after.num[j] != b)
+						consistent = 0;
+				if (!consistent)
+					continue;
+				/* done once per image: later uses find it already replaced */
+				for (j = 0; j < i; j++)
+					if (before.num[j] == a)
+						break;
+				if (j < i)
+					continue;
+				if (decodes_cleanly(ctx, z->doc, a))
+					copy_image(ctx, map, z->doc, a, scan, b);
+			}
+		}
+	}
+	fz_always(ctx)
+	{
+		pdf_drop_graft_map(ctx, map);
+		fz_free(ctx, before.num);
+		fz_free(ctx, after.num);
+		fz_drop_document(ctx, (fz_document *)scan);
+		fz_empty_store(ctx);
+	}
+	fz_catch(ctx)
+		fz_rethrow(ctx);
 }

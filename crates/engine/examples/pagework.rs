@@ -94,10 +94,11 @@ fn main() {
             let t = Instant::now();
             compress(Path::new(&args[2]), Path::new(&args[3]), &o, &control).map(|r| {
                 format!(
-                    "{{\"ok\":true,\"pages\":{},\"bytes\":{},\"kept_original\":{},\"ms\":{:.1}}}",
+                    "{{\"ok\":true,\"pages\":{},\"bytes\":{},\"kept_original\":{},\"path\":\"{}\",\"ms\":{:.1}}}",
                     r.page_count,
                     r.output_bytes,
                     r.kept_original,
+                    r.path.as_str(),
                     t.elapsed().as_secs_f64() * 1e3
                 )
             })

@@ -24,16 +24,27 @@
 //! by the system's libjpeg-turbo scaled in the DCT domain (1/2, 1/4, 1/8), the rest of
 //! the ratio an area average, output progressive JPEG (libjpeg-turbo) or flate
 //! (zlib-rs). Then MuPDF's `pdf_rewrite_images` for the images
-//! the pass does not take (bitonal, indexed, CMYK, 16-bit, inline, JPX, filter chains,
-//! and JPEGs when libjpeg-turbo is missing), which hides the pass's images from it.
+//! the pass does not take (bitonal, indexed, CMYK, 16-bit, JPX, filter chains,
+//! and JPEGs when libjpeg-turbo is missing), on a second opening of the file with the
+//! pass's images hidden from it: it filters the page contents and rewrites their
+//! resources, which damaged some files (pdf20-utf8-test.pdf lost its font resource, so
+//! its text), so only its new image streams are copied back into the image objects
+//! they replace; images that do not decode cleanly are kept as stored.
 //! Then MuPDF's `pdf_save_document` (object streams, garbage collection). The MuPDF
 //! calls go through `csrc/compress.c` and `csrc/compress_images.c` (the crate exposes
 //! neither) in a private MuPDF context on the calling thread. Cancellation is checked
 //! between images; MuPDF's rewriter and the save cannot be interrupted.
 //! `ENGINE_COMPRESS_IMAGES=mupdf` skips the pass (MuPDF's rewriter does every image:
-//! for comparisons).
+//! for comparisons; `mupdf-inplace` also runs it on the document itself, as it used to).
+//!
+//! After a lossy run in which MuPDF's rewriter ran, a content guard
+//! (`src/compress/guard.rs`) compares the output with its source: same page count, and
+//! every word of each page's MuPDF text kept, in a font of the same name. On a loss the
+//! run is redone without MuPDF's rewriter (the engine's pass only), then losslessly,
+//! then the input is kept; [`CompressResult::path`] says which path made the output.
 
 mod ffi;
+mod guard;
 mod images;
 mod jpeg;
 mod resample;
@@ -126,8 +137,42 @@ pub struct CompressResult {
     pub input_bytes: u64,
     /// Output size in bytes (never more than `input_bytes`).
     pub output_bytes: u64,
-    /// True when compression did not make the file smaller and the input was copied.
+    /// True when compression did not make the file smaller (or no path kept the
+    /// content) and the input was copied.
     pub kept_original: bool,
+    /// How the output was made (see [`CompressPath`]).
+    pub path: CompressPath,
+}
+
+/// How [`compress`] made its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompressPath {
+    /// The light level: lossless.
+    Lossless,
+    /// The level's images: the engine's image pass, MuPDF's rewriter for the rest.
+    Images,
+    /// MuPDF's rewriter damaged the file (lost text or pages, or failed): redone with
+    /// the engine's image pass only; the images it does not take are kept as they are.
+    OwnImagePassOnly,
+    /// The lossy paths damaged the file or failed: redone losslessly (images kept).
+    LosslessFallback,
+}
+
+impl CompressPath {
+    /// `lossless`, `images`, `own_image_pass_only` or `lossless_fallback`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Lossless => "lossless",
+            Self::Images => "images",
+            Self::OwnImagePassOnly => "own_image_pass_only",
+            Self::LosslessFallback => "lossless_fallback",
+        }
+    }
+
+    /// True when a lossy level fell back to a safer path.
+    pub fn fell_back(self) -> bool {
+        matches!(self, Self::OwnImagePassOnly | Self::LosslessFallback)
+    }
 }
 
 /// Compresses the PDF at `input` into `output` (written atomically).
@@ -171,47 +216,21 @@ fn compress_file(
 ) -> Result<CompressResult> {
     let input_bytes = fs::metadata(input).map_err(|e| EngineError::io("reading the input", e))?.len();
     let tmp = tmp_path(output);
-    let settings = options.level.image_settings();
-    let mut raw = RawOptions {
-        rewrite_images: settings.is_some() as c_int,
-        threshold_dpi: settings.map_or(0, |s| s.threshold_dpi as c_int),
-        target_dpi: settings.map_or(0, |s| s.target_dpi as c_int),
-        jpeg_quality: settings.map_or(0, |s| s.jpeg_quality as c_int),
-        lossless_stays_lossless: settings.map_or(0, |s| s.lossless_stays_lossless as c_int),
-        // Lossless level: existing flate streams re-deflated at level 9 when smaller.
-        recompress_flate: settings.is_none() as c_int,
-        garbage: 3,
-        object_streams: 1,
-        page_count: 0,
-    };
     let cleanup = || {
         let _ = fs::remove_file(&tmp);
     };
-    let pass = settings.filter(|_| own_image_pass());
-    let mut run = run_once(source, &tmp, &mut raw, pass, control);
-    if matches!(run, Ok((ffi::FAILED, _))) && raw.rewrite_images != 0 {
-        // MuPDF's image rewriter gives up on some damaged image dictionaries: fall back
-        // to the lossless level rather than failing the job.
-        raw.rewrite_images = 0;
-        run = run_once(source, &tmp, &mut raw, None, control);
-    }
-    let (rc, message) = match run {
+    let (path, written) = match run_guarded(source, &tmp, options, page_count, control) {
         Ok(r) => r,
         Err(e) => {
             cleanup();
             return Err(e);
         }
     };
-    if rc != ffi::OK {
-        cleanup();
-        return Err(EngineError::new(ErrorCode::EngineError, format!("compressing: {message}")));
-    }
     if let Err(e) = control.checkpoint() {
         cleanup();
         return Err(e);
     }
-    let written = fs::metadata(&tmp).map(|m| m.len()).unwrap_or(u64::MAX);
-    let kept_original = written >= input_bytes || raw.page_count as usize != page_count;
+    let kept_original = path.is_none() || written >= input_bytes;
     if kept_original {
         if let Err(e) = fs::copy(input, &tmp) {
             cleanup();
@@ -228,13 +247,108 @@ fn compress_file(
         input_bytes,
         output_bytes: if kept_original { input_bytes } else { written },
         kept_original,
+        path: path.unwrap_or(CompressPath::Lossless),
     })
 }
 
-/// The engine's image pass runs unless `ENGINE_COMPRESS_IMAGES=mupdf` (MuPDF's image
-/// rewriter alone, as before the pass existed: for comparisons).
+/// Writes `tmp` on the first path, in this order, whose output keeps every page (and,
+/// after MuPDF's image rewriter, every word: [`guard`]): the level's images (the
+/// engine's pass, MuPDF's rewriter for the rest), the engine's pass alone, lossless.
+/// Returns the path and the bytes written; `None` when no path kept the content (the
+/// caller copies the input).
+fn run_guarded(
+    source: &Path,
+    tmp: &Path,
+    options: &CompressOptions,
+    page_count: usize,
+    control: &JobControl,
+) -> Result<(Option<CompressPath>, u64)> {
+    let settings = options.level.image_settings();
+    let mut raw = RawOptions {
+        rewrite_images: settings.is_some() as c_int,
+        threshold_dpi: settings.map_or(0, |s| s.threshold_dpi as c_int),
+        target_dpi: settings.map_or(0, |s| s.target_dpi as c_int),
+        jpeg_quality: settings.map_or(0, |s| s.jpeg_quality as c_int),
+        lossless_stays_lossless: settings.map_or(0, |s| s.lossless_stays_lossless as c_int),
+        // Lossless level: existing flate streams re-deflated at level 9 when smaller.
+        recompress_flate: settings.is_none() as c_int,
+        garbage: 3,
+        object_streams: 1,
+        rewrite_in_place: (images_mode() == ImagesMode::MupdfInPlace) as c_int,
+        ..RawOptions::default()
+    };
+    let pass = settings.filter(|_| own_image_pass());
+    // The source's words, read once, only when some output needs checking.
+    let mut before = None;
+    let mut path = if settings.is_some() { CompressPath::Images } else { CompressPath::Lossless };
+    loop {
+        let this_pass = pass.filter(|_| raw.rewrite_images != 0);
+        let (rc, message) = run_once(source, tmp, &mut raw, this_pass, control)?;
+        let failure = if rc != ffi::OK {
+            // MuPDF's image rewriter gives up on some damaged image dictionaries.
+            Some(format!("compressing: {message}"))
+        } else if raw.page_count as usize != page_count {
+            Some(format!("{} pages instead of {page_count}", raw.page_count))
+        } else if raw.rewriter_ran != 0 || guard_always() {
+            if before.is_none() {
+                // A source MuPDF's text extraction cannot open gives no pages to compare
+                // with: the output then counts as a loss and the safer paths are taken.
+                before = Some(guard::page_words(source).unwrap_or_default());
+            }
+            guard::lost_content(before.as_deref().unwrap_or_default(), tmp)
+        } else {
+            None
+        };
+        let Some(failure) = failure else {
+            let written = fs::metadata(tmp).map(|m| m.len()).unwrap_or(u64::MAX);
+            return Ok((Some(path), written));
+        };
+        control.checkpoint()?;
+        // The next safer path: without MuPDF's rewriter (when it ran), then lossless.
+        if raw.rewriter_ran != 0 && raw.skip_rewriter == 0 && pass.is_some() {
+            raw.skip_rewriter = 1;
+            path = CompressPath::OwnImagePassOnly;
+        } else if raw.rewrite_images != 0 {
+            raw.rewrite_images = 0;
+            raw.skip_rewriter = 0;
+            path = CompressPath::LosslessFallback;
+        } else if rc != ffi::OK {
+            return Err(EngineError::new(ErrorCode::EngineError, failure));
+        } else {
+            // Even the lossless save lost content: the input is kept as it is.
+            return Ok((None, 0));
+        }
+    }
+}
+
+/// The content guard runs after every lossy run, not only after MuPDF's rewriter, with
+/// `ENGINE_COMPRESS_GUARD=always` (for measurements).
+fn guard_always() -> bool {
+    std::env::var("ENGINE_COMPRESS_GUARD").is_ok_and(|v| v == "always")
+}
+
+/// `ENGINE_COMPRESS_IMAGES`, for comparisons: unset, the engine's image pass and MuPDF's
+/// rewriter (on a second opening) for the rest; `mupdf`, MuPDF's rewriter for every
+/// image (as before the pass existed, but on a second opening); `mupdf-inplace`, as
+/// `mupdf` with the rewriter on the document itself, as it used to run (content
+/// damage included: the guard's fallbacks are tested with it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ImagesMode {
+    OwnPass,
+    Mupdf,
+    MupdfInPlace,
+}
+
+fn images_mode() -> ImagesMode {
+    match std::env::var("ENGINE_COMPRESS_IMAGES").as_deref() {
+        Ok("mupdf") => ImagesMode::Mupdf,
+        Ok("mupdf-inplace") => ImagesMode::MupdfInPlace,
+        _ => ImagesMode::OwnPass,
+    }
+}
+
 fn own_image_pass() -> bool {
-    std::env::var("ENGINE_COMPRESS_IMAGES").map_or(true, |v| v != "mupdf")
+    images_mode() == ImagesMode::OwnPass
 }
 
 /// One open, image pass (when `pass` is set), MuPDF's rewriter and save; returns the C

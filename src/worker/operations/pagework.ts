@@ -30,9 +30,16 @@ export const compress: Executor = async (input) => {
   const out = join(input.workDir, "out.pdf");
   const level = (input.options.level as "light" | "balanced" | "strong" | undefined) ?? "balanced";
   const r = await engine().compress(input.inputs[0]!.path, out, { level }, input.control);
+  // The engine redid a lossy level on a safer path when the first one lost content.
+  const fallback =
+    r.path === "own_image_pass_only"
+      ? `Some images of this file could not be recompressed at level ${level} without damaging its content; they were kept as they are.`
+      : r.path === "lossless_fallback"
+        ? `This file's images could not be recompressed at level ${level} without damaging its content; it was compressed losslessly (images unchanged).`
+        : undefined;
   const note = r.keptOriginal
     ? `Compression at level ${level} did not make this file smaller; the result is the original file, unchanged.`
-    : undefined;
+    : fallback;
   return {
     pagesProcessed: r.pageCount,
     result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-compressed.pdf`, contentType: "application/pdf", ...(note ? { note } : {}) },

@@ -13,7 +13,6 @@ use crate::pdf::open::path_str;
 pub(crate) const OK: c_int = 0;
 pub(crate) const OPEN_FAILED: c_int = 1;
 pub(crate) const NEEDS_PASSWORD: c_int = 2;
-pub(crate) const FAILED: c_int = 3;
 
 /// Options of `engine_cz_finish` (layout of `engine_compress_options`).
 #[repr(C)]
@@ -27,7 +26,10 @@ pub(crate) struct RawOptions {
     pub recompress_flate: c_int,
     pub garbage: c_int,
     pub object_streams: c_int,
+    pub skip_rewriter: c_int,
+    pub rewrite_in_place: c_int,
     pub page_count: c_int,
+    pub rewriter_ran: c_int,
 }
 
 /// How an image is stored: its only filter.

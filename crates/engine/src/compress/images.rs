@@ -1,7 +1,7 @@
 //! The engine's own image pass, run before MuPDF's image rewriter: the grey and colour
 //! images stored as DCT (JPEG) or flate are decoded, downsampled and re-encoded here,
 //! spread over the cores; MuPDF's rewriter then only sees the rest (bitonal, indexed,
-//! CMYK, 16-bit, inline, JPX, ...).
+//! CMYK, 16-bit, JPX, ...; inline images are kept as they are).
 //!
 //! Why: MuPDF's rewriter is single-threaded, decodes JPEG with IJG libjpeg (no SIMD)
 //! at full size, scales bicubically at full resolution and always writes progressive

@@ -1,0 +1,153 @@
+//! The content guard of the lossy levels: a compressed file must keep every page and
+//! every extractable word. MuPDF's image rewriter filters the pages' content streams
+//! and rewrites their resources as it goes, and on some files that damages them (on
+//! pdf20-utf8-test.pdf, whose one image has corrupt flate data, the page's font
+//! reference becomes null and the text is gone). So after a lossy run the output is
+//! compared with its source page by page, and a run that lost content is redone on a
+//! safer path (src/compress.rs).
+//!
+//! The rule: the page count is the same, and on every page each word of the source's
+//! MuPDF text (structured text, default flags; words split at whitespace and where the
+//! font changes, so spacing and line breaks do not count) occurs in the output's text
+//! at least as often, in a font of the same name (a Type3 font's name without the object
+//! number MuPDF puts in it, which the save renumbers). The font matters: when a page's
+//! font resource is lost MuPDF still extracts the text of simple fonts, drawn in a
+//! substitute font (that is how pdf20-utf8-test.pdf's damage shows), while other
+//! readers (pdftotext) extract nothing and the page looks different. Extra words are
+//! not a loss. A page whose text MuPDF cannot extract from the source is
+//! not compared; one that the source has and the output cannot give is a loss.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use mupdf::{Document, TextPageFlags};
+
+use crate::error::{EngineError, ErrorCode, Result};
+use crate::pdf::open::path_str;
+
+/// Word counts of one page; `None` when its text could not be extracted.
+type PageWords = Option<HashMap<String, u32>>;
+
+/// The words of every page of the PDF at `path`.
+pub(crate) fn page_words(path: &Path) -> Result<Vec<PageWords>> {
+    let doc = Document::open(path_str(path)?)
+        .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("checking the output: {e}")))?;
+    let n = doc
+        .page_count()
+        .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("checking the output: {e}")))?;
+    Ok((0..n).map(|i| words_of(&doc, i)).collect())
+}
+
+fn words_of(doc: &Document, index: i32) -> PageWords {
+    let text = doc.load_page(index).ok()?.to_text_page(TextPageFlags::empty()).ok()?;
+    let mut counts = HashMap::new();
+    let mut word = String::new();
+    let mut font = String::new();
+    let mut flush = |word: &mut String, font: &str| {
+        if !word.is_empty() {
+            *counts.entry(format!("{word} [{font}]")).or_insert(0u32) += 1;
+            word.clear();
+        }
+    };
+    for block in text.blocks() {
+        for line in block.lines() {
+            for ch in line.chars() {
+                let c = ch.char().unwrap_or(char::REPLACEMENT_CHARACTER);
+                if c.is_whitespace() {
+                    flush(&mut word, &font);
+                    continue;
+                }
+                let name = ch.font().map(|f| font_key(f.name()).to_owned()).unwrap_or_default();
+                if name != font {
+                    flush(&mut word, &font);
+                    font = name;
+                }
+                word.push(c);
+            }
+            flush(&mut word, &font);
+        }
+    }
+    Some(counts)
+}
+
+/// A font's name as compared: MuPDF names a Type3 font without /Name after its object
+/// number (`Type3 (218 0 R)`), which the save's garbage collection renumbers.
+fn font_key(name: &str) -> &str {
+    if name.starts_with("Type3 (") && name.ends_with(" R)") {
+        "Type3"
+    } else {
+        name
+    }
+}
+
+/// What the output at `output` lost against `source` (see the module docs), or `None`
+/// when it kept everything. An output that cannot be read at all is a loss.
+pub(crate) fn lost_content(source: &[PageWords], output: &Path) -> Option<String> {
+    match page_words(output) {
+        Ok(after) => compare(source, &after),
+        Err(e) => Some(e.message),
+    }
+}
+
+fn compare(source: &[PageWords], after: &[PageWords]) -> Option<String> {
+    if after.len() != source.len() {
+        return Some(format!("{} pages instead of {}", after.len(), source.len()));
+    }
+    for (i, (b, a)) in source.iter().zip(after).enumerate() {
+        let Some(b) = b else { continue };
+        let Some(a) = a else {
+            return Some(format!("page {}: text not extractable", i + 1));
+        };
+        let missing: u32 =
+            b.iter().map(|(w, &n)| n.saturating_sub(a.get(w).copied().unwrap_or(0))).sum();
+        if missing > 0 {
+            return Some(format!("page {}: {missing} words lost", i + 1));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> PageWords {
+        let mut m = HashMap::new();
+        for w in s.split_whitespace() {
+            *m.entry(w.to_owned()).or_insert(0) += 1;
+        }
+        Some(m)
+    }
+
+    #[test]
+    fn spacing_and_extra_words_are_not_a_loss() {
+        assert_eq!(compare(&[words("a  b\nc c")], &[words("a b c\tc d")]), None);
+    }
+
+    #[test]
+    fn a_missing_or_less_frequent_word_is_a_loss() {
+        let r = compare(&[words("x"), words("a b c c")], &[words("x"), words("a b c")]);
+        assert_eq!(r.as_deref(), Some("page 2: 1 words lost"));
+        assert!(compare(&[words("a b")], &[words("")]).is_some());
+    }
+
+    #[test]
+    fn page_count_and_unextractable_pages() {
+        assert!(compare(&[words("a"), words("b")], &[words("a")]).is_some());
+        assert!(compare(&[words("a")], &[None]).is_some());
+        // A source page MuPDF cannot read gives nothing to compare.
+        assert_eq!(compare(&[None], &[words("")]), None);
+    }
+
+    #[test]
+    fn type3_font_names_do_not_carry_object_numbers() {
+        assert_eq!(font_key("Type3 (218 0 R)"), "Type3");
+        assert_eq!(font_key("Helvetica"), "Helvetica");
+        assert_eq!(font_key(""), "");
+    }
+
+    #[test]
+    fn an_unreadable_output_is_a_loss() {
+        assert!(lost_content(&[words("a b")], Path::new("/nonexistent/out.pdf")).is_some());
+    }
+}

@@ -1,0 +1,56 @@
+//! MuPDF's image rewriter doing every image (`ENGINE_COMPRESS_IMAGES`, as before the
+//! engine had its own pass). Run on the document itself (`mupdf-inplace`, how it used to
+//! run) it damages pdf20-utf8-test.pdf (font lost) and geotopo-117-pages.pdf (a
+//! figure's fonts and patterns on page 40): the content guard must see both and fall
+//! back to lossless. Run on its own opening (`mupdf`, the way it runs now) it keeps
+//! both. One test binary and one test: the variable is process-wide.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{corpus_file, Scratch};
+use engine::compress::{compress, CompressLevel, CompressOptions, CompressPath, CompressResult};
+use engine::JobControl;
+
+/// pdftotext's word count (of page `page` when set) and its error output.
+fn words(path: &Path, page: Option<u32>) -> (usize, String) {
+    let mut cmd = Command::new("pdftotext");
+    if let Some(p) = page {
+        cmd.args(["-f", &p.to_string(), "-l", &p.to_string()]);
+    }
+    let o = cmd.arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
+    (String::from_utf8_lossy(&o.stdout).split_whitespace().count(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn run(input: &Path, out: &Path, level: CompressLevel) -> CompressResult {
+    compress(input, out, &CompressOptions { level, max_pages: None }, &JobControl::new()).unwrap()
+}
+
+#[test]
+fn mupdfs_rewriter_damage_is_caught_in_place_and_avoided_on_its_own_opening() {
+    let (Some(pdf20), Some(geotopo)) = (corpus_file("pdf20-utf8-test.pdf"), corpus_file("geotopo-117-pages.pdf")) else {
+        return;
+    };
+    let scratch = Scratch::new("guard-mupdf");
+    let out = scratch.path("out.pdf");
+    let (pdf20_words, _) = words(&pdf20, None);
+    let (page40_words, _) = words(&geotopo, Some(40));
+    for (mode, path) in [("mupdf-inplace", CompressPath::LosslessFallback), ("mupdf", CompressPath::Images)] {
+        std::env::set_var("ENGINE_COMPRESS_IMAGES", mode);
+        let r = run(&pdf20, &out, CompressLevel::Strong);
+        assert_eq!(r.path, path, "{mode}: pdf20 {r:?}");
+        let (w, errors) = words(&out, None);
+        assert_eq!(w, pdf20_words, "{mode}: pdf20");
+        assert!(!errors.contains("font"), "{mode}: {errors}");
+
+        let r = run(&geotopo, &out, CompressLevel::Strong);
+        assert_eq!(r.path, path, "{mode}: geotopo {r:?}");
+        assert_eq!(r.page_count, 117);
+        let (w, errors) = words(&out, Some(40));
+        assert_eq!(w, page40_words, "{mode}: geotopo page 40");
+        assert!(!errors.contains("Error"), "{mode}: {errors}");
+    }
+    std::env::remove_var("ENGINE_COMPRESS_IMAGES");
+}
