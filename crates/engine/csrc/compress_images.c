@@ -155,16 +155,19 @@ static void gather_image(fz_context *ctx, void *opaque, fz_image **image, fz_mat
 	z->cand[z->ncand++].info = info;
 }
 
-static void gather_page(fz_context *ctx, engine_cz *z, pdf_document *doc, int page_num)
+typedef void (image_use_fn)(fz_context *ctx, void *opaque, fz_image **image, fz_matrix ctm, pdf_obj *obj);
+
+/* Calls `fn` for every use of an image on one page, its annotations and widgets (the
+ * largest use sets an image's dpi, so repeated uses count), without changing anything. */
+static void for_each_image_use(fz_context *ctx, pdf_document *doc, int page_num, image_use_fn *fn, void *opaque)
 {
 	pdf_page *page = pdf_load_page(ctx, doc, page_num);
 	pdf_filter_options options = { 0 };
 	pdf_filter_factory list[2] = { 0 };
 	pdf_color_filter_options copts = { 0 };
 	pdf_annot *annot;
-	copts.opaque = z;
-	copts.image_rewrite = gather_image;
-	/* Every use, not only the first on a page: the largest use sets the dpi. */
+	copts.opaque = opaque;
+	copts.image_rewrite = fn;
 	copts.repeated_image_rewrite = 1;
 	options.filters = list;
 	options.recurse = 1;
@@ -219,7 +222,7 @@ int engine_cz_gather(engine_cz *z)
 		if (pages != pdf_count_pages(ctx, z->doc))
 			fz_throw(ctx, FZ_ERROR_GENERIC, "page count differs between openings");
 		for (i = 0; i < pages; i++)
-			gather_page(ctx, z, scan, i);
+			for_each_image_use(ctx, scan, i, gather_image, z);
 		/* An image that is also used where the pass cannot take it stays MuPDF's. */
 		n = 0;
 		for (i = 0; i < z->ncand; i++)
@@ -389,33 +392,8 @@ static void record_use(fz_context *ctx, void *opaque, fz_image **image, fz_matri
 static void walk_uses(fz_context *ctx, pdf_document *doc, use_list *l)
 {
 	int i, pages = pdf_count_pages(ctx, doc);
-	for (i = 0; i < pages; i++) {
-		pdf_page *page = pdf_load_page(ctx, doc, i);
-		pdf_filter_options options = { 0 };
-		pdf_filter_factory list[2] = { 0 };
-		pdf_color_filter_options copts = { 0 };
-		pdf_annot *annot;
-		copts.opaque = l;
-		copts.image_rewrite = record_use;
-		copts.repeated_image_rewrite = 1;
-		options.filters = list;
-		options.recurse = 1;
-		options.no_update = 1;
-		list[0].filter = pdf_new_color_filter;
-		list[0].options = &copts;
-		fz_try(ctx)
-		{
-			pdf_filter_page_contents(ctx, doc, page, &options);
-			for (annot = pdf_first_annot(ctx, page); annot; annot = pdf_next_annot(ctx, annot))
-				pdf_filter_annot_contents(ctx, doc, annot, &options);
-			for (annot = pdf_first_widget(ctx, page); annot; annot = pdf_next_annot(ctx, annot))
-				pdf_filter_annot_contents(ctx, doc, annot, &options);
-		}
-		fz_always(ctx)
-			fz_drop_page(ctx, &page->super);
-		fz_catch(ctx)
-			fz_rethrow(ctx);
-	}
+	for (i = 0; i < pages; i++)
+		for_each_image_use(ctx, doc, i, record_use, l);
 }
 
 /* The entries that describe an image's samples: taken from the rewriter's new image.
