@@ -155,29 +155,26 @@ static void rewrite_images(fz_context *ctx, pdf_document *doc, void *opaque)
 	char q[8];
 	memset(&r, 0, sizeof r);
 	snprintf(q, sizeof q, "%d", o->jpeg_quality);
-	r.color_lossless_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
-	r.color_lossy_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
-	r.color_lossless_image_subsample_threshold = o->threshold_dpi;
-	r.color_lossless_image_subsample_to = o->target_dpi;
-	r.color_lossy_image_subsample_threshold = o->threshold_dpi;
-	r.color_lossy_image_subsample_to = o->target_dpi;
-	/* Images stored losslessly (flate: often synthetic, flat colour) stay
-	 * lossless when only_jpeg_lossy is set: a downsampled flat image deflates
-	 * far smaller than it JPEG-encodes. */
-	r.color_lossless_image_recompress_method = o->lossless_stays_lossless ? FZ_RECOMPRESS_LOSSLESS : FZ_RECOMPRESS_JPEG;
-	r.color_lossy_image_recompress_method = FZ_RECOMPRESS_JPEG;
-	r.color_lossy_image_recompress_quality = q;
-	r.color_lossless_image_recompress_quality = q;
-	r.gray_lossless_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
-	r.gray_lossy_image_subsample_method = FZ_SUBSAMPLE_BICUBIC;
-	r.gray_lossless_image_subsample_threshold = o->threshold_dpi;
-	r.gray_lossless_image_subsample_to = o->target_dpi;
-	r.gray_lossy_image_subsample_threshold = o->threshold_dpi;
-	r.gray_lossy_image_subsample_to = o->target_dpi;
-	r.gray_lossless_image_recompress_method = o->lossless_stays_lossless ? FZ_RECOMPRESS_LOSSLESS : FZ_RECOMPRESS_JPEG;
-	r.gray_lossy_image_recompress_method = FZ_RECOMPRESS_JPEG;
-	r.gray_lossy_image_recompress_quality = q;
-	r.gray_lossless_image_recompress_quality = q;
+	/* Colour and grey images get the same settings. Images stored losslessly
+	 * (flate: often synthetic, flat colour) stay lossless when
+	 * lossless_stays_lossless is set: a downsampled flat image deflates far
+	 * smaller than it JPEG-encodes. */
+#define SET_FAMILY(fam) do { \
+		r.fam##_lossless_image_subsample_method = FZ_SUBSAMPLE_BICUBIC; \
+		r.fam##_lossy_image_subsample_method = FZ_SUBSAMPLE_BICUBIC; \
+		r.fam##_lossless_image_subsample_threshold = o->threshold_dpi; \
+		r.fam##_lossless_image_subsample_to = o->target_dpi; \
+		r.fam##_lossy_image_subsample_threshold = o->threshold_dpi; \
+		r.fam##_lossy_image_subsample_to = o->target_dpi; \
+		r.fam##_lossless_image_recompress_method = \
+			o->lossless_stays_lossless ? FZ_RECOMPRESS_LOSSLESS : FZ_RECOMPRESS_JPEG; \
+		r.fam##_lossy_image_recompress_method = FZ_RECOMPRESS_JPEG; \
+		r.fam##_lossy_image_recompress_quality = q; \
+		r.fam##_lossless_image_recompress_quality = q; \
+	} while (0)
+	SET_FAMILY(color);
+	SET_FAMILY(gray);
+#undef SET_FAMILY
 	/* Bitonal scans stay bitonal and lossless: never subsampled, re-encoded
 	 * as CCITT G4 only when that is smaller. */
 	r.bitonal_image_subsample_method = FZ_SUBSAMPLE_AVERAGE;

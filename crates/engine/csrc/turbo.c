@@ -147,18 +147,8 @@ static void dest_term(j_compress_ptr cinfo) { (void)cinfo; }
 #define TURBO_PROGRESSIVE 2 /* progressive scans (implies optimised tables) */
 
 /* Encodes w x h pixels of `comps` (1 grey, 3 RGB) interleaved samples, rows `stride`
- * bytes apart: baseline with the standard Huffman tables. On success *out is a
- * malloc'd buffer for engine_turbo_free. */
-int engine_turbo_encode_flags(const unsigned char *px, int w, int h, int stride, int comps, int quality, int dpi,
-	int flags, unsigned char **out, unsigned long *outlen, char *msg, int msglen);
-
-int engine_turbo_encode(const unsigned char *px, int w, int h, int stride, int comps, int quality, int dpi,
-	unsigned char **out, unsigned long *outlen, char *msg, int msglen)
-{
-	return engine_turbo_encode_flags(px, w, h, stride, comps, quality, dpi, 0, out, outlen, msg, msglen);
-}
-
-/* As engine_turbo_encode, with TURBO_* flags. */
+ * bytes apart: baseline with the standard Huffman tables unless `flags` (TURBO_*) ask
+ * for more. On success *out is a malloc'd buffer for engine_turbo_free. */
 int engine_turbo_encode_flags(const unsigned char *px, int w, int h, int stride, int comps, int quality, int dpi,
 	int flags, unsigned char **out, unsigned long *outlen, char *msg, int msglen)
 {

@@ -46,7 +46,7 @@
 mod ffi;
 mod guard;
 mod images;
-mod jpeg;
+pub(crate) mod jpeg;
 mod resample;
 
 use std::ffi::c_int;

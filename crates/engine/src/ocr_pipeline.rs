@@ -187,6 +187,38 @@ pub struct PageJson {
     pub blocks: Vec<BlockJson>,
 }
 
+impl PageJson {
+    /// A page the OCR read: `result` with its boxes already in displayed points.
+    fn recognised(page: usize, width: f32, height: f32, dpi: f32, result: &ocr::PageText, blocks: Vec<BlockJson>) -> Self {
+        PageJson {
+            page,
+            width,
+            height,
+            ocr: true,
+            skipped: None,
+            dpi: Some(dpi.round()),
+            text_rotation: result.rotation,
+            text: result.text(),
+            blocks,
+        }
+    }
+
+    /// A page left alone because it already carries text.
+    fn has_text(page: usize, width: f32, height: f32) -> Self {
+        PageJson {
+            page,
+            width,
+            height,
+            ocr: false,
+            skipped: Some("has_text"),
+            dpi: None,
+            text_rotation: 0,
+            text: String::new(),
+            blocks: Vec::new(),
+        }
+    }
+}
+
 /// The JSON result.
 #[derive(Debug, Clone, Serialize)]
 pub struct OcrJson {
@@ -384,17 +416,8 @@ pub fn ocr_page(doc: &PdfDocument, index: usize) -> Result<PageJson> {
     let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
     let page_obj = doc.find_page(index as i32).ctx("finding the page")?;
     let (dpi, sx, sy, result) = recognise_loaded(engine, &page, &page_obj, bounds)?;
-    Ok(PageJson {
-        page: index,
-        width: pw,
-        height: ph,
-        ocr: true,
-        skipped: None,
-        dpi: Some(dpi.round()),
-        text_rotation: result.rotation,
-        text: result.text(),
-        blocks: blocks_json(&result, sx, sy, pw, ph),
-    })
+    let blocks = blocks_json(&result, sx, sy, pw, ph);
+    Ok(PageJson::recognised(index, pw, ph, dpi, &result, blocks))
 }
 
 /// The engine's OCR as the pdf -> docx hook ([`crate::docx::PageOcr`]).
@@ -442,17 +465,7 @@ pub fn ocr_document(
             .and_then(|t| t.to_text())
             .unwrap_or_default();
         if has_text_layer(&text) {
-            pages.push(PageJson {
-                page: index,
-                width: pw,
-                height: ph,
-                ocr: false,
-                skipped: Some("has_text"),
-                dpi: None,
-                text_rotation: 0,
-                text: String::new(),
-                blocks: Vec::new(),
-            });
+            pages.push(PageJson::has_text(index, pw, ph));
             control.advance()?;
             continue;
         }
@@ -470,17 +483,7 @@ pub fn ocr_document(
             };
             layer.add_page(&mut doc, &mut page_obj, &result, &to_user)?;
         }
-        pages.push(PageJson {
-            page: index,
-            width: pw,
-            height: ph,
-            ocr: true,
-            skipped: None,
-            dpi: Some(dpi.round()),
-            text_rotation: result.rotation,
-            text: result.text(),
-            blocks,
-        });
+        pages.push(PageJson::recognised(index, pw, ph, dpi, &result, blocks));
         processed += 1;
         control.advance()?;
     }
