@@ -1,4 +1,4 @@
-//! Compiles csrc/compress.c and csrc/compress_images.c (the MuPDF C shim of the engine) against the MuPDF headers of
+//! Compiles csrc/compress.c, csrc/compress_images.c and csrc/render_thread.c (the MuPDF C shims of the engine) against the MuPDF headers of
 //! the `mupdf-sys` crate in Cargo's registry; the MuPDF library itself is linked by
 //! `mupdf-sys`. Also csrc/turbo.c (JPEG encoding with the system libjpeg-turbo, loaded
 //! with dlopen) when /usr/include/jpeglib.h exists.
@@ -31,9 +31,11 @@ fn main() {
     println!("cargo:rerun-if-changed=csrc/compress.c");
     println!("cargo:rerun-if-changed=csrc/compress_images.c");
     println!("cargo:rerun-if-changed=csrc/compress.h");
+    println!("cargo:rerun-if-changed=csrc/render_thread.c");
     cc::Build::new()
         .file("csrc/compress.c")
         .file("csrc/compress_images.c")
+        .file("csrc/render_thread.c")
         .include(mupdf_include())
         .warnings(false)
         .compile("engine_compress");

@@ -5,8 +5,10 @@
 //! # Threads and memory
 //!
 //! Pages are handed out in order to a few render threads (`threads`, default the number
-//! of cores, at most [`MAX_RENDER_THREADS`]); each thread opens the document itself
-//! (MuPDF contexts and documents are per thread) and renders one page at a time. The
+//! of cores, at most [`MAX_RENDER_THREADS`]); each thread opens the document itself in
+//! a MuPDF context of its own (`render/private_doc.rs`: the mupdf crate's per-thread
+//! contexts share locks, store and glyph cache, which cost two threads ~15% in waits)
+//! and renders one page at a time. The
 //! encoded pages go through a bounded channel to the calling thread, which writes them
 //! in page order; so at most about `2 x threads` pages (raster or JPEG) are in memory,
 //! however long the document is.
@@ -37,6 +39,9 @@ use std::sync::mpsc;
 
 use jpeg_encoder::{ColorType, Encoder, PixelDensity, SamplingFactor};
 use mupdf::{Colorspace, Document, Matrix};
+
+mod private_doc;
+use private_doc::PrivateDoc;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
@@ -137,12 +142,15 @@ pub fn render_rgb(doc: &Document, index: usize, dpi: u32) -> Result<(u32, u32, V
         .to_pixmap(&ctm, &Colorspace::device_rgb(), false, true)
         .ctx("rendering the page")?;
     let (w, h) = (pix.width(), pix.height());
-    let n = pix.n() as usize;
-    let stride = pix.stride() as usize;
-    let samples = pix.samples();
+    Ok((w, h, packed_rgb(w, h, pix.n() as usize, pix.stride() as usize, pix.samples()).into_owned()))
+}
+
+/// The first three samples of each pixel, rows without padding: the samples themselves
+/// when they are already packed RGB.
+fn packed_rgb(w: u32, h: u32, n: usize, stride: usize, samples: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let row = w as usize * 3;
     if n == 3 && stride == row {
-        return Ok((w, h, samples[..row * h as usize].to_vec()));
+        return std::borrow::Cow::Borrowed(&samples[..row * h as usize]);
     }
     let mut out = Vec::with_capacity(row * h as usize);
     for y in 0..h as usize {
@@ -151,7 +159,7 @@ pub fn render_rgb(doc: &Document, index: usize, dpi: u32) -> Result<(u32, u32, V
             out.extend_from_slice(&px[..3]);
         }
     }
-    Ok((w, h, out))
+    std::borrow::Cow::Owned(out)
 }
 
 /// True when every pixel has R = G = B.
@@ -245,15 +253,15 @@ pub fn render_page_timed(
         .ctx("rendering the page")?;
     let raster = t.elapsed();
     let (w, h) = (pix.width(), pix.height());
-    let row = w as usize * 3;
-    let samples = pix.samples();
-    if pix.n() == 3 && pix.stride() as usize == row {
-        return Ok((encode_jpeg(w, h, &samples[..row * h as usize], quality, dpi)?, raster));
-    }
-    drop(pix);
-    drop(page);
-    let (w, h, rgb) = render_rgb(doc, index, dpi)?;
+    let rgb = packed_rgb(w, h, pix.n() as usize, pix.stride() as usize, pix.samples());
     Ok((encode_jpeg(w, h, &rgb, quality, dpi)?, raster))
+}
+
+/// [`render_page`] on a render thread's own document.
+fn render_private_page(doc: &PrivateDoc, index: usize, dpi: u32, quality: u8) -> Result<EncodedPage> {
+    let r = doc.render(index, dpi)?;
+    let rgb = packed_rgb(r.width, r.height, r.n, r.stride, r.samples());
+    encode_jpeg(r.width, r.height, &rgb, quality, dpi)
 }
 
 /// Checks `dpi` against [`MIN_DPI`]..=[`MAX_DPI`] (or custom bounds).
@@ -360,7 +368,6 @@ fn render_parallel(
     control: &JobControl,
     write: &mut dyn FnMut(usize, EncodedPage) -> Result<()>,
 ) -> Result<()> {
-    let path = path_str(input)?;
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::sync_channel::<(usize, Result<EncodedPage>)>(threads);
@@ -372,10 +379,10 @@ fn render_parallel(
                 .name(format!("render-{t}"))
                 .stack_size(16 << 20)
                 .spawn_scoped(scope, move || {
-                    let doc = match Document::open(path) {
+                    let doc = match PrivateDoc::open(input) {
                         Ok(d) => d,
                         Err(e) => {
-                            let _ = tx.send((0, Err(EngineError::engine("opening the PDF", e))));
+                            let _ = tx.send((0, Err(e)));
                             return;
                         }
                     };
@@ -384,7 +391,7 @@ fn render_parallel(
                         if k >= selected.len() || stop.load(Ordering::SeqCst) || control.is_cancelled() {
                             return;
                         }
-                        let page = render_page(&doc, selected[k], dpi, quality);
+                        let page = render_private_page(&doc, selected[k], dpi, quality);
                         if tx.send((k, page)).is_err() {
                             return;
                         }

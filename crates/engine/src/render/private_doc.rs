@@ -1,0 +1,127 @@
+//! A document opened in a MuPDF context of its own (csrc/render_thread.c), for one
+//! render thread: threads that share nothing do not wait on each other's locks (the
+//! mupdf crate's per-thread contexts share one set of locks, one store and one glyph
+//! cache). Used by [`super::render_jpeg`]'s render threads only.
+
+use std::ffi::{c_char, c_float, c_int, c_uchar, c_void, CStr, CString};
+use std::path::Path;
+
+use crate::error::{EngineError, ErrorCode, Result};
+use crate::pdf::open::path_str;
+
+/// Resource store of one render thread's context (fonts, images, decoded streams).
+/// The mupdf crate's shared store is 256 MiB for all threads; a quarter per thread keeps
+/// the whole worker within the same bound at the default thread counts.
+const STORE_BYTES: usize = 64 << 20;
+
+extern "C" {
+    fn engine_rdoc_open(path: *const c_char, store: usize, out: *mut *mut c_void, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_rdoc_close(d: *mut c_void);
+    fn engine_rdoc_render(
+        d: *mut c_void,
+        index: c_int,
+        scale: c_float,
+        pix: *mut *mut c_void,
+        samples: *mut *mut c_uchar,
+        w: *mut c_int,
+        h: *mut c_int,
+        n: *mut c_int,
+        stride: *mut c_int,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
+    fn engine_rdoc_drop_pixmap(d: *mut c_void, pix: *mut c_void);
+}
+
+fn message(buf: &[c_char]) -> String {
+    unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned()
+}
+
+/// An open document with its private context; used from one thread at a time.
+pub(super) struct PrivateDoc {
+    d: *mut c_void,
+}
+
+// The context and document move with the handle and are never shared.
+unsafe impl Send for PrivateDoc {}
+
+impl Drop for PrivateDoc {
+    fn drop(&mut self) {
+        unsafe { engine_rdoc_close(self.d) };
+    }
+}
+
+/// A rendered page: samples owned by MuPDF until drop.
+pub(super) struct Raster<'a> {
+    doc: &'a PrivateDoc,
+    pix: *mut c_void,
+    samples: *const u8,
+    pub width: u32,
+    pub height: u32,
+    /// Bytes per pixel (3: RGB).
+    pub n: usize,
+    pub stride: usize,
+}
+
+impl Raster<'_> {
+    pub fn samples(&self) -> &[u8] {
+        unsafe { std::slice::from_raw_parts(self.samples, self.stride * self.height as usize) }
+    }
+}
+
+impl Drop for Raster<'_> {
+    fn drop(&mut self) {
+        unsafe { engine_rdoc_drop_pixmap(self.doc.d, self.pix) };
+    }
+}
+
+impl PrivateDoc {
+    pub fn open(path: &Path) -> Result<PrivateDoc> {
+        let c = CString::new(path_str(path)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))?;
+        let mut d = std::ptr::null_mut();
+        let mut err = [0 as c_char; 512];
+        if unsafe { engine_rdoc_open(c.as_ptr(), STORE_BYTES, &mut d, err.as_mut_ptr(), err.len() as c_int) } != 0 {
+            return Err(EngineError::new(ErrorCode::EngineError, format!("opening the PDF: {}", message(&err))));
+        }
+        Ok(PrivateDoc { d })
+    }
+
+    /// Page `index` (0-based) at `dpi`, RGB without alpha, annotations and widgets
+    /// included (as [`super::render_rgb`]). The caller has checked the raster size.
+    pub fn render(&self, index: usize, dpi: u32) -> Result<Raster<'_>> {
+        let mut pix = std::ptr::null_mut();
+        let mut samples = std::ptr::null_mut();
+        let (mut w, mut h, mut n, mut stride): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
+        let mut err = [0 as c_char; 512];
+        let rc = unsafe {
+            engine_rdoc_render(
+                self.d,
+                index as c_int,
+                dpi as f32 / 72.0,
+                &mut pix,
+                &mut samples,
+                &mut w,
+                &mut h,
+                &mut n,
+                &mut stride,
+                err.as_mut_ptr(),
+                err.len() as c_int,
+            )
+        };
+        if rc != 0 || pix.is_null() {
+            return Err(EngineError::new(
+                ErrorCode::EngineError,
+                format!("rendering page {}: {}", index + 1, message(&err)),
+            ));
+        }
+        Ok(Raster {
+            doc: self,
+            pix,
+            samples,
+            width: w as u32,
+            height: h as u32,
+            n: n as usize,
+            stride: stride as usize,
+        })
+    }
+}
