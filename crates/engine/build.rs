@@ -32,6 +32,7 @@ fn main() {
     println!("cargo:rerun-if-changed=csrc/compress_images.c");
     println!("cargo:rerun-if-changed=csrc/compress.h");
     println!("cargo:rerun-if-changed=csrc/render_thread.c");
+    println!("cargo:rerun-if-changed=csrc/caught.h");
     cc::Build::new()
         .file("csrc/compress.c")
         .file("csrc/compress_images.c")

@@ -6,6 +6,7 @@
  * (src/compress/images.rs, csrc/compress_images.c) may replace image streams. */
 #include <string.h>
 #include "compress.h"
+#include "caught.h"
 
 typedef struct {
 	int rewrite_images;   /* 0 = lossless only */
@@ -23,14 +24,6 @@ typedef struct {
 	int rewriter_ran;     /* out: MuPDF's image rewriter ran (the content guard checks) */
 } engine_compress_options;
 
-static void copy_message(fz_context *ctx, char *err, int errlen)
-{
-	const char *msg = fz_caught_message(ctx);
-	if (errlen > 0) {
-		strncpy(err, msg ? msg : "unknown MuPDF error", errlen - 1);
-		err[errlen - 1] = 0;
-	}
-}
 
 /* Largest decoded stream re-deflated (bigger ones, or decompression bombs, are copied). */
 #define RECOMPRESS_CAP ((size_t)256 << 20)
@@ -104,6 +97,9 @@ int engine_cz_open(const char *input, engine_cz **out, int *page_count, char *er
 	*out = NULL;
 	if (!ctx)
 		return ENGINE_NO_CONTEXT;
+	/* As the mupdf crate's contexts: MuPDF's warnings (damaged files) are not printed. */
+	fz_set_warning_callback(ctx, NULL, NULL);
+	fz_set_error_callback(ctx, NULL, NULL);
 	fz_var(doc);
 	fz_var(z);
 	fz_try(ctx)

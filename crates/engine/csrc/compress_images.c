@@ -6,15 +6,7 @@
 #include <string.h>
 #include <math.h>
 #include "compress.h"
-
-static void set_message(fz_context *ctx, char *err, int errlen)
-{
-	const char *msg = fz_caught_message(ctx);
-	if (errlen > 0) {
-		strncpy(err, msg ? msg : "unknown MuPDF error", errlen - 1);
-		err[errlen - 1] = 0;
-	}
-}
+#include "caught.h"
 
 /* As MuPDF's image rewriter: the dpi of one use, the smaller of the two axes. */
 static float dpi_from_ctm(fz_matrix ctm, int w, int h)
@@ -262,7 +254,7 @@ int engine_cz_raw(engine_cz *z, int i, const unsigned char **data, size_t *len, 
 	}
 	fz_catch(ctx)
 	{
-		set_message(ctx, err, errlen);
+		copy_message(ctx, err, errlen);
 		rc = ENGINE_FAILED;
 	}
 	return rc;
@@ -313,7 +305,7 @@ int engine_cz_replace(engine_cz *z, int i, const unsigned char *data, size_t len
 	}
 	fz_catch(ctx)
 	{
-		set_message(ctx, err, errlen);
+		copy_message(ctx, err, errlen);
 		rc = ENGINE_FAILED;
 	}
 	return rc;

@@ -12,20 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mupdf/fitz.h>
+#include "caught.h"
 
 typedef struct {
 	fz_context *ctx;
 	fz_document *doc;
 } engine_rdoc;
 
-static void copy_message(fz_context *ctx, char *err, int errlen)
-{
-	const char *msg = fz_caught_message(ctx);
-	if (errlen > 0) {
-		strncpy(err, msg ? msg : "unknown MuPDF error", errlen - 1);
-		err[errlen - 1] = 0;
-	}
-}
 
 /* Opens `path` in a new private context whose resource store holds at most
  * `store_bytes`. 0 on success (*out set), 1 on failure (message in err). */
