@@ -379,7 +379,7 @@ fn render_parallel(
                 .name(format!("render-{t}"))
                 .stack_size(16 << 20)
                 .spawn_scoped(scope, move || {
-                    let doc = match PrivateDoc::open(input) {
+                    let doc = match PrivateDoc::open(input, threads) {
                         Ok(d) => d,
                         Err(e) => {
                             let _ = tx.send((0, Err(e)));

@@ -9,10 +9,11 @@ use std::path::Path;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::pdf::open::path_str;
 
-/// Resource store of one render thread's context (fonts, images, decoded streams).
-/// The mupdf crate's shared store is 256 MiB for all threads; a quarter per thread keeps
-/// the whole worker within the same bound at the default thread counts.
-const STORE_BYTES: usize = 64 << 20;
+/// Resource store (fonts, images, decoded streams) of all render threads together: the
+/// size of the mupdf crate's one shared store, split between the threads.
+const STORE_BYTES: usize = 256 << 20;
+/// Smallest store of one thread.
+const MIN_STORE_BYTES: usize = 32 << 20;
 
 extern "C" {
     fn engine_rdoc_open(path: *const c_char, store: usize, out: *mut *mut c_void, err: *mut c_char, errlen: c_int) -> c_int;
@@ -76,11 +77,13 @@ impl Drop for Raster<'_> {
 }
 
 impl PrivateDoc {
-    pub fn open(path: &Path) -> Result<PrivateDoc> {
+    /// Opens `path` for one of `threads` render threads.
+    pub fn open(path: &Path, threads: usize) -> Result<PrivateDoc> {
+        let store = (STORE_BYTES / threads.max(1)).max(MIN_STORE_BYTES);
         let c = CString::new(path_str(path)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))?;
         let mut d = std::ptr::null_mut();
         let mut err = [0 as c_char; 512];
-        if unsafe { engine_rdoc_open(c.as_ptr(), STORE_BYTES, &mut d, err.as_mut_ptr(), err.len() as c_int) } != 0 {
+        if unsafe { engine_rdoc_open(c.as_ptr(), store, &mut d, err.as_mut_ptr(), err.len() as c_int) } != 0 {
             return Err(EngineError::new(ErrorCode::EngineError, format!("opening the PDF: {}", message(&err))));
         }
         Ok(PrivateDoc { d })
