@@ -4,7 +4,8 @@
 //!
 //! - Text as flowing paragraphs, blocks in reading order by a recursive XY-cut
 //!   ([`reading_order`]: widest white bands and columns first, columns read whole, MuPDF's
-//!   content order only for what cannot be cut). Lines of a block are joined with a space; a block is split into paragraphs where the vertical gap
+//!   content order only for what cannot be cut; a right margin column such as printer's
+//!   line numbers after the rest of the page). Lines of a block are joined with a space; a block is split into paragraphs where the vertical gap
 //!   between two lines exceeds 0.8 x the font size, or the next line starts further left
 //!   than a first-line indent.
 //! - Per run: font family (subset prefix and style suffixes removed), size (half points),
