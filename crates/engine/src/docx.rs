@@ -4,7 +4,8 @@
 //!
 //! - Text as flowing paragraphs, blocks in reading order by a recursive XY-cut
 //!   ([`reading_order`]: widest white bands and columns first, columns read whole, MuPDF's
-//!   content order only for what cannot be cut). Lines of a block are joined with a space; a block is split into paragraphs where the vertical gap
+//!   content order only for what cannot be cut; a right margin column such as printer's
+//!   line numbers after the rest of the page). Lines of a block are joined with a space; a block is split into paragraphs where the vertical gap
 //!   between two lines exceeds 0.8 x the font size, or the next line starts further left
 //!   than a first-line indent.
 //! - Per run: font family (subset prefix and style suffixes removed), size (half points),
@@ -581,9 +582,45 @@ fn reading_order(rects: &[mupdf::Rect]) -> Vec<usize> {
         }
         out
     }
+    let margins = right_margin_columns(rects);
+    let body: Vec<usize> = (0..rects.len()).filter(|i| !margins.contains(i)).collect();
     let mut order = Vec::with_capacity(rects.len());
-    cut((0..rects.len()).collect(), rects, &mut order, 0);
+    cut(body, rects, &mut order, 0);
+    order.extend(margins);
     order
+}
+
+/// A right margin column is at most this share of the width of the page's content.
+const MARGIN_COLUMN_MAX_WIDTH: f32 = 0.1;
+/// A right margin column is at least this share of the height of the page's content.
+const MARGIN_COLUMN_MIN_HEIGHT: f32 = 0.4;
+
+/// Right margin columns of a page: narrow, tall blocks at the right edge of the content with
+/// nothing above or below them (every other block lies wholly to their left) — printer's
+/// line numbers, a side stamp. [`reading_order`] reads them after the rest of the page, as
+/// pdftotext does, not between the text column and the material under it (a footer, a
+/// printer's slug). A left margin column needs no rule: the XY-cut reads it before the
+/// column beside it, after the bands above, again as pdftotext does.
+fn right_margin_columns(rects: &[mupdf::Rect]) -> Vec<usize> {
+    if rects.len() < 2 {
+        return Vec::new();
+    }
+    let fold = |f: fn(&mupdf::Rect) -> f32, min: bool| {
+        rects.iter().map(f).fold(if min { f32::INFINITY } else { f32::NEG_INFINITY }, |a, b| if min { a.min(b) } else { a.max(b) })
+    };
+    let (cx0, cx1) = (fold(|r| r.x0, true), fold(|r| r.x1, false));
+    let (cy0, cy1) = (fold(|r| r.y0, true), fold(|r| r.y1, false));
+    let (cw, ch) = (cx1 - cx0, cy1 - cy0);
+    let mut out: Vec<usize> = (0..rects.len())
+        .filter(|&i| {
+            let m = rects[i];
+            m.x1 - m.x0 <= MARGIN_COLUMN_MAX_WIDTH * cw
+                && m.y1 - m.y0 >= MARGIN_COLUMN_MIN_HEIGHT * ch
+                && rects.iter().enumerate().all(|(j, r)| j == i || r.x1 <= m.x0)
+        })
+        .collect();
+    out.sort_by(|&a, &b| rects[a].x0.total_cmp(&rects[b].x0));
+    out
 }
 
 /// Converts the PDF at `input` to a DOCX at `output`.
@@ -865,6 +902,40 @@ mod tests {
         // bottom-up) are read top to bottom.
         let rects = [r(72.0, 755.0, 140.0, 770.0), r(72.0, 743.4, 140.0, 758.4), r(72.0, 732.0, 140.0, 747.0)];
         assert_eq!(reading_order(&rects), vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn reading_order_reads_a_right_margin_column_after_the_page() {
+        // A book page (the 352-page book's layout): header, text column, footer, a printer's
+        // slug under everything and line numbers in the right margin beside the text. The
+        // slug spans below the text and the numbers, so a plain XY-cut reads the numbers
+        // before the slug; the margin column rule reads them last.
+        let rects = [
+            r(3.0, -38.0, 218.0, -31.0),   // 0 header
+            r(54.0, 51.0, 348.0, 526.0),   // 1 text column
+            r(284.0, 541.0, 347.0, 548.0), // 2 footer
+            r(407.0, 51.0, 425.0, 526.0),  // 3 line numbers, right margin
+            r(219.0, 611.0, 367.0, 630.0), // 4 slug
+        ];
+        assert_eq!(reading_order(&rects), vec![0, 1, 2, 4, 3]);
+        // Mirrored (line numbers in the left margin): read before the text column, after
+        // the header, as the XY-cut does.
+        let rects = [
+            r(200.0, -38.0, 418.0, -31.0), // 0 header
+            r(80.0, 51.0, 374.0, 526.0),   // 1 text column
+            r(81.0, 541.0, 144.0, 548.0),  // 2 footer
+            r(3.0, 51.0, 21.0, 526.0),     // 3 line numbers, left margin
+            r(60.0, 611.0, 208.0, 630.0),  // 4 slug
+        ];
+        assert_eq!(reading_order(&rects), vec![0, 3, 1, 2, 4]);
+        // A narrow block at the right that is short (a marginal note beside one paragraph)
+        // is no margin column: it stays in the XY-cut.
+        let rects = [
+            r(54.0, 51.0, 348.0, 526.0),   // 0 text column
+            r(380.0, 100.0, 410.0, 130.0), // 1 note
+            r(54.0, 560.0, 348.0, 570.0),  // 2 footer line under the text
+        ];
+        assert_eq!(reading_order(&rects), vec![0, 1, 2]);
     }
 
     #[test]
