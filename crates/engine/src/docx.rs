@@ -605,11 +605,11 @@ fn right_margin_columns(rects: &[mupdf::Rect]) -> Vec<usize> {
     if rects.len() < 2 {
         return Vec::new();
     }
-    let fold = |f: fn(&mupdf::Rect) -> f32, min: bool| {
-        rects.iter().map(f).fold(if min { f32::INFINITY } else { f32::NEG_INFINITY }, |a, b| if min { a.min(b) } else { a.max(b) })
-    };
-    let (cx0, cx1) = (fold(|r| r.x0, true), fold(|r| r.x1, false));
-    let (cy0, cy1) = (fold(|r| r.y0, true), fold(|r| r.y1, false));
+    // The content's bounding box.
+    let cx0 = rects.iter().map(|r| r.x0).fold(f32::INFINITY, f32::min);
+    let cx1 = rects.iter().map(|r| r.x1).fold(f32::NEG_INFINITY, f32::max);
+    let cy0 = rects.iter().map(|r| r.y0).fold(f32::INFINITY, f32::min);
+    let cy1 = rects.iter().map(|r| r.y1).fold(f32::NEG_INFINITY, f32::max);
     let (cw, ch) = (cx1 - cx0, cy1 - cy0);
     let mut out: Vec<usize> = (0..rects.len())
         .filter(|&i| {
