@@ -21,7 +21,17 @@
 //!
 //! JPEG, PNG and WebP inputs are one-page documents: MuPDF converts them to a PDF page
 //! (its size from the image's resolution, 72 dpi when it has none), which is then
-//! processed like a scanned PDF page.
+//! processed like a scanned PDF page. MuPDF has no WebP decoder, so WebP is decoded here
+//! (`image-webp`, pure Rust), flattened on white where it has alpha, and handed to MuPDF
+//! as RGB pixels; images above [`MAX_IMAGE_PIXELS`] are refused (`invalid_image`).
+//!
+//! # Damaged and hostile PDFs
+//!
+//! Before any page is read, the content streams of the pages that will be read or written
+//! are checked as for every other operation ([`crate::pdf::content`]): a decompression
+//! bomb is refused with `invalid_pdf` before MuPDF interprets it (MuPDF itself would spend
+//! minutes on it), and a stream that fails to decode part-way is replaced by the part that
+//! decodes, so the searchable PDF passes `qpdf --check`.
 //!
 //! # Coordinates
 //!
@@ -38,6 +48,7 @@ use serde::Serialize;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
+use crate::pdf::content::repair_page_contents;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::checked_indexes;
 use crate::pdf::save::{save_pdf, write_options};
@@ -271,10 +282,18 @@ fn image_to_pdf(bytes: &[u8]) -> Result<PdfDocument> {
     let bad = |e: mupdf::Error| {
         EngineError::new(ErrorCode::InvalidImage, format!("the image cannot be read: {}", crate::error::mupdf_message(&e)))
     };
-    let image = mupdf::Image::from_bytes(bytes).map_err(bad)?;
+    let image = if image_magic(bytes) == Some("image/webp") { webp_image(bytes)? } else { mupdf::Image::from_bytes(bytes).map_err(bad)? };
     let (w, h) = (image.width() as f32, image.height() as f32);
     if w < 1.0 || h < 1.0 {
         return Err(EngineError::new(ErrorCode::InvalidImage, "the image has no pixels"));
+    }
+    // MuPDF decodes a PNG or JPEG whole before scaling it down, so the header's size is
+    // checked before anything is decoded.
+    if (w as u64) * (h as u64) > MAX_IMAGE_PIXELS {
+        return Err(EngineError::new(
+            ErrorCode::InvalidImage,
+            format!("the image is {w} x {h} pixels, more than the limit of {MAX_IMAGE_PIXELS}"),
+        ));
     }
     let (xr, yr) = image.resolution();
     let res = |r: i32| if (36..=2400).contains(&r) { r as f32 } else { 72.0 };
@@ -295,6 +314,36 @@ fn image_to_pdf(bytes: &[u8]) -> Result<PdfDocument> {
     let page = doc.add_object(&page).ctx("adding the page")?;
     doc.insert_page(0, &page).ctx("inserting the page")?;
     Ok(doc)
+}
+
+/// Largest image input accepted, in pixels (the render cap of every other operation).
+pub const MAX_IMAGE_PIXELS: u64 = crate::render::MAX_PAGE_PIXELS;
+
+/// Decodes a WebP image (MuPDF cannot) into an RGB MuPDF image, alpha flattened on white.
+fn webp_image(bytes: &[u8]) -> Result<mupdf::Image> {
+    let bad = |m: String| EngineError::new(ErrorCode::InvalidImage, format!("the WebP image cannot be read: {m}"));
+    let mut decoder = image_webp::WebPDecoder::new(std::io::Cursor::new(bytes)).map_err(|e| bad(e.to_string()))?;
+    let (w, h) = decoder.dimensions();
+    if w == 0 || h == 0 || u64::from(w) * u64::from(h) > MAX_IMAGE_PIXELS {
+        return Err(bad(format!("{w} x {h} pixels (at most {MAX_IMAGE_PIXELS})")));
+    }
+    let n = if decoder.has_alpha() { 4 } else { 3 };
+    let mut rgba = vec![0u8; w as usize * h as usize * n];
+    decoder.read_image(&mut rgba).map_err(|e| bad(e.to_string()))?;
+    let mut pixmap = mupdf::Pixmap::new_with_w_h(&Colorspace::device_rgb(), w as i32, h as i32, false).ctx("allocating the image")?;
+    let stride = pixmap.stride() as usize;
+    let samples = pixmap.samples_mut();
+    for (y, src) in rgba.chunks_exact(w as usize * n).enumerate() {
+        let dst = &mut samples[y * stride..y * stride + w as usize * 3];
+        for (d, p) in dst.chunks_exact_mut(3).zip(src.chunks_exact(n)) {
+            let a = if n == 4 { u32::from(p[3]) } else { 255 };
+            for c in 0..3 {
+                // Over white: c * a + 255 * (1 - a), rounded.
+                d[c] = ((u32::from(p[c]) * a + 255 * (255 - a) + 127) / 255) as u8;
+            }
+        }
+    }
+    mupdf::Image::from_pixmap(&pixmap).map_err(|e| bad(crate::error::mupdf_message(&e)))
 }
 
 /// Largest image side on the page divided by the page's largest side in inches.
@@ -452,6 +501,18 @@ pub fn ocr_document(
         Some(p) if !p.is_empty() => checked_indexes(p, page_count)?,
         _ => (0..page_count).collect(),
     };
+    // A searchable PDF writes every page; blocks read only the selected ones.
+    let checked: Vec<usize> = match options.output {
+        OcrOutput::SearchablePdf => (0..page_count).collect(),
+        _ => selected.iter().copied().collect(),
+    };
+    let page_objects = checked
+        .iter()
+        .map(|&i| doc.find_page(i as i32).map(|p| (i + 1, p)))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .ctx("finding the pages")?;
+    repair_page_contents(page_objects.iter().map(|(n, p)| (*n, p)), &JobControl::new())?;
+    drop(page_objects);
     control.start(selected.len() as u64)?;
     let mut pages = Vec::with_capacity(selected.len());
     let mut processed = 0usize;

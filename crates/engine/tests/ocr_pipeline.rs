@@ -98,3 +98,83 @@ fn a_cancelled_job_stops() {
     let e = ocr_document(&corpus("files/scanned-rotated-4-directions.pdf"), None, &options, &control).unwrap_err();
     assert_eq!(e.code, engine::ErrorCode::Cancelled);
 }
+
+/// The Tesseract test page as an RGBA WebP whose white background is transparent black:
+/// read correctly only if the decoder (MuPDF has none) flattens alpha on white.
+fn phototest_as_transparent_webp(path: &std::path::Path) {
+    let pix = mupdf::Image::from_file(corpus("ocr/tesseract-phototest.png").to_str().unwrap()).unwrap().to_pixmap().unwrap();
+    let (w, h, n, stride) = (pix.width() as usize, pix.height() as usize, pix.n() as usize, pix.stride() as usize);
+    let samples = pix.samples();
+    let mut rgba = Vec::with_capacity(w * h * 4);
+    for y in 0..h {
+        for x in 0..w {
+            let v = samples[y * stride + x * n];
+            rgba.extend_from_slice(&[0, 0, 0, 255 - v]);
+        }
+    }
+    let mut out = Vec::new();
+    image_webp::WebPEncoder::new(&mut out).encode(&rgba, w as u32, h as u32, image_webp::ColorType::Rgba8).unwrap();
+    std::fs::write(path, out).unwrap();
+}
+
+#[test]
+fn a_webp_image_is_decoded_with_its_alpha_flattened_on_white_and_read() {
+    init_ocr();
+    let path = std::env::temp_dir().join(format!("ocr-webp-{}.webp", std::process::id()));
+    phototest_as_transparent_webp(&path);
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let r = ocr_document(&path, None, &options, &JobControl::new());
+    let _ = std::fs::remove_file(&path);
+    let r = r.unwrap();
+    assert_eq!((r.page_count, r.pages_processed), (1, 1));
+    let text = json(&r)["pages"][0]["text"].as_str().unwrap().to_owned();
+    assert!(text.contains("quick brown dog") && text.contains("12 point"), "{text}");
+}
+
+/// A PNG whose header claims `w` x `h` pixels, with one tiny (wrong-sized) data chunk.
+fn png_claiming(w: u32, h: u32) -> Vec<u8> {
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut c = (data.len() as u32).to_be_bytes().to_vec();
+        c.extend_from_slice(kind);
+        c.extend_from_slice(data);
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(data);
+        c.extend_from_slice(&crc.sum().to_be_bytes());
+        c
+    };
+    let mut ihdr = w.to_be_bytes().to_vec();
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 0, 0, 0, 0]); // 8-bit grey
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(chunk(b"IHDR", &ihdr));
+    png.extend(chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]));
+    png.extend(chunk(b"IEND", &[]));
+    png
+}
+
+#[test]
+fn an_image_above_the_pixel_cap_is_refused_before_it_is_decoded() {
+    init_ocr();
+    let path = std::env::temp_dir().join(format!("ocr-huge-{}.png", std::process::id()));
+    std::fs::write(&path, png_claiming(40_000, 40_000)).unwrap();
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let r = ocr_document(&path, None, &options, &JobControl::new());
+    let _ = std::fs::remove_file(&path);
+    let e = r.unwrap_err();
+    assert_eq!(e.code, engine::ErrorCode::InvalidImage, "{e}");
+}
+
+#[test]
+fn a_decompression_bomb_is_refused_before_mupdf_reads_it() {
+    init_ocr();
+    for output in [OcrOutput::Blocks, OcrOutput::SearchablePdf] {
+        let out = std::env::temp_dir().join(format!("ocr-bomb-{}.pdf", std::process::id()));
+        let options = OcrOptions { pages: None, max_pages: None, output };
+        let started = std::time::Instant::now();
+        let e = ocr_document(&corpus("files/decompression-bomb.pdf"), Some(&out), &options, &JobControl::new()).unwrap_err();
+        assert_eq!(e.code, engine::ErrorCode::InvalidPdf, "{e}");
+        assert!(started.elapsed().as_secs() < 30, "took {:?}", started.elapsed());
+        assert!(!out.exists(), "nothing is written for a refused input");
+    }
+}
