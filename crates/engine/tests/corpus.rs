@@ -11,10 +11,9 @@ mod common;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{corpus_dir, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
+use common::{corpus_dir, guarded, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
 use engine::{
     delete_pages, identify, merge, protect, reorder, rotate, split, unlock, DeletePagesOptions,
     ErrorCode, JobControl, Kind, ProtectOptions, ReorderOptions, RotateOptions, SplitMode,
@@ -80,24 +79,6 @@ enum Produced {
     Pdf(PathBuf, u32, Option<String>),
     /// A ZIP of single-page PDFs, this many entries.
     SplitZip(PathBuf, u32),
-}
-
-/// Runs `op` on its own thread with a timeout; panics and timeouts become messages.
-fn guarded<T: Send + 'static>(
-    op: impl FnOnce() -> Result<T, engine::EngineError> + Send + 'static,
-) -> Result<Result<T, engine::EngineError>, String> {
-    let (tx, rx) = mpsc::channel();
-    let handle = std::thread::spawn(move || {
-        let _ = tx.send(op());
-    });
-    match rx.recv_timeout(TIMEOUT) {
-        Ok(r) => {
-            let _ = handle.join();
-            Ok(r)
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!("TIMEOUT > {}s", TIMEOUT.as_secs())),
-        Err(mpsc::RecvTimeoutError::Disconnected) => Err("PANIC".to_owned()),
-    }
 }
 
 fn verify(produced: &Produced, scratch: &Scratch) -> Result<String, String> {
@@ -168,7 +149,7 @@ fn run_corpus(
         let work = scratch.0.join(&file.name);
         std::fs::create_dir_all(&work).unwrap();
         let started = Instant::now();
-        let outcome = guarded(op(file, &work));
+        let outcome = guarded(TIMEOUT, op(file, &work));
         let ms = started.elapsed().as_millis();
         let result = match outcome {
             Err(msg) => Err(msg),
@@ -233,7 +214,7 @@ fn every_corpus_pdf_identifies_as_pdf_with_manifest_page_count_or_invalid_pdf() 
     for file in &files {
         let path = file.path.clone();
         let started = Instant::now();
-        let r = guarded(move || identify(&path));
+        let r = guarded(TIMEOUT, move || identify(&path));
         let ms = started.elapsed().as_millis();
         let line = match r {
             Ok(Ok(id)) => {

@@ -7,33 +7,15 @@
 mod common;
 
 use std::path::PathBuf;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{corpus_dir, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
+use common::{corpus_dir, guarded, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
 use engine::compress::{compress, CompressLevel, CompressOptions};
 use engine::redact::{redact, RedactOptions, RedactRegion};
 use engine::render::{render_jpeg, RenderOptions};
 use engine::{ErrorCode, JobControl};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
-
-fn guarded<T: Send + 'static>(
-    op: impl FnOnce() -> Result<T, engine::EngineError> + Send + 'static,
-) -> Result<Result<T, engine::EngineError>, String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .stack_size(16 << 20)
-        .spawn(move || {
-            let _ = tx.send(op());
-        })
-        .unwrap();
-    match rx.recv_timeout(TIMEOUT) {
-        Ok(r) => Ok(r),
-        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!("TIMEOUT > {}s", TIMEOUT.as_secs())),
-        Err(mpsc::RecvTimeoutError::Disconnected) => Err("PANIC".to_owned()),
-    }
-}
 
 /// Codes an input may legitimately fail with (documented in docs/render.md).
 fn documented(code: ErrorCode) -> bool {
@@ -89,7 +71,7 @@ fn every_corpus_pdf_renders_redacts_and_compresses_or_fails_with_a_documented_co
             let out = scratch.path(&format!("{n}-{op}.out"));
             let out2 = out.clone();
             let started = Instant::now();
-            let result = guarded(move || -> Result<(u32, bool), engine::EngineError> {
+            let result = guarded(TIMEOUT, move || -> Result<(u32, bool), engine::EngineError> {
                 let c = JobControl::new();
                 match op {
                     "render" => {

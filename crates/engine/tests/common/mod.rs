@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// The repository root (where `node_modules/` and `models/` are).
 pub fn repo_root() -> PathBuf {
@@ -109,4 +111,27 @@ pub fn qpdf_pages(path: &Path, password: Option<&str>) -> Option<u32> {
 /// Whether a `qpdf --check` exit code is acceptable for our outputs (0 or 3).
 pub fn qpdf_ok(code: Option<i32>) -> bool {
     matches!(code, None | Some(0) | Some(3))
+}
+
+/// Runs `op` on its own thread (16 MiB stack) with a time limit; a panic or a timeout
+/// becomes a message, so a whole-corpus test reports every file instead of stopping.
+pub fn guarded<T: Send + 'static>(
+    timeout: Duration,
+    op: impl FnOnce() -> Result<T, engine::EngineError> + Send + 'static,
+) -> Result<Result<T, engine::EngineError>, String> {
+    let (tx, rx) = mpsc::channel();
+    let handle = std::thread::Builder::new()
+        .stack_size(16 << 20)
+        .spawn(move || {
+            let _ = tx.send(op());
+        })
+        .unwrap();
+    match rx.recv_timeout(timeout) {
+        Ok(r) => {
+            let _ = handle.join();
+            Ok(r)
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!("TIMEOUT > {}s", timeout.as_secs())),
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err("PANIC".to_owned()),
+    }
 }
