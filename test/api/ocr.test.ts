@@ -115,6 +115,24 @@ describe("ocr with SANDBOX_OCR=real", () => {
     expect(norm(pdftotext(out))).toContain("quick brown dog");
   }, 120_000);
 
+  test("ocr on a WebP image reads it as one page", async () => {
+    // MuPDF has no WebP decoder; the engine decodes it (alpha flattened on white).
+    const { k, job } = await run(filesCorpus("webp-lossless.webp"), "ocr", { mode: "gundam" });
+    expect(job.status).toBe("succeeded");
+    expect(job.result.pages_processed).toBe(1);
+    const r = await download(svc, k, job.id, "?format=json");
+    expect(r.json.pages.length).toBe(1);
+    expect(r.json.pages[0].ocr).toBe(true);
+    expect(r.json.pages[0].width).toBeGreaterThan(0);
+  }, 120_000);
+
+  test("a decompression bomb fails the job with file_unreadable within seconds", async () => {
+    const { job } = await run(filesCorpus("decompression-bomb.pdf"), "searchable_pdf", { mode: "base" });
+    expect(job.status).toBe("failed");
+    expect(job.error.code).toBe("file_unreadable");
+    expect(Date.parse(job.finished_at) - Date.parse(job.started_at)).toBeLessThan(30_000);
+  }, 120_000);
+
   test("searchable_pdf (mode base) keeps every page of a scan", async () => {
     const { k, job } = await run(filesCorpus("scanned-mixed-3-pages.pdf"), "searchable_pdf", { mode: "base" });
     expect(job.status).toBe("succeeded");
