@@ -6,10 +6,10 @@ import { ocrPaths } from "../../src/worker/operations/ocr";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 
-const job = JSON.parse(process.argv[2]!) as { threads: number; output: "blocks" | "searchable_pdf"; files: string[] };
+const job = JSON.parse(process.argv[2]!) as { threads: number; output: "blocks" | "searchable_pdf"; files: string[]; machineLock?: string };
 const e = engine();
 const t0 = performance.now();
-await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads });
+await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads, machineLock: job.machineLock });
 const initMs = performance.now() - t0;
 const results: { file: string; ms: number; pages: number; text: string }[] = [];
 let n = 0;

@@ -60,7 +60,7 @@ export interface NativeEngine {
   /** CSV to a one-sheet workbook with typed cells. */
   csvToXlsx(input: string, output: string, opts: { delimiter?: string; hasHeader?: boolean; sheetName?: string }, control?: JobControl): Promise<{ delimiter: string; rows: number; columns: number; numbers: number; dates: number; texts: number }>;
   /** OCR (issue 6; crates/engine/src/ocr_pipeline.rs over crates/ocr): load ONNX Runtime and the models once per process. */
-  ocrInit(opts: { ortLibrary: string; manifest: string; modelRoot: string; intraThreads?: number; detMaxSide?: number }): Promise<void>;
+  ocrInit(opts: { ortLibrary: string; manifest: string; modelRoot: string; intraThreads?: number; detMaxSide?: number; machineLock?: string }): Promise<void>;
   /** OCR a PDF or image: `json` is the blocks document (see docs/ocr.md); searchable_pdf also writes `output`. */
   ocr(
     input: string,

@@ -20,6 +20,9 @@ pub struct OcrInitOptions {
     pub intra_threads: Option<u32>,
     /// Longest side of the detection input in pixels; default 1280.
     pub det_max_side: Option<u32>,
+    /// A file every process on the machine locks around each model run, so that one run
+    /// at a time uses the intra-op threads; default none.
+    pub machine_lock: Option<String>,
 }
 
 /// Loads ONNX Runtime and the models (hashes checked). Later calls resolve at once.
@@ -33,6 +36,7 @@ pub fn ocr_init(env: &Env, options: OcrInitOptions) -> Result<Object<'_>> {
             model_root: options.model_root.into(),
             intra_threads: options.intra_threads.unwrap_or(1) as usize,
             det_max_side: options.det_max_side.map(|v| v as usize),
+            machine_lock: options.machine_lock.map(Into::into),
         })
     })
 }

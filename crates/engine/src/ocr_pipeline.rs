@@ -77,6 +77,9 @@ pub struct OcrInit {
     pub intra_threads: usize,
     /// Longest side of the detection input in pixels (default 1280).
     pub det_max_side: Option<usize>,
+    /// File locked around every model run by every process on the machine (see
+    /// [`ocr::OcrConfig::machine_lock`]); `None` runs without it.
+    pub machine_lock: Option<PathBuf>,
 }
 
 static OCR: OnceLock<ocr::Ocr> = OnceLock::new();
@@ -103,6 +106,7 @@ pub fn ocr_init(init: &OcrInit) -> Result<()> {
         models,
         intra_threads: init.intra_threads.max(1),
         det_max_side: init.det_max_side.unwrap_or(1280),
+        machine_lock: init.machine_lock.clone(),
     })
     .map_err(ocr_failed)?;
     let _ = OCR.set(engine);

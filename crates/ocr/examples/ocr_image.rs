@@ -14,6 +14,7 @@ fn main() {
         models,
         intra_threads: threads,
         det_max_side: det,
+        machine_lock: None,
     })
     .unwrap();
     eprintln!("init {:?}", t.elapsed());

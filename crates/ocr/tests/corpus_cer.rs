@@ -24,6 +24,7 @@ fn engine() -> ocr::Ocr {
         models,
         intra_threads: 2,
         det_max_side: 1280,
+        machine_lock: None,
     })
     .unwrap()
 }
@@ -141,4 +142,32 @@ fn pages_turned_by_90_180_270_degrees_are_read_upright() {
     }
     let page = engine.recognise(&load(&corpus().join("files/phototest-rotated-90.png"))).unwrap();
     assert!(page.text().contains("quick brown dog"), "{}", page.text());
+}
+
+#[test]
+fn model_runs_wait_for_the_machine_lock() {
+    let r = root();
+    let lock = std::env::temp_dir().join(format!("ocr-machine-lock-test-{}.lock", std::process::id()));
+    let engine = ocr::Ocr::new(&ocr::OcrConfig {
+        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
+        models: ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap(),
+        intra_threads: 1,
+        det_max_side: 1280,
+        machine_lock: Some(lock.clone()),
+    })
+    .unwrap();
+    // Another process's run, as far as flock is concerned: a second open of the file.
+    let holder = std::fs::OpenOptions::new().write(true).open(&lock).unwrap();
+    holder.lock().unwrap();
+    let page = load(&corpus().join("ocr/tesseract-phototest.png"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(|| tx.send(engine.recognise(&page).map(|t| t.text())).unwrap());
+        // The page takes about 0.3 s; while the lock is held it must not finish.
+        assert!(rx.recv_timeout(std::time::Duration::from_millis(1500)).is_err(), "recognised while the lock was held");
+        holder.unlock().unwrap();
+        let text = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("never finished after the unlock").unwrap();
+        assert!(text.contains("quick brown dog"), "{text}");
+    });
+    let _ = std::fs::remove_file(&lock);
 }

@@ -34,6 +34,7 @@ pub fn init_ocr() {
         model_root: r.join("node_modules"),
         intra_threads: 2,
         det_max_side: None,
+        machine_lock: None,
     })
     .unwrap();
 }
