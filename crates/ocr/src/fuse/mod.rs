@@ -257,6 +257,15 @@ impl Node {
     }
 }
 
+/// `y = input * scale + shift` per channel, as a `Mul` node and an `Add` node.
+struct Affine {
+    mul: usize,
+    add: usize,
+    scale: Vec<f32>,
+    shift: Vec<f32>,
+    input: String,
+}
+
 /// The graph being edited: nodes (`None` once removed), constants by name.
 struct Graph {
     nodes: Vec<Option<Node>>,
@@ -312,6 +321,26 @@ impl Graph {
         inserted.push((at, Node::constant(&name, &t)));
         self.constants.insert(name.clone(), t);
         name
+    }
+
+    /// Input channels of convolution `i` (weight `[O, I/groups, kh, kw]`).
+    fn conv_input_channels(&self, i: usize) -> Option<usize> {
+        let (w, _, _) = self.conv_params(i)?;
+        let groups = self.node(i).int_attribute("group").unwrap_or(1).max(1) as usize;
+        Some(w.dims[1] as usize * groups)
+    }
+
+    /// The `Mul(h, const) -> Add(const)` that produces `x`, each constant per channel of
+    /// `channels` (or scalar), the `Mul` read only by the `Add`.
+    fn affine_producing(&self, x: &str, channels: usize) -> Option<Affine> {
+        let add = self.producer(x).filter(|&a| self.node(a).is("Add"))?;
+        let (shift, mul_out) = self.constant_operand(add).and_then(|(t, other)| Some((t.per_channel(channels)?, other)))?;
+        let mul = self.producer(&mul_out).filter(|&m| self.node(m).is("Mul"))?;
+        if self.sole_consumer(&mul_out) != Some(add) {
+            return None;
+        }
+        let (scale, h) = self.constant_operand(mul).and_then(|(t, other)| Some((t.per_channel(channels)?, other)))?;
+        Some(Affine { mul, add, scale, shift, input: h })
     }
 
     /// The weight and bias of a plain convolution: `(W, b, out_channels)`.
@@ -396,16 +425,10 @@ fn fold_before_conv(g: &mut Graph, inserted: &mut Vec<(usize, Node)>) -> usize {
         }
         let cin = w.dims[1] as usize;
         let x = n.inputs[0].clone();
-        let Some(add) = g.producer(&x).filter(|&a| g.node(a).is("Add")) else { continue };
         if g.sole_consumer(&x) != Some(i) {
             continue;
         }
-        let Some((shift, mul_out)) = g.constant_operand(add).and_then(|(t, other)| Some((t.per_channel(cin)?, other))) else { continue };
-        let Some(mul) = g.producer(&mul_out).filter(|&m| g.node(m).is("Mul")) else { continue };
-        if g.sole_consumer(&mul_out) != Some(add) {
-            continue;
-        }
-        let Some((scale, h)) = g.constant_operand(mul).and_then(|(t, other)| Some((t.per_channel(cin)?, other))) else { continue };
+        let Some(Affine { mul, add, scale, shift, input: h }) = g.affine_producing(&x, cin) else { continue };
         let mut w2 = w.clone();
         let mut b2 = bias.clone();
         for o in 0..cout {
@@ -435,25 +458,14 @@ fn affine_as_depthwise(g: &mut Graph, inserted: &mut Vec<(usize, Node)>) -> usiz
         if g.nodes[i].is_none() {
             continue;
         }
-        let Some((w, _, _)) = g.conv_params(i) else { continue };
-        let groups = g.node(i).int_attribute("group").unwrap_or(1).max(1) as usize;
-        let channels = w.dims[1] as usize * groups;
+        let Some(channels) = g.conv_input_channels(i) else { continue };
         let x = g.node(i).inputs[0].clone();
-        let Some(add) = g.producer(&x).filter(|&a| g.node(a).is("Add")) else { continue };
         // Every reader of the affine's output must be a convolution with the same channels,
         // so the channel count is known for all of them.
-        let readers = g.consumers(&x);
-        if g.graph_outputs.contains(&x)
-            || readers.iter().any(|&r| g.conv_params(r).is_none_or(|(rw, _, _)| rw.dims[1] as usize * g.node(r).int_attribute("group").unwrap_or(1).max(1) as usize != channels))
-        {
+        if g.graph_outputs.contains(&x) || g.consumers(&x).iter().any(|&r| g.conv_input_channels(r) != Some(channels)) {
             continue;
         }
-        let Some((shift, mul_out)) = g.constant_operand(add).and_then(|(t, other)| Some((t.per_channel(channels)?, other))) else { continue };
-        let Some(mul) = g.producer(&mul_out).filter(|&m| g.node(m).is("Mul")) else { continue };
-        if g.sole_consumer(&mul_out) != Some(add) {
-            continue;
-        }
-        let Some((scale, h)) = g.constant_operand(mul).and_then(|(t, other)| Some((t.per_channel(channels)?, other))) else { continue };
+        let Some(Affine { mul, add, scale, shift, input: h }) = g.affine_producing(&x, channels) else { continue };
         let wn = g.add_constant(mul, &x, Tensor { dims: vec![channels as i64, 1, 1, 1], data: scale }, inserted);
         let bn = g.add_constant(mul, &x, Tensor { dims: vec![channels as i64], data: shift }, inserted);
         g.nodes[mul] = Some(Node::depthwise_1x1(&[&h, &wn, &bn], &x, channels));
