@@ -286,19 +286,16 @@ fn image_to_pdf(bytes: &[u8]) -> Result<PdfDocument> {
     let bad = |e: mupdf::Error| {
         EngineError::new(ErrorCode::InvalidImage, format!("the image cannot be read: {}", crate::error::mupdf_message(&e)))
     };
-    let image = if image_magic(bytes) == Some("image/webp") { webp_image(bytes)? } else { mupdf::Image::from_bytes(bytes).map_err(bad)? };
+    let image = if image_magic(bytes) == Some("image/webp") {
+        webp_image(bytes)?
+    } else {
+        // MuPDF reads only the header here and decodes a PNG or JPEG whole later, before
+        // scaling it down, so the size is checked now.
+        let image = mupdf::Image::from_bytes(bytes).map_err(bad)?;
+        check_image_size(image.width(), image.height())?;
+        image
+    };
     let (w, h) = (image.width() as f32, image.height() as f32);
-    if w < 1.0 || h < 1.0 {
-        return Err(EngineError::new(ErrorCode::InvalidImage, "the image has no pixels"));
-    }
-    // MuPDF decodes a PNG or JPEG whole before scaling it down, so the header's size is
-    // checked before anything is decoded.
-    if (w as u64) * (h as u64) > MAX_IMAGE_PIXELS {
-        return Err(EngineError::new(
-            ErrorCode::InvalidImage,
-            format!("the image is {w} x {h} pixels, more than the limit of {MAX_IMAGE_PIXELS}"),
-        ));
-    }
     let (xr, yr) = image.resolution();
     let res = |r: i32| if (36..=2400).contains(&r) { r as f32 } else { 72.0 };
     let (pw, ph) = (w * 72.0 / res(xr), h * 72.0 / res(yr));
@@ -323,14 +320,26 @@ fn image_to_pdf(bytes: &[u8]) -> Result<PdfDocument> {
 /// Largest image input accepted, in pixels (the render cap of every other operation).
 pub const MAX_IMAGE_PIXELS: u64 = crate::render::MAX_PAGE_PIXELS;
 
+/// Refuses an image with no pixels or more than [`MAX_IMAGE_PIXELS`], before it is decoded.
+fn check_image_size(w: u32, h: u32) -> Result<()> {
+    if w == 0 || h == 0 {
+        return Err(EngineError::new(ErrorCode::InvalidImage, "the image has no pixels"));
+    }
+    if u64::from(w) * u64::from(h) > MAX_IMAGE_PIXELS {
+        return Err(EngineError::new(
+            ErrorCode::InvalidImage,
+            format!("the image is {w} x {h} pixels, more than the limit of {MAX_IMAGE_PIXELS}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Decodes a WebP image (MuPDF cannot) into an RGB MuPDF image, alpha flattened on white.
 fn webp_image(bytes: &[u8]) -> Result<mupdf::Image> {
     let bad = |m: String| EngineError::new(ErrorCode::InvalidImage, format!("the WebP image cannot be read: {m}"));
     let mut decoder = image_webp::WebPDecoder::new(std::io::Cursor::new(bytes)).map_err(|e| bad(e.to_string()))?;
     let (w, h) = decoder.dimensions();
-    if w == 0 || h == 0 || u64::from(w) * u64::from(h) > MAX_IMAGE_PIXELS {
-        return Err(bad(format!("{w} x {h} pixels (at most {MAX_IMAGE_PIXELS})")));
-    }
+    check_image_size(w, h)?;
     let n = if decoder.has_alpha() { 4 } else { 3 };
     let mut rgba = vec![0u8; w as usize * h as usize * n];
     decoder.read_image(&mut rgba).map_err(|e| bad(e.to_string()))?;
