@@ -20,7 +20,7 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Codes an OCR input may legitimately fail with (docs/ocr.md, Errors).
 fn documented(code: ErrorCode) -> bool {
-    matches!(code, ErrorCode::InvalidPdf | ErrorCode::EncryptedInput | ErrorCode::InvalidImage | ErrorCode::PageTooLarge)
+    matches!(code, ErrorCode::InvalidPdf | ErrorCode::EncryptedInput | ErrorCode::InvalidImage)
 }
 
 fn ocr_inputs(dir: &std::path::Path) -> Vec<PathBuf> {
