@@ -133,12 +133,13 @@ export const completeFile = route({
   responses: { 200: { description: "The file, now ready.", schema: FileObject } },
   description:
     "Checks that the object was PUT, that its size is the declared `size_bytes` (else 400 upload_size_mismatch), sniffs its type from the bytes (415 unsupported_file_type on a mismatch) and counts its pages; the file becomes ready. A refused upload's object and file are deleted. Completing a ready file is a harmless no-op.",
-  errors: ["not_found", "mode_mismatch", "file_not_ready", "upload_size_mismatch", "unsupported_file_type", "file_too_large", "file_unreadable", "store_unavailable"],
+  errors: ["not_found", "mode_mismatch", "file_not_ready", "upload_size_mismatch", "unsupported_file_type", "file_too_large", "file_unreadable", "presigned_unavailable", "store_unavailable"],
   handler: async ({ auth, params }) => {
     const file = await ownedFile(auth, params.file_id);
     // Multipart uploads are ready at once, and completing twice is harmless: a no-op.
     if (file.status === "ready") return { status: 200, body: presentFile(file) };
     const store = blobStore();
+    if (store.kind !== "s3") throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured.");
     const size = await store.size(file.storage_key);
     if (size === null) throw new ApiError("file_not_ready", "Nothing has been uploaded to this file's URL yet; PUT the bytes, then complete.", "file_id");
     const refuse = async (e: ApiError) => {
