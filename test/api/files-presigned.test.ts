@@ -167,16 +167,24 @@ describe.skipIf(!garageAvailable)("object store (Garage)", () => {
     expect(await s3.file("files/zz/expired-probe").exists()).toBe(false);
   }, 15_000);
 
-  test("the store unreachable: a multipart upload answers 503 store_unavailable in the envelope (safe to retry); no file is created and no scratch copy is left", async () => {
+  test("the store unreachable: a multipart upload answers 503 store_unavailable in the envelope (safe to retry); no file is created and no scratch copy is left; a job whose input cannot be read fails with store_unavailable", async () => {
     const dead = await startService({ env: { ...garage.env, S3_ENDPOINT: `http://127.0.0.1:${await freePort()}` } });
     try {
-      const { key } = await dead.newKey();
+      const { key, accountId } = await dead.newKey();
       const up = await uploadBytes(dead, key, tinyPdf(1), "a.pdf", "application/pdf");
       expectEnvelope(up, 503, "store_unavailable");
       const [{ n }] = (await dead.sql`SELECT count(*)::int AS n FROM files`) as any;
       expect(n).toBe(0);
       const scratch = join(dead.dataDir, "tmp");
-      expect(existsSync(scratch) ? readdirSync(scratch) : []).toEqual([]);
+      expect(existsSync(scratch) ? readdirSync(scratch).filter((n) => n.startsWith("upload-")) : []).toEqual([]);
+      // A job whose input cannot be read from the store fails with the documented code.
+      const id = crypto.randomUUID();
+      await dead.sql`INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, status, storage_key, expires_at)
+                     VALUES (${id}, ${accountId}, 'test', 'a.pdf', 'application/pdf', 'pdf', 10, 1, 'ready', ${"files/" + id.slice(0, 2) + "/" + id}, now() + interval '1 day')`;
+      const job = await createJob(dead, key, { operation: "rotate", file_id: id, options: { degrees: 90 } });
+      const failed = await finishedJob(dead, key, job.id, 30_000);
+      expect(failed.status).toBe("failed");
+      expect(failed.error.code).toBe("store_unavailable");
     } finally {
       await dead.stop();
     }
