@@ -31,3 +31,13 @@ fi
 
 bun install --frozen-lockfile
 bun run build:native
+
+# Garage, the S3-compatible object store the tests run against (test/support/garage.ts).
+# Built from crates.io once and kept outside the clone (about 20-40 minutes on 2 cores);
+# built again whenever the cached binary is missing, so the cache is never a dependency.
+GARAGE_ROOT="${GARAGE_ROOT:-/var/cache/docproc/garage}"
+if ! "$GARAGE_ROOT/bin/garage" --version 2>/dev/null | grep -q "2\.5\.0"; then
+  echo "setup: building garage 2.5.0 into $GARAGE_ROOT (cargo install, takes a while)"
+  mkdir -p "$GARAGE_ROOT"
+  cargo install --locked garage@2.5.0 --root "$GARAGE_ROOT"
+fi

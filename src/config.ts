@@ -52,6 +52,8 @@ export const config = {
   /** Not in the contract: port of the embedded Postgres when DATABASE_URL is unset. */
   embeddedPgPort: int("EMBEDDED_PG_PORT", 54329, 1),
   logLevel: process.env.LOG_LEVEL || "info",
+  /** Not in the contract: when set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: process.env.METRICS_TOKEN || "",
 } as const;
 
 export type Config = typeof config;

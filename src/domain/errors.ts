@@ -64,6 +64,8 @@ export const errorCatalogue = {
   file_encrypted: def(422, "invalid_request_error", "The input is password-protected; run the `unlock` operation on it first.", "extension", ["job"]),
   page_too_large: def(422, "invalid_request_error", "A page would render larger than the pixel cap; lower `dpi`.", "extension", ["job"]),
   job_timeout: def(500, "api_error", "The job exceeded the per-job wall-clock limit (JOB_TIMEOUT_S) and was stopped.", "extension", ["job"]),
+  store_unavailable: def(503, "api_error", "The object store (S3_*) is unreachable or failed; nothing was half-written, safe to retry. A job that cannot read its input or store its result fails with this code.", "extension", ["http", "job"]),
+  upload_size_mismatch: def(400, "invalid_request_error", "POST /files/{file_id}/complete: the uploaded object's size differs from the declared `size_bytes`; the object and the file are deleted.", "extension"),
   conversion_failed: def(422, "invalid_request_error", "The converter could not produce an output from this input.", "extension", ["job"]),
 } as const satisfies Record<string, ErrorDefinition>;
 

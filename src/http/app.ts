@@ -11,6 +11,7 @@ import { authorize } from "../auth/authorize";
 import { takeToken, rateLimitedError } from "./rate-limit";
 import { db } from "../db/client";
 import { log } from "../log";
+import { metricsAuthorized, renderMetrics } from "../modules/metrics/collect";
 import { errorCatalogue, type ErrorCode } from "../domain/errors";
 
 export const apiPrefix = "/api/v1";
@@ -91,6 +92,11 @@ export function buildApp(routes: RouteDef[], extra?: (app: any) => void) {
     } catch {
       return json(503, { ok: false }, {});
     }
+  });
+  // Outside /api/v1: for operators' scrapers, not API keys (METRICS_TOKEN guards it if set).
+  app.get("/metrics", async ({ request }: { request: Request }) => {
+    if (!metricsAuthorized(request.headers.get("authorization"))) return new Response("unauthorized\n", { status: 401, headers: { "www-authenticate": "Bearer" } });
+    return new Response(await renderMetrics(), { status: 200, headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
   });
   for (const def of routes) {
     app.route(def.method, apiPrefix + def.path, ({ request, params }: { request: Request; params: Record<string, string> }) => runRoute(def, request, params), {

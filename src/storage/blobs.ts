@@ -1,21 +1,34 @@
-// The blob store on local disk under DATA_DIR/blobs: uploaded inputs and job results.
-// Keys are relative paths; callers never build filesystem paths themselves.
-import { mkdirSync, rmSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+// The blob store: uploaded inputs and job results, on local disk under DATA_DIR/blobs (default)
+// or in an S3-compatible bucket (S3_*). Keys are relative paths; callers never build paths.
+import { mkdirSync, statSync } from "node:fs";
+import { rename, rm, readdir } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
 import { config } from "../config";
+import { ApiError } from "../http/errors";
 
-const root = join(config.dataDir, "blobs");
-
-export function blobPath(key: string): string {
-  if (key.includes("..") || key.startsWith("/")) throw new Error(`bad blob key ${key}`);
-  return join(root, key);
+/** The one interface both implementations offer (small on purpose: see README "blob store"). */
+export interface BlobStore {
+  readonly kind: "disk" | "s3";
+  /** Stores `source` (a local file, which may be moved, or a stream) under `key`; returns its size. */
+  put(key: string, source: string | ReadableStream<Uint8Array>, contentType?: string): Promise<number>;
+  /** The object's bytes as a stream, or null when there is none. */
+  get(key: string): Promise<ReadableStream<Uint8Array> | null>;
+  /** A local file with the object's bytes: the blob itself on disk, else a copy streamed to `dest`. */
+  localCopy(key: string, dest: string): Promise<string>;
+  /** The object's size in bytes, or null when there is none. */
+  size(key: string): Promise<number | null>;
+  delete(key: string): Promise<void>;
+  /** Keys under a prefix, for orphan checks and for deleting a result directory. */
+  list(prefix: string): AsyncIterable<string>;
+  /** A presigned URL (S3 only; the disk store throws presigned_unavailable). */
+  presign(key: string, opts: { method: "GET" | "PUT"; expiresInS: number; contentType?: string; downloadName?: string }): string;
 }
 
 export function fileKey(fileId: string): string {
   return `files/${fileId.slice(0, 2)}/${fileId}`;
 }
 
-/** Where all of a job's results live (the sweeper removes this directory). */
+/** Where all of a job's results live (the sweeper removes this prefix). */
 export function resultDirKey(jobId: string): string {
   return `results/${jobId.slice(0, 2)}/${jobId}`;
 }
@@ -28,27 +41,156 @@ export function resultKey(jobId: string, attempt: number, filename: string): str
   return `${resultDirKey(jobId)}/${attempt}/${filename}`;
 }
 
-export function ensureDirFor(key: string): string {
-  const p = blobPath(key);
-  mkdirSync(dirname(p), { recursive: true });
-  return p;
+function checkKey(key: string): string {
+  if (key.includes("..") || key.startsWith("/")) throw new Error(`bad blob key ${key}`);
+  return key;
 }
 
-export function deleteBlob(key: string | null | undefined): void {
-  if (!key) return;
-  rmSync(blobPath(key), { force: true });
-}
-
-export function blobSize(key: string): number | null {
-  try {
-    return statSync(blobPath(key)).size;
-  } catch {
-    return null;
-  }
-}
-
+/** Scratch space private to this process's host: uploads in flight, job work directories. */
 export function scratchDir(): string {
   const d = join(config.dataDir, "tmp");
   mkdirSync(d, { recursive: true });
   return d;
+}
+
+class DiskStore implements BlobStore {
+  readonly kind = "disk" as const;
+  constructor(private root: string) {}
+  private path(key: string) {
+    return join(this.root, checkKey(key));
+  }
+  async put(key: string, source: string | ReadableStream<Uint8Array>) {
+    const p = this.path(key);
+    mkdirSync(dirname(p), { recursive: true });
+    if (typeof source === "string") await rename(source, p);
+    else await Bun.write(p, new Response(source));
+    return statSync(p).size;
+  }
+  async get(key: string) {
+    const f = Bun.file(this.path(key));
+    return (await f.exists()) ? f.stream() : null;
+  }
+  async localCopy(key: string) {
+    return this.path(key);
+  }
+  async size(key: string) {
+    try {
+      return statSync(this.path(key)).size;
+    } catch {
+      return null;
+    }
+  }
+  async delete(key: string) {
+    await rm(this.path(key), { force: true });
+  }
+  async *list(prefix: string) {
+    let entries: string[];
+    try {
+      entries = await readdir(this.path(prefix), { recursive: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const full = join(this.path(prefix), e);
+      try {
+        if (statSync(full).isFile()) yield relative(this.root, full);
+      } catch {}
+    }
+  }
+  presign(): string {
+    throw new ApiError("presigned_unavailable", "Presigned URLs need an object store, and none is configured; use multipart upload and format=download.");
+  }
+}
+
+/** Any failure to reach or use the object store, as the envelope's 503 (safe to retry). */
+export function storeUnavailable(e: unknown): ApiError {
+  return new ApiError("store_unavailable", `The object store is unreachable or failed (${(e as { code?: string })?.code ?? "error"}); safe to retry.`);
+}
+
+class S3Store implements BlobStore {
+  readonly kind = "s3" as const;
+  private client: Bun.S3Client;
+  constructor(s3: NonNullable<typeof config.s3>) {
+    this.client = new Bun.S3Client({ endpoint: s3.endpoint, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, region: s3.region });
+  }
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      onStoreError?.(e);
+      throw storeUnavailable(e);
+    }
+  }
+  async put(key: string, source: string | ReadableStream<Uint8Array>, contentType?: string) {
+    return this.guard(async () => {
+      // Bun streams a file or a stream to S3 (multipart upload above its part size).
+      const body = typeof source === "string" ? Bun.file(source) : new Response(source);
+      const n = await this.client.file(checkKey(key)).write(body, { type: contentType ?? "application/octet-stream" });
+      if (typeof source === "string") await rm(source, { force: true });
+      return n;
+    });
+  }
+  async get(key: string) {
+    return this.guard(async () => {
+      const f = this.client.file(checkKey(key));
+      return (await f.exists()) ? f.stream() : null;
+    });
+  }
+  async localCopy(key: string, dest: string) {
+    return this.guard(async () => {
+      mkdirSync(dirname(dest), { recursive: true });
+      await Bun.write(dest, this.client.file(checkKey(key)));
+      return dest;
+    });
+  }
+  async size(key: string) {
+    return this.guard(async () => {
+      try {
+        return (await this.client.file(checkKey(key)).stat()).size;
+      } catch (e) {
+        if ((e as { code?: string }).code === "NoSuchKey") return null;
+        throw e;
+      }
+    });
+  }
+  async delete(key: string) {
+    await this.guard(() => this.client.file(checkKey(key)).delete());
+  }
+  async *list(prefix: string) {
+    let token: string | undefined;
+    do {
+      const page = await this.guard(() => this.client.list({ prefix: checkKey(prefix), continuationToken: token, maxKeys: 1000 }));
+      for (const o of page.contents ?? []) yield o.key;
+      token = page.isTruncated ? page.nextContinuationToken : undefined;
+    } while (token);
+  }
+  presign(key: string, opts: { method: "GET" | "PUT"; expiresInS: number; contentType?: string; downloadName?: string }) {
+    return this.client.file(checkKey(key)).presign({
+      method: opts.method,
+      expiresIn: opts.expiresInS,
+      ...(opts.contentType ? { type: opts.contentType } : {}),
+      ...(opts.downloadName ? { contentDisposition: `attachment; filename="${opts.downloadName.replace(/[^\w.\-]/g, "_")}"` } : {}),
+    });
+  }
+}
+
+/** Set by the metrics module: counts blob store errors without this layer importing it. */
+let onStoreError: ((e: unknown) => void) | null = null;
+export function observeStoreErrors(fn: (e: unknown) => void) {
+  onStoreError = fn;
+}
+
+let instance: BlobStore | null = null;
+export function blobStore(): BlobStore {
+  instance ??= config.s3 ? new S3Store(config.s3) : new DiskStore(join(config.dataDir, "blobs"));
+  return instance;
+}
+
+/** Deletes every object under a prefix (a job's results). */
+export async function deletePrefix(prefix: string): Promise<void> {
+  const store = blobStore();
+  const keys: string[] = [];
+  for await (const k of store.list(prefix)) keys.push(k);
+  for (const k of keys) await store.delete(k);
 }

@@ -5,8 +5,7 @@ import type { Sql } from "../db/client";
 import { db } from "../db/client";
 import { recordEvent } from "../events/record";
 import { presentFile } from "../modules/files/present";
-import { blobPath, deleteBlob, resultDirKey } from "./blobs";
-import { rmSync } from "node:fs";
+import { blobStore, deletePrefix, resultDirKey } from "./blobs";
 
 /** Finished webhook delivery attempts are kept this long (the log is for debugging recent
  * deliveries; pending and in-flight attempts are never trimmed). Not set by the spec. */
@@ -26,14 +25,16 @@ export async function sweepExpired(batch = 100): Promise<{ files: number; result
     }
     return rows.length;
   })) as number;
-  for (const k of keys) deleteBlob(k);
+  // The rows are settled first: a blob left by a failed delete is an orphan the next sweep of
+  // the store can find, never a ready file without bytes.
+  for (const k of keys) if (k) await blobStore().delete(k);
 
   const results = await db()`
     UPDATE jobs SET result_deleted_at = now()
      WHERE id IN (SELECT id FROM jobs WHERE result_expires_at <= now() AND result_deleted_at IS NULL
                   LIMIT ${batch} FOR UPDATE SKIP LOCKED)
      RETURNING id, result`;
-  for (const r of results) rmSync(blobPath(resultDirKey(r.id)), { recursive: true, force: true });
+  for (const r of results) await deletePrefix(resultDirKey(r.id));
   await db()`DELETE FROM idempotency_records WHERE expires_at <= now()`;
   const deliveries = await db()`
     DELETE FROM webhook_deliveries

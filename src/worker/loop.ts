@@ -2,8 +2,8 @@
 // run its executor in a private work directory while a heartbeat renews the lease and
 // publishes progress, then complete or fail it. One job at a time per worker process; the
 // supervisor runs one worker per core. Also runs the reaper and the TTL sweeper.
-import { mkdirSync, rmSync, renameSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Sql } from "../db/client";
@@ -15,7 +15,8 @@ import { heartbeat } from "../queue/heartbeat";
 import { completeJob, failJob } from "../queue/finish";
 import { reapExpiredLeases } from "../queue/reap";
 import { sweepExpired } from "../storage/sweeper";
-import { blobPath, ensureDirFor, resultKey, scratchDir } from "../storage/blobs";
+import { blobStore, deletePrefix, resultKey, scratchDir } from "../storage/blobs";
+import { ApiError } from "../http/errors";
 import { executors } from "./operations";
 import { jobErrorFrom } from "./errors";
 
@@ -59,11 +60,15 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
     try {
       const files = await sql`SELECT id, kind, page_count, filename, storage_key, status FROM files WHERE id IN ${sql(job.file_ids)}`;
       const byId = new Map(files.map((f) => [f.id as string, f]));
-      const inputs = (job.file_ids as string[]).map((id) => {
+      const inputs = [];
+      // Inputs come from the blob store: on disk the blob itself, on S3 a copy streamed into the
+      // private work directory (nothing is read from another process's disk).
+      for (const [i, id] of (job.file_ids as string[]).entries()) {
         const f = byId.get(id);
         if (!f || f.status !== "ready") throw Object.assign(new Error(`Input file ${id} was deleted or expired before the job ran.`), { jobCode: "not_found" });
-        return { id, path: blobPath(f.storage_key), kind: f.kind, pageCount: f.page_count, filename: f.filename };
-      });
+        const path = await blobStore().localCopy(f.storage_key, join(workDir, "inputs", `${i}-${id}`));
+        inputs.push({ id, path, kind: f.kind, pageCount: f.page_count, filename: f.filename });
+      }
       const executor = executors[job.operation];
       if (!executor) throw Object.assign(new Error(`No executor for ${job.operation}.`), { jobCode: "internal_error" });
       if (queueConfig.testPageDelayMs > 0) {
@@ -75,14 +80,18 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
       let stored;
       if (out.result.type === "file") {
         const key = resultKey(job.id, job.attempts, out.result.filename);
-        renameSync(out.result.path, ensureDirFor(key));
-        stored = { type: "file" as const, storage_key: key, filename: out.result.filename, content_type: out.result.contentType, bytes: statSync(blobPath(key)).size, ...(out.result.note ? { note: out.result.note } : {}) };
+        const bytes = await blobStore().put(key, out.result.path, out.result.contentType);
+        stored = { type: "file" as const, storage_key: key, filename: out.result.filename, content_type: out.result.contentType, bytes, ...(out.result.note ? { note: out.result.note } : {}) };
       } else stored = { type: "json" as const, json: out.result.json };
       const ok = await completeJob(job.id, workerId, stored, out.pagesProcessed);
-      if (!ok && stored.type === "file") rmSync(dirname(blobPath(stored.storage_key!)), { recursive: true, force: true });
+      if (!ok && stored.type === "file") await deletePrefix(resultKey(job.id, job.attempts, ""));
     } catch (e) {
       if (control.cancelled) return; // cancelled or reaped: someone else already settled the job
-      const err = (e as { jobCode?: string }).jobCode ? { code: (e as { jobCode: string }).jobCode, message: (e as Error).message } : jobErrorFrom(e);
+      const err = (e as { jobCode?: string }).jobCode
+        ? { code: (e as { jobCode: string }).jobCode, message: (e as Error).message }
+        : e instanceof ApiError && e.code === "store_unavailable"
+          ? { code: e.code, message: "The object store was unreachable while the job read its input or stored its result; run the job again." }
+          : jobErrorFrom(e);
       if (err.code === "internal_error") log.error("job failed", { job_id: job.id, error: String((e as Error)?.stack ?? e) });
       await failJob(job.id, err, workerId);
     } finally {

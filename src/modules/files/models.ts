@@ -37,4 +37,17 @@ export const PresignRequest = T.Object(
   { additionalProperties: false },
 );
 
+/** POST /files with JSON: the pending file and where to PUT its bytes (this service's fields). */
+export const PresignedUpload = T.Composite([
+  FileObject,
+  T.Object({
+    upload: T.Object({
+      method: T.Literal("PUT"),
+      url: T.String({ format: "uri", description: "presigned PUT URL of the object store" }),
+      headers: T.Record(T.String(), T.String(), { description: "headers the client must send with the PUT (none today)" }),
+      expires_at: T.String({ format: "date-time", description: "the URL stops working at this time (1 hour, or the file's TTL if shorter)" }),
+    }),
+  }),
+]);
+
 export const Deleted = T.Object({ id: T.String({ format: "uuid" }), object: T.String(), deleted: T.Literal(true) });

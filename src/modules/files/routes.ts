@@ -1,7 +1,7 @@
-// Files: multipart upload (streamed to disk, type sniffed from the bytes in the inspector),
-// list, get, delete, and the presigned form, which needs an object store.
-import { Type as T } from "@sinclair/typebox";
-import { rename, rm } from "node:fs/promises";
+// Files: multipart upload (streamed to scratch, type sniffed from the bytes in the inspector,
+// then put in the blob store), list, get, delete, and presigned upload + complete (S3 only).
+import { Type as T, type Static } from "@sinclair/typebox";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { route } from "../../http/route";
@@ -12,10 +12,10 @@ import { cursorRow, listPage } from "../../http/pagination";
 import { db } from "../../db/client";
 import { config } from "../../config";
 import { receiveMultipartFile } from "../../storage/multipart";
-import { deleteBlob, ensureDirFor, fileKey, scratchDir } from "../../storage/blobs";
+import { blobStore, fileKey, scratchDir } from "../../storage/blobs";
 import { inspect } from "../../engine/inspector-client";
 import { declaredKind, typeMismatch } from "../../domain/file-types";
-import { Deleted, FileIdParams, FileObject, ListQuery, PresignRequest, listOf } from "./models";
+import { Deleted, FileIdParams, FileObject, ListQuery, PresignRequest, PresignedUpload, listOf } from "./models";
 import { fileColumns, presentFile } from "./present";
 
 const notFoundStatuses = ["deleted", "expired"];
@@ -28,25 +28,60 @@ async function ownedFile(auth: Parameters<typeof assertOwned>[1], id: string): P
   return file;
 }
 
+/** Identifies a local copy of an upload in the inspector (native code never runs in the API
+ * process) and checks it against the declared type; throws the upload's error otherwise. */
+async function identify(path: string, size: number, contentType: string, filename: string, param: string) {
+  if (size === 0) throw new ApiError("unsupported_file_type", "The file is empty.", param);
+  let identified;
+  try {
+    identified = await inspect(path);
+  } catch {
+    throw new ApiError("file_unreadable", "The file could not be inspected; it may be damaged or hostile.", param);
+  }
+  const mismatch = typeMismatch(declaredKind(contentType, filename), identified.kind);
+  if (mismatch) throw new ApiError("unsupported_file_type", `Unsupported file: ${mismatch}. Accepted: PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP.`, param);
+  if (identified.kind === "pdf" && identified.error && !identified.encrypted) {
+    throw new ApiError("file_unreadable", "The PDF is damaged beyond repair and cannot be opened.", param);
+  }
+  return identified;
+}
+
+/** How long a presigned PUT URL is valid (never past the file's own expiry; not in the spec). */
+export const UPLOAD_URL_TTL_S = 60 * 60;
+
+async function presignUpload(body: unknown, auth: { account: { id: string }; mode: string }) {
+  const req = check<Static<typeof PresignRequest>>(PresignRequest, body);
+  const store = blobStore();
+  if (store.kind !== "s3") throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured; upload with multipart/form-data instead.");
+  if (req.size_bytes > config.maxUploadBytes) throw new ApiError("file_too_large", `The upload is larger than the maximum of ${config.maxUploadBytes} bytes.`, "size_bytes");
+  const declared = declaredKind(req.content_type, req.filename);
+  if (declared.kind === null) throw new ApiError("unsupported_file_type", `Unsupported file: ${declared.reason}. Accepted: PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP.`, "content_type");
+  const id = randomUUID();
+  const key = fileKey(id);
+  const ttlS = Math.min(UPLOAD_URL_TTL_S, config.fileTtlS);
+  const url = store.presign(key, { method: "PUT", expiresInS: ttlS });
+  // `kind` holds the declared kind until complete replaces it with the sniffed one.
+  const [row] = await db()`
+    INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
+    VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${req.filename}, ${req.content_type}, ${declared.kind === "any" ? "unknown" : declared.kind}, ${req.size_bytes},
+            NULL, false, 'pending_upload', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
+    RETURNING ${db().unsafe(fileColumns)}`;
+  return {
+    status: 201,
+    body: { ...presentFile(row!), upload: { method: "PUT", url, headers: {}, expires_at: new Date(Date.now() + ttlS * 1000).toISOString() } },
+  };
+}
+
 async function uploadMultipart(request: Request, auth: { account: { id: string }; mode: string }) {
   const id = randomUUID();
   const tmp = join(scratchDir(), `upload-${id}`);
   const part = await receiveMultipartFile(request, tmp, config.maxUploadBytes);
   try {
-    if (part.size === 0) throw new ApiError("unsupported_file_type", "The file is empty.", "file");
-    let identified;
-    try {
-      identified = await inspect(tmp);
-    } catch {
-      throw new ApiError("file_unreadable", "The file could not be inspected; it may be damaged or hostile.", "file");
-    }
-    const mismatch = typeMismatch(declaredKind(part.contentType, part.filename), identified.kind);
-    if (mismatch) throw new ApiError("unsupported_file_type", `Unsupported file: ${mismatch}. Accepted: PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP.`, "file");
-    if (identified.kind === "pdf" && identified.error && !identified.encrypted) {
-      throw new ApiError("file_unreadable", "The PDF is damaged beyond repair and cannot be opened.", "file");
-    }
+    const identified = await identify(tmp, part.size, part.contentType, part.filename, "file");
     const key = fileKey(id);
-    await rename(tmp, ensureDirFor(key));
+    // The row is written after the blob: a crash in between leaves an orphan blob (found by
+    // listing the store), never a ready file without bytes.
+    await blobStore().put(key, tmp, part.contentType || "application/octet-stream");
     const contentType = part.contentType && part.contentType !== "application/octet-stream" ? part.contentType : "application/octet-stream";
     const [row] = await db()`
       INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
@@ -72,15 +107,17 @@ export const createFile = route({
     { contentType: "multipart/form-data", schema: T.Object({ file: T.String({ format: "binary" }) }), description: "Multipart upload with one `file` part." },
     { contentType: "application/json", schema: PresignRequest, description: "Or JSON to request a presigned PUT URL." },
   ],
-  responses: { 201: { description: "The uploaded file, status ready.", schema: FileObject } },
-  errors: ["unsupported_file_type", "file_too_large", "file_unreadable", "presigned_unavailable"],
+  responses: {
+    201: {
+      description: "Multipart: the uploaded file, status ready. JSON: the file (status pending_upload) with `upload` (this service's fields, not in the spec): PUT the bytes to `upload.url` with `upload.headers` before `upload.expires_at`, then call POST /files/{file_id}/complete.",
+      schema: T.Union([FileObject, PresignedUpload]),
+    },
+  },
+  errors: ["unsupported_file_type", "file_too_large", "file_unreadable", "presigned_unavailable", "store_unavailable"],
   handler: async ({ request, auth }) => {
     const type = (request.headers.get("content-type") || "").toLowerCase();
     if (type.startsWith("multipart/form-data")) return uploadMultipart(request, auth);
-    if (type.startsWith("application/json")) {
-      check(PresignRequest, await readJson(request));
-      throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured; upload with multipart/form-data instead.");
-    }
+    if (type.startsWith("application/json")) return presignUpload(await readJson(request), auth);
     throw new ApiError("validation_error", "Send multipart/form-data with one `file` part, or JSON for a presigned upload.", null);
   },
 });
@@ -94,12 +131,46 @@ export const completeFile = route({
   scope: "documents:write",
   params: FileIdParams,
   responses: { 200: { description: "The file, now ready.", schema: FileObject } },
-  errors: ["not_found", "mode_mismatch", "presigned_unavailable"],
+  description:
+    "Checks that the object was PUT, that its size is the declared `size_bytes` (else 400 upload_size_mismatch), sniffs its type from the bytes (415 unsupported_file_type on a mismatch) and counts its pages; the file becomes ready. A refused upload's object and file are deleted. Completing a ready file is a harmless no-op.",
+  errors: ["not_found", "mode_mismatch", "file_not_ready", "upload_size_mismatch", "unsupported_file_type", "file_too_large", "file_unreadable", "presigned_unavailable", "store_unavailable"],
   handler: async ({ auth, params }) => {
     const file = await ownedFile(auth, params.file_id);
-    // Multipart uploads are ready at once; completing them is a harmless no-op.
+    // Multipart uploads are ready at once, and completing twice is harmless: a no-op.
     if (file.status === "ready") return { status: 200, body: presentFile(file) };
-    throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured.");
+    const store = blobStore();
+    if (store.kind !== "s3") throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured.");
+    const size = await store.size(file.storage_key);
+    if (size === null) throw new ApiError("file_not_ready", "Nothing has been uploaded to this file's URL yet; PUT the bytes, then complete.", "file_id");
+    const refuse = async (e: ApiError) => {
+      await db()`UPDATE files SET status = 'deleted', deleted_at = now() WHERE id = ${file.id} AND status = 'pending_upload'`;
+      await store.delete(file.storage_key);
+      return e;
+    };
+    if (size > config.maxUploadBytes) throw await refuse(new ApiError("file_too_large", `The upload is larger than the maximum of ${config.maxUploadBytes} bytes; the file was deleted.`, "file_id"));
+    if (size !== Number(file.size_bytes)) {
+      throw await refuse(new ApiError("upload_size_mismatch", `The uploaded object has ${size} bytes but ${file.size_bytes} were declared; the file was deleted.`, "size_bytes"));
+    }
+    // The inspector reads a local file: a private scratch copy, streamed from the store.
+    const tmp = join(scratchDir(), `complete-${file.id}-${randomUUID()}`);
+    try {
+      await store.localCopy(file.storage_key, tmp);
+      let identified;
+      try {
+        identified = await identify(tmp, size, file.content_type, file.filename, "file_id");
+      } catch (e) {
+        if (e instanceof ApiError) throw await refuse(e);
+        throw e;
+      }
+      const [row] = await db()`
+        UPDATE files SET status = 'ready', kind = ${identified.kind}, page_count = ${identified.pageCount}, encrypted = ${identified.encrypted}
+         WHERE id = ${file.id} AND status IN ('pending_upload', 'ready')
+         RETURNING ${db().unsafe(fileColumns)}`;
+      if (!row) throw new ApiError("not_found", "No such file (deleted or expired).", "file_id");
+      return { status: 200, body: presentFile(row) };
+    } finally {
+      await rm(tmp, { force: true });
+    }
   },
 });
 
@@ -153,7 +224,7 @@ export const deleteFile = route({
   handler: async ({ auth, params }) => {
     const file = await ownedFile(auth, params.file_id);
     await db()`UPDATE files SET status = 'deleted', deleted_at = now() WHERE id = ${file.id}`;
-    deleteBlob(file.storage_key);
+    if (file.storage_key) await blobStore().delete(file.storage_key);
     return { status: 200, body: { id: file.id, object: "file", deleted: true } };
   },
 });

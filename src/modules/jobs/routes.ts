@@ -5,7 +5,7 @@ import { ApiError } from "../../http/errors";
 import { assertOwned } from "../../http/ownership";
 import { cursorRow, listPage } from "../../http/pagination";
 import { db } from "../../db/client";
-import { blobPath } from "../../storage/blobs";
+import { blobStore } from "../../storage/blobs";
 import { check } from "../../http/validate";
 import { CreateJobRequest, JobIdParams, JobObject, ListJobsQuery, ResultQuery } from "./models";
 import { listOf } from "../files/models";
@@ -106,13 +106,16 @@ export const cancelJobRoute = route({
   },
 });
 
+/** Lifetime of a format=url link: short, so a leaked link stops working soon (not in the spec). */
+export const RESULT_URL_TTL_S = 15 * 60;
+
 export const getJobResult = route({
   method: "GET",
   path: "/jobs/:job_id/result",
   operationId: "getJobResult",
   summary: "Download a job's result",
   description:
-    "format=download (default) streams the result bytes; format=json (or Accept: application/json) returns the result as JSON (OCR blocks, or the file's metadata); format=url needs an object store (501 presigned_unavailable).",
+    "format=download (default) streams the result bytes; format=json (or Accept: application/json) returns the result as JSON (OCR blocks, or the file's metadata); format=url answers `{object, url, expires_at, filename}` with a presigned GET URL of the result, valid 15 minutes (never past the result's own expiry); it needs an object store (501 presigned_unavailable without one).",
   tag: "Jobs",
   scope: "jobs:read",
   params: JobIdParams,
@@ -120,7 +123,7 @@ export const getJobResult = route({
   responses: {
     200: { description: "The result bytes (application/octet-stream), or JSON with format=json.", schema: T.String({ format: "binary" }), contentType: "application/octet-stream", headers: ["X-Service-Sandbox"] },
   },
-  errors: ["not_found", "mode_mismatch", "job_not_finished", "no_downloadable_result", "result_expired", "presigned_unavailable"],
+  errors: ["not_found", "mode_mismatch", "job_not_finished", "no_downloadable_result", "result_expired", "presigned_unavailable", "store_unavailable"],
   handler: async ({ auth, params, query, request }) => {
     const job = await ownedJob(auth, params.job_id);
     const accept = (request.headers.get("accept") || "").toLowerCase();
@@ -131,7 +134,14 @@ export const getJobResult = route({
     }
     const result = job.result as { type: string; storage_key?: string; filename?: string; content_type?: string; bytes?: number; json?: unknown };
     const sandbox: Record<string, string> = job.mode === "test" ? { "x-service-sandbox": "true" } : {};
-    if (format === "url") throw new ApiError("presigned_unavailable", "Result URLs need an object store, and none is configured; use format=download.");
+    if (format === "url") {
+      if (result.type !== "file" || !result.storage_key) throw new ApiError("no_downloadable_result", "This job's result is JSON only; request it with format=json.");
+      const ttlS = Math.max(1, Math.min(RESULT_URL_TTL_S, job.result_expires_at ? Math.floor(((job.result_expires_at as Date).getTime() - Date.now()) / 1000) : RESULT_URL_TTL_S));
+      const store = blobStore();
+      if (store.kind === "s3" && (await store.size(result.storage_key)) === null) throw new ApiError("result_expired", "The result is no longer stored; run the job again.");
+      const url = store.presign(result.storage_key, { method: "GET", expiresInS: ttlS, downloadName: result.filename ?? "result" });
+      return { status: 200, body: { object: "job_result_url", job_id: job.id, url, expires_at: new Date(Date.now() + ttlS * 1000).toISOString(), filename: result.filename, content_type: result.content_type, bytes: result.bytes }, headers: sandbox };
+    }
     if (format === "json") {
       const body = result.type === "json"
         ? result.json
@@ -139,9 +149,9 @@ export const getJobResult = route({
       return { status: 200, body, headers: sandbox };
     }
     if (result.type !== "file" || !result.storage_key) throw new ApiError("no_downloadable_result", "This job's result is JSON only; request it with format=json.");
-    const file = Bun.file(blobPath(result.storage_key));
-    if (!(await file.exists())) throw new ApiError("result_expired", "The result is no longer stored; run the job again.");
-    return new Response(file, {
+    const body = await blobStore().get(result.storage_key);
+    if (!body) throw new ApiError("result_expired", "The result is no longer stored; run the job again.");
+    return new Response(body, {
       status: 200,
       headers: {
         "content-type": "application/octet-stream",

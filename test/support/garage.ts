@@ -1,0 +1,112 @@
+// A throw-away single-node Garage (S3-compatible object store) for tests: loopback ports, sqlite
+// metadata in a temp dir, one key and one bucket; stopped and removed at the end.
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Subprocess } from "bun";
+
+/** scripts/setup.sh installs Garage here (GARAGE_BIN overrides). */
+export const garageBin = process.env.GARAGE_BIN || `${process.env.GARAGE_ROOT || "/var/cache/docproc/garage"}/bin/garage`;
+export const garageAvailable = existsSync(garageBin);
+
+export interface Garage {
+  endpoint: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+  /** The S3_* environment a service needs to use this store. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+export async function startGarage(): Promise<Garage> {
+  const dir = mkdtempSync(join(tmpdir(), "garage-"));
+  const [s3Port, rpcPort, adminPort] = [await freePort(), await freePort(), await freePort()];
+  const cfg = join(dir, "garage.toml");
+  const region = "garage";
+  writeFileSync(
+    cfg,
+    `metadata_dir = "${dir}/meta"
+data_dir = "${dir}/data"
+db_engine = "sqlite"
+replication_factor = 1
+rpc_bind_addr = "127.0.0.1:${rpcPort}"
+rpc_public_addr = "127.0.0.1:${rpcPort}"
+rpc_secret = "${randomBytes(32).toString("hex")}"
+
+[s3_api]
+s3_region = "${region}"
+api_bind_addr = "127.0.0.1:${s3Port}"
+root_domain = ".s3.garage.localhost"
+
+[admin]
+api_bind_addr = "127.0.0.1:${adminPort}"
+`,
+  );
+  const server: Subprocess = Bun.spawn([garageBin, "-c", cfg, "server"], { stdout: "ignore", stderr: "pipe", env: { ...process.env, RUST_LOG: "warn" } });
+  const cli = async (...args: string[]): Promise<string> => {
+    const p = Bun.spawn([garageBin, "-c", cfg, ...args], { stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = [await new Response(p.stdout).text(), await new Response(p.stderr).text(), await p.exited];
+    if (code !== 0) throw new Error(`garage ${args.join(" ")} failed (${code}): ${err || out}`);
+    return out;
+  };
+  try {
+    let nodeId = "";
+    for (let i = 0; i < 100 && !nodeId; i++) {
+      try {
+        nodeId = (await cli("node", "id", "-q")).trim().split("@")[0]!;
+      } catch {
+        await Bun.sleep(200);
+      }
+    }
+    if (!nodeId) throw new Error("garage did not start");
+    await cli("layout", "assign", "-z", "dc1", "-c", "1G", nodeId);
+    await cli("layout", "apply", "--version", "1");
+    const keyOut = await cli("key", "create", "docproc-test");
+    const accessKeyId = /Key ID:\s*(\S+)/i.exec(keyOut)?.[1];
+    const secretAccessKey = /Secret key:\s*(\S+)/i.exec(keyOut)?.[1];
+    if (!accessKeyId || !secretAccessKey) throw new Error(`cannot read the key from: ${keyOut}`);
+    const bucket = "docproc-test";
+    await cli("bucket", "create", bucket);
+    await cli("bucket", "allow", "--read", "--write", "--owner", bucket, "--key", accessKeyId);
+    const endpoint = `http://127.0.0.1:${s3Port}`;
+    // The layout takes a moment to apply: wait until the bucket answers.
+    const probe = new Bun.S3Client({ endpoint, bucket, accessKeyId, secretAccessKey, region });
+    for (let i = 0; ; i++) {
+      try {
+        await probe.list({ maxKeys: 1 });
+        break;
+      } catch (e) {
+        if (i > 100) throw e;
+        await Bun.sleep(200);
+      }
+    }
+    return {
+      endpoint,
+      bucket,
+      accessKeyId,
+      secretAccessKey,
+      region,
+      env: { S3_ENDPOINT: endpoint, S3_BUCKET: bucket, S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey, S3_REGION: region },
+      async stop() {
+        server.kill("SIGTERM");
+        await Promise.race([server.exited, Bun.sleep(5000)]);
+        server.kill("SIGKILL");
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    server.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
