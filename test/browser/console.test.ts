@@ -10,6 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { corpusDir, root, startService, type Service } from "../support/service";
 import { startReceiver, verifyWithStripe } from "../support/webhook-receiver";
 import { buildConsole } from "../../scripts/build-console";
+import { makePdf } from "../support/make-pdf";
 
 const chromiumPath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const artifacts = join(root, "test/artifacts/console");
@@ -17,19 +18,6 @@ const rotatePdf = join(corpusDir, "files/scanned-mixed-3-pages.pdf");
 const ocrPdf = join(corpusDir, "ocr/ocrmypdf-linn-brochure-scan.pdf");
 const haveCorpus = existsSync(rotatePdf) && existsSync(ocrPdf);
 if (!haveCorpus) console.log(`console browser test: corpus not found at ${corpusDir}; using a PDF and an image the test makes`);
-
-/** A valid PDF of `pages` empty A4 pages, written by hand (the no-corpus fallback). */
-function makePdf(pages: number): Buffer {
-  const objs: string[] = ["<< /Type /Catalog /Pages 2 0 R >>", `<< /Type /Pages /Kids [${Array.from({ length: pages }, (_, i) => `${i + 3} 0 R`).join(" ")}] /Count ${pages} >>`];
-  for (let i = 0; i < pages; i++) objs.push("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>");
-  let out = "%PDF-1.4\n";
-  const offsets: number[] = [];
-  objs.forEach((o, i) => { offsets.push(out.length); out += `${i + 1} 0 obj\n${o}\nendobj\n`; });
-  const xref = out.length;
-  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
-  out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, "latin1");
-}
 
 let service: Service;
 let browser: Browser;
