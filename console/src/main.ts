@@ -135,7 +135,14 @@ function shell(session: Session) {
     document.title = `${view.title} · docproc console`;
     view.show?.();
   };
-  window.onhashchange = route;
+  // After a navigation, move focus to the new view's heading so keyboard and screen-reader
+  // users land on it.
+  window.onhashchange = () => {
+    route();
+    const heading = main.querySelector("h1");
+    heading?.setAttribute("tabindex", "-1");
+    heading?.focus();
+  };
   route();
 }
 

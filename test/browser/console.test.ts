@@ -12,6 +12,7 @@ import { startReceiver, verifyWithStripe } from "../support/webhook-receiver";
 import { buildConsole } from "../../scripts/build-console";
 import { makePdf } from "../support/make-pdf";
 
+const axePath = join(root, "node_modules/axe-core/axe.min.js");
 const chromiumPath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const artifacts = join(root, "test/artifacts/console");
 const rotatePdf = join(corpusDir, "files/scanned-mixed-3-pages.pdf");
@@ -24,6 +25,8 @@ let browser: Browser;
 const receiver = startReceiver();
 // Requests to another origin, by page kind; the CSP must stop every one of them.
 const offOrigin: { url: string; page: string; blocked: boolean }[] = [];
+// Every 429 the console received: its polling must stay within the key's budget.
+const tooMany: string[] = [];
 
 async function newPage(opts: { width?: number; dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
@@ -35,6 +38,7 @@ async function newPage(opts: { width?: number; dark?: boolean } = {}): Promise<{
   const outside = (u: string) => !u.startsWith(service.origin) && !u.startsWith("blob:") && !u.startsWith("data:");
   page.on("requestfailed", (r) => outside(r.url()) && offOrigin.push({ url: r.url(), page: page.url(), blocked: true }));
   page.on("requestfinished", (r) => outside(r.url()) && offOrigin.push({ url: r.url(), page: page.url(), blocked: false }));
+  page.on("response", (r) => r.status() === 429 && tooMany.push(r.url()));
   return { context, page };
 }
 
@@ -248,8 +252,50 @@ describe("console", () => {
     await context.close();
   }, 90_000);
 
+  test("accessible: keyboard sign-in, a visible focus ring, and no serious or critical axe-core (WCAG 2 A/AA) violation on any view, light and dark", async () => {
+    const { key } = await service.newKey({ mode: "test" });
+    for (const dark of [false, true]) {
+      // axe is injected as a script, which the console's CSP forbids; this context bypasses it.
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: dark ? "dark" : "light", bypassCSP: true });
+      const page = await context.newPage();
+      page.on("response", (r) => r.status() === 429 && tooMany.push(r.url()));
+      await page.goto(`${service.origin}/console`);
+      await page.keyboard.type(key); // the API key field has the focus
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { name: "Run an operation" }).waitFor();
+      await page.keyboard.press("Tab");
+      const ring = await page.evaluate(() => {
+        const el = (globalThis as any).document.activeElement;
+        const st = (globalThis as any).getComputedStyle(el);
+        return { tag: el.tagName as string, style: st.outlineStyle as string, width: st.outlineWidth as string };
+      });
+      expect(ring.tag).not.toBe("BODY");
+      expect(ring.style).not.toBe("none");
+      expect(ring.width).not.toBe("0px");
+      for (const view of ["run", "jobs", "usage", "webhooks", "account", "errors"]) {
+        await page.evaluate((v) => ((globalThis as any).location.hash = v), view);
+        await page.locator("main h1").first().waitFor();
+        await page.waitForLoadState("networkidle");
+        await page.addScriptTag({ path: axePath });
+        const result: { passes: number; violations: { id: string; impact: string; nodes: number; help: string }[] } = await page.evaluate(async () => {
+          const r = await (globalThis as any).axe.run((globalThis as any).document, { runOnly: ["wcag2a", "wcag2aa"] });
+          return { passes: r.passes.length, violations: r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help, targets: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) })) };
+        });
+        if (process.env.CONSOLE_AXE_LOG) console.log(view, dark ? "dark" : "light", result.passes, JSON.stringify(result.violations));
+        expect(result.passes).toBeGreaterThan(5); // axe really ran its rules
+        const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+        expect({ view, dark, bad }).toEqual({ view, dark, bad: [] });
+      }
+      await context.close();
+    }
+  }, 120_000);
+
   test("works offline: the console asks nothing of another origin, and /docs's one attempt (Redoc's logo) is blocked by the CSP", () => {
     expect(offOrigin.filter((r) => !r.blocked)).toEqual([]);
     expect(offOrigin.filter((r) => r.page.includes("/console"))).toEqual([]);
+  });
+
+  test("the console's polling never tripped the sandbox key's rate limit (no 429 in any step above)", () => {
+    expect(tooMany).toEqual([]);
   });
 });
