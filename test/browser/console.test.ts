@@ -56,7 +56,8 @@ async function signIn(page: Page, key: string) {
 beforeAll(async () => {
   mkdirSync(artifacts, { recursive: true });
   await buildConsole();
-  service = await startService({ workers: 1 });
+  // Each job waits a little per page before it runs, so there is time to press Cancel.
+  service = await startService({ workers: 1, env: { JOB_TEST_PAGE_DELAY_MS: "700" } });
   browser = await chromium.launch({ executablePath: chromiumPath });
 }, 120_000);
 
@@ -147,6 +148,29 @@ describe("console", () => {
     await shot(page, "05-jobs");
     await context.close();
   }, 120_000);
+
+  test("a file dropped on the drop zone can be run, and Cancel stops the job (status cancelled)", async () => {
+    const { key } = await service.newKey({ mode: "test" });
+    const { context, page } = await newPage();
+    await signIn(page, key);
+    const bytes = [...makePdf(6)];
+    const dt = await page.evaluateHandle((b) => {
+      const d = new (globalThis as any).DataTransfer();
+      d.items.add(new File([new Uint8Array(b)], "dropped.pdf", { type: "application/pdf" }));
+      return d;
+    }, bytes);
+    await page.dispatchEvent(".drop", "drop", { dataTransfer: dt });
+    await page.getByText("dropped.pdf", { exact: true }).waitFor();
+    await page.getByLabel("Operation", { exact: true }).selectOption("rotate");
+    await page.getByLabel("Degrees (required)", { exact: true }).selectOption({ label: "180" });
+    await page.getByRole("button", { name: "Run" }).click();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("status").filter({ hasText: "cancelled" }).waitFor({ timeout: 30_000 });
+    expect(await page.getByRole("button", { name: "Cancel" }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Download" }).count()).toBe(0);
+    await shot(page, "05b-cancelled");
+    await context.close();
+  }, 60_000);
 
   test("run OCR and see the recognised text beside the page with its word boxes; usage plots the pages", async () => {
     const { key } = await service.newKey({ mode: "test" });
@@ -249,6 +273,19 @@ describe("console", () => {
     await page.getByRole("button", { name: "Disable" }).click();
     await page.getByRole("button", { name: "Enable" }).waitFor();
     expect(await page.getByText("disabled", { exact: true }).count()).toBe(1);
+
+    // Edit: subscribe to job.failed only.
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByRole("form", { name: /^Edit / }).getByLabel("job.failed").check();
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Events: job.failed", { exact: false }).waitFor();
+    await shot(page, "13-webhook-edited");
+
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "Delete" }).click();
+    await page.getByText("No endpoints yet.").waitFor();
+    const left = await fetch(`${service.baseUrl}/webhooks`, { headers: { authorization: `Bearer ${key}` } });
+    expect(((await left.json()) as any).data).toEqual([]);
     await context.close();
   }, 90_000);
 
