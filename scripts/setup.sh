@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 
 # System packages: libclang for the mupdf bindings, libjpeg-turbo for JPEG encoding,
 # LibreOffice and fonts for docx -> pdf; the reference PDF tools are used by
-# tests (qpdf --check) and the benchmark.
-apt_packages=(libclang-dev clang libjpeg62-turbo-dev qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip tesseract-ocr tesseract-ocr-eng)
+# tests (qpdf --check) and the benchmark; Chromium runs the web console's browser tests.
+apt_packages=(libclang-dev clang libjpeg62-turbo-dev qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip tesseract-ocr tesseract-ocr-eng chromium)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -41,3 +41,5 @@ if ! "$GARAGE_ROOT/bin/garage" --version 2>/dev/null | grep -q "2\.5\.0"; then
   mkdir -p "$GARAGE_ROOT"
   cargo install --locked garage@2.5.0 --root "$GARAGE_ROOT"
 fi
+
+bun run build:console

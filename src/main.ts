@@ -31,7 +31,7 @@ if (database.embedded) {
   if (n === 0) {
     const account = await createAccount(sql, "demo@example.com", "starter", true);
     const key = await createKey(sql, account.id, "test");
-    console.log(`\nDemo account ${account.email} created. Sandbox API key (shown once):\n\n  ${key.key}\n\nTry: curl -H "Authorization: Bearer ${key.key}" ${config.baseUrl}/account\n`);
+    console.log(`\nDemo account ${account.email} created. Sandbox API key (shown once):\n\n  ${key.key}\n\nOpen the console: ${config.baseUrl.replace(/\/api\/v1$/, "")}/console (sign in with this key)\nor try: curl -H "Authorization: Bearer ${key.key}" ${config.baseUrl}/account\n`);
   }
 }
 await disconnect();

@@ -107,6 +107,7 @@ export function buildOpenApi(routes: RouteDef[]): object {
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
+      ...(r.extension ? { "x-extension": true } : {}),
       ...(authed ? { security: [{ bearerAuth: [] }], "x-required-scope": r.scope } : { security: [] }),
       parameters,
       ...(requestBody ? { requestBody } : {}),

@@ -6,10 +6,12 @@ import { getPricing, listErrors, listOperations, openApiRoute } from "../modules
 import { fileRoutes } from "../modules/files/routes";
 import { jobRoutes } from "../modules/jobs/routes";
 import { getUsage } from "../modules/usage/routes";
+import { getDailyUsage } from "../modules/usage/daily";
 import { webhookRoutes } from "../modules/webhooks/routes";
 
 const base: RouteDef[] = [...fileRoutes, ...jobRoutes, getAccount, getUsage, listOperations, listErrors, getPricing];
 base.push(...webhookRoutes);
+base.push(getDailyUsage);
 
 let document: object | null = null;
 export const allRoutes: RouteDef[] = [...base, openApiRoute(() => (document ??= buildOpenApi(allRoutes)))];

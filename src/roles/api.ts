@@ -4,12 +4,13 @@ import { config } from "../config";
 import { connect, disconnect } from "../db/client";
 import { buildApp } from "../http/app";
 import { allRoutes } from "../http/routes";
+import { consoleRoutes } from "../http/console";
 import { log } from "../log";
 import { stopWhenOrphaned } from "./orphan-guard";
 
 if (!config.databaseUrl) throw new Error("DATABASE_URL is required by the api role (the supervisor provides it)");
 connect(config.databaseUrl, 20);
-const app = buildApp(allRoutes);
+const app = buildApp(allRoutes, consoleRoutes);
 // No server-wide body cap: Bun would answer a bare 413 without the error envelope. Uploads are
 // limited to MAX_UPLOAD_BYTES while they stream (413 file_too_large) and JSON bodies to 1 MB.
 app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER });
