@@ -4,10 +4,13 @@ import { open, rm } from "node:fs/promises";
 import { ApiError } from "../http/errors";
 
 export interface UploadedPart {
-  filename: string;
+  /** As sent (null when the part has none); the caller checks and cleans it. */
+  filename: string | null;
   contentType: string;
   size: number;
 }
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 function boundaryOf(contentType: string): string {
   const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
@@ -27,7 +30,13 @@ function parseHeaders(block: string): { name: string | null; filename: string | 
     if (key === "content-disposition") {
       name = /\bname="([^"]*)"/i.exec(value)?.[1] ?? null;
       const star = /\bfilename\*=UTF-8''([^;]+)/i.exec(value)?.[1];
-      filename = star ? decodeURIComponent(star) : (/\bfilename="([^"]*)"/i.exec(value)?.[1] ?? null);
+      if (star) {
+        try {
+          filename = decodeURIComponent(star);
+        } catch {
+          throw new ApiError("validation_error", "The part's filename* is not valid percent-encoded UTF-8.", "file");
+        }
+      } else filename = /\bfilename="([^"]*)"/i.exec(value)?.[1] ?? null;
     } else if (key === "content-type") contentType = value.toLowerCase();
   }
   return { name, filename, contentType };
@@ -82,7 +91,13 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
             if (buf.length > 16 * 1024) throw new ApiError("validation_error", "Malformed multipart body: part headers too long.", "file");
             break;
           }
-          part = parseHeaders(buf.subarray(0, end).toString("utf8"));
+          let block: string;
+          try {
+            block = strictUtf8.decode(buf.subarray(0, end));
+          } catch {
+            throw new ApiError("validation_error", "The part headers are not valid UTF-8.", "file");
+          }
+          part = parseHeaders(block);
           buf = buf.subarray(end + 4);
           if (part.name !== "file") throw new ApiError("validation_error", `Unexpected multipart field \`${part.name ?? "(unnamed)"}\`; send exactly one part named \`file\`.`, part.name ?? "file");
           if (found) throw new ApiError("validation_error", "Send exactly one `file` part.", "file");
@@ -98,7 +113,7 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
           }
           if (i < 0) break;
           buf = buf.subarray(delimiter.length);
-          found = { filename: part!.filename ?? "upload", contentType: part!.contentType, size };
+          found = { filename: part!.filename, contentType: part!.contentType, size };
           state = "after";
         } else break;
       }

@@ -15,8 +15,15 @@ import { receiveMultipartFile } from "../../storage/multipart";
 import { deleteBlob, ensureDirFor, fileKey, scratchDir } from "../../storage/blobs";
 import { inspect } from "../../engine/inspector-client";
 import { declaredKind, typeMismatch } from "../../domain/file-types";
+import { cleanFilename } from "./filename";
 import { Deleted, FileIdParams, FileObject, ListQuery, PresignRequest, listOf } from "./models";
 import { fileColumns, presentFile } from "./present";
+
+/** The part's media type as stored: printable ASCII of at most 255 characters, else the generic type. */
+function cleanContentType(raw: string): string {
+  const type = raw.trim();
+  return /^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(type) ? type : "application/octet-stream";
+}
 
 const notFoundStatuses = ["deleted", "expired"];
 
@@ -33,6 +40,7 @@ async function uploadMultipart(request: Request, auth: { account: { id: string }
   const tmp = join(scratchDir(), `upload-${id}`);
   const part = await receiveMultipartFile(request, tmp, config.maxUploadBytes);
   try {
+    const filename = cleanFilename(part.filename);
     if (part.size === 0) throw new ApiError("unsupported_file_type", "The file is empty.", "file");
     let identified;
     try {
@@ -40,20 +48,28 @@ async function uploadMultipart(request: Request, auth: { account: { id: string }
     } catch {
       throw new ApiError("file_unreadable", "The file could not be inspected; it may be damaged or hostile.", "file");
     }
-    const mismatch = typeMismatch(declaredKind(part.contentType, part.filename), identified.kind);
+    const mismatch = typeMismatch(declaredKind(part.contentType, filename), identified.kind);
     if (mismatch) throw new ApiError("unsupported_file_type", `Unsupported file: ${mismatch}. Accepted: PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP.`, "file");
     if (identified.kind === "pdf" && identified.error && !identified.encrypted) {
       throw new ApiError("file_unreadable", "The PDF is damaged beyond repair and cannot be opened.", "file");
     }
+    const contentType = cleanContentType(part.contentType);
     const key = fileKey(id);
-    await rename(tmp, ensureDirFor(key));
-    const contentType = part.contentType && part.contentType !== "application/octet-stream" ? part.contentType : "application/octet-stream";
-    const [row] = await db()`
-      INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
-      VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${part.filename.slice(0, 255)}, ${contentType}, ${identified.kind}, ${part.size},
-              ${identified.pageCount}, ${identified.encrypted}, 'ready', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
-      RETURNING ${db().unsafe(fileColumns)}`;
-    return { status: 201, body: presentFile(row!) };
+    const dest = ensureDirFor(key);
+    await rename(tmp, dest);
+    // The blob is in place before its row; if the row cannot be written, the blob goes too (a
+    // crash between the two is what the sweeper's orphan check is for).
+    try {
+      const [row] = await db()`
+        INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
+        VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${filename}, ${contentType}, ${identified.kind}, ${part.size},
+                ${identified.pageCount}, ${identified.encrypted}, 'ready', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
+        RETURNING ${db().unsafe(fileColumns)}`;
+      return { status: 201, body: presentFile(row!) };
+    } catch (e) {
+      await rm(dest, { force: true });
+      throw e;
+    }
   } finally {
     await rm(tmp, { force: true });
   }
