@@ -1,6 +1,6 @@
 // The blob store on local disk under DATA_DIR/blobs: uploaded inputs and job results.
 // Keys are relative paths; callers never build filesystem paths themselves.
-import { mkdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { config } from "../config";
 
@@ -51,4 +51,36 @@ export function scratchDir(): string {
   const d = join(config.dataDir, "tmp");
   mkdirSync(d, { recursive: true });
   return d;
+}
+
+export interface ListedBlob {
+  key: string;
+  /** Last write, ms since the epoch. */
+  modifiedMs: number;
+}
+
+/**
+ * Every blob whose key starts with `prefix/` ("files" or "results"), for the orphan check.
+ * The local store walks its directory; an object store lists the same keys (ListObjectsV2 with
+ * this prefix, `LastModified` as modifiedMs) here.
+ */
+export function* listBlobs(prefix: "files" | "results"): Generator<ListedBlob> {
+  const walk = function* (dir: string, key: string): Generator<ListedBlob> {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return; // not created yet, or removed while walking
+    }
+    for (const e of entries) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) yield* walk(path, `${key}/${e.name}`);
+      else {
+        try {
+          yield { key: `${key}/${e.name}`, modifiedMs: statSync(path).mtimeMs };
+        } catch {}
+      }
+    }
+  };
+  yield* walk(join(root, prefix), prefix);
 }
