@@ -1,6 +1,6 @@
 // Streams a multipart/form-data upload straight to disk: the one `file` part is written as it
 // arrives, so a 500 MB upload never sits in memory. Any other part is an error.
-import { open, rm } from "node:fs/promises";
+import { open, rm, type FileHandle } from "node:fs/promises";
 import { ApiError } from "../http/errors";
 
 export interface UploadedPart {
@@ -8,6 +8,19 @@ export interface UploadedPart {
   filename: string | null;
   contentType: string;
   size: number;
+}
+
+/**
+ * Writes every byte or throws: a write on a full disk can return fewer bytes than asked (or
+ * none) instead of failing, which would leave a silently truncated upload.
+ */
+async function writeAll(fh: FileHandle, data: Uint8Array): Promise<void> {
+  let at = 0;
+  while (at < data.length) {
+    const { bytesWritten } = await fh.write(data, at, data.length - at);
+    if (bytesWritten <= 0) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    at += bytesWritten;
+  }
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
@@ -108,7 +121,7 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
           if (writable > 0) {
             size += writable;
             if (size > maxBytes) throw new ApiError("file_too_large", `The upload is larger than the maximum of ${maxBytes} bytes.`, "file");
-            await fh.write(buf.subarray(0, writable));
+            await writeAll(fh, buf.subarray(0, writable));
             buf = buf.subarray(writable);
           }
           if (i < 0) break;
