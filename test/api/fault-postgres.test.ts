@@ -62,7 +62,7 @@ describe("Postgres stopped for 10 s under load", () => {
     const mp = multipart([{ name: "file", filename: "a.pdf", contentType: "application/pdf", data: minimalPdf(3, "pgfault") }]);
     const up = await fetch(`${base}/files`, { method: "POST", headers: { ...auth, "content-type": mp.contentType }, body: mp.body });
     expect(up.status).toBe(201);
-    const fileId = (await up.json()).id;
+    const fileId = ((await up.json()) as any).id;
 
     const statuses: number[] = [];
     const unavailable: { retryAfter: string | null; code: string }[] = [];
