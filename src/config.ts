@@ -52,6 +52,8 @@ export const config = {
   sandboxOcr: (process.env.SANDBOX_OCR === "fixture" ? "fixture" : "real") as "real" | "fixture",
   /** Not in the contract: maximum upload size in bytes (spec: "not shown"). */
   maxUploadBytes: int("MAX_UPLOAD_BYTES", 100 * 1024 * 1024, 1),
+  /** Not in the contract: wall-clock limit for receiving one upload (408 request_timeout after). */
+  uploadTimeoutS: int("UPLOAD_TIMEOUT_S", 900, 1),
   /** Not in the contract: wall-clock limit per job (spec: "not shown"). */
   jobTimeoutS: int("JOB_TIMEOUT_S", 600, 1),
   /** Not in the contract: port of the embedded Postgres when DATABASE_URL is unset. */

@@ -64,6 +64,7 @@ export const errorCatalogue = {
   file_encrypted: def(422, "invalid_request_error", "The input is password-protected; run the `unlock` operation on it first.", "extension", ["job"]),
   page_too_large: def(422, "invalid_request_error", "A page would render larger than the pixel cap; lower `dpi`.", "extension", ["job"]),
   job_timeout: def(500, "api_error", "The job exceeded the per-job wall-clock limit (JOB_TIMEOUT_S) and was stopped.", "extension", ["job"]),
+  request_timeout: def(408, "invalid_request_error", "The upload was not received within UPLOAD_TIMEOUT_S (default 900 s); nothing was stored.", "extension"),
   headers_too_large: def(431, "invalid_request_error", "The request headers (names, values and the request line) exceed 32 KiB.", "extension"),
   storage_full: def(503, "api_error", "The service's disk (DATA_DIR) is full; nothing was stored. Retry later (see Retry-After).", "extension"),
   conversion_failed: def(422, "invalid_request_error", "The converter could not produce an output from this input.", "extension", ["job"]),

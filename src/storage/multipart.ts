@@ -55,8 +55,29 @@ function parseHeaders(block: string): { name: string | null; filename: string | 
   return { name, filename, contentType };
 }
 
-/** Writes the `file` part to `dest`; throws ApiError on malformed input or when over `maxBytes`. */
-export async function receiveMultipartFile(request: Request, dest: string, maxBytes: number): Promise<UploadedPart> {
+/**
+ * One read of the body, bounded by the upload's deadline: a client trickling bytes is cut off
+ * (Bun's idle timeout only catches one that stops sending altogether). A body that breaks off
+ * (the client went away) is a client error, not a fault.
+ */
+async function readBefore(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> }, deadline: number, timeoutMs: number): Promise<{ done: boolean; value?: Uint8Array }> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ApiError("request_timeout", `The upload took longer than ${Math.round(timeoutMs / 1000)} s; send it faster or in a smaller file.`, "file")), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([reader.read(), late]);
+  } catch (e) {
+    void reader.cancel().catch(() => {});
+    if (e instanceof ApiError) throw e;
+    throw new ApiError("validation_error", "The upload broke off before the multipart body was complete.", "file");
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Writes the `file` part to `dest`; throws ApiError on malformed input, when over `maxBytes`, or after `timeoutMs`. */
+export async function receiveMultipartFile(request: Request, dest: string, maxBytes: number, timeoutMs: number): Promise<UploadedPart> {
   const boundary = boundaryOf(request.headers.get("content-type") || "");
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const declared = Number(request.headers.get("content-length") || "0");
@@ -72,8 +93,9 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
   let ok = false;
   try {
     const reader = request.body.getReader();
+    const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { value, done } = await reader.read();
+      const { value, done } = await readBefore(reader, deadline, timeoutMs);
       if (value) buf = buf.length ? Buffer.concat([buf, value]) : Buffer.from(value);
       // Process as much of the buffer as possible.
       for (;;) {

@@ -38,7 +38,7 @@ async function ownedFile(auth: Parameters<typeof assertOwned>[1], id: string): P
 async function uploadMultipart(request: Request, auth: { account: { id: string }; mode: string }) {
   const id = randomUUID();
   const tmp = join(scratchDir(), `upload-${id}`);
-  const part = await receiveMultipartFile(request, tmp, config.maxUploadBytes);
+  const part = await receiveMultipartFile(request, tmp, config.maxUploadBytes, config.uploadTimeoutS * 1000);
   try {
     const filename = cleanFilename(part.filename);
     if (part.size === 0) throw new ApiError("unsupported_file_type", "The file is empty.", "file");
