@@ -31,6 +31,14 @@ function boundaryOf(contentType: string): string {
   return m[1] ?? m[2]!;
 }
 
+/**
+ * The content of a quoted-string with its escaped quotes and backslashes undone (RFC 9110
+ * 5.6.4). Other backslashes stay: old browsers send Windows paths unescaped.
+ */
+function quoted(raw: string | undefined): string | null {
+  return raw === undefined ? null : raw.replace(/\\(["\\])/g, "$1");
+}
+
 function parseHeaders(block: string): { name: string | null; filename: string | null; contentType: string } {
   let name: string | null = null;
   let filename: string | null = null;
@@ -41,7 +49,7 @@ function parseHeaders(block: string): { name: string | null; filename: string | 
     const key = line.slice(0, idx).trim().toLowerCase();
     const value = line.slice(idx + 1).trim();
     if (key === "content-disposition") {
-      name = /\bname="([^"]*)"/i.exec(value)?.[1] ?? null;
+      name = quoted(/(?:^|;)\s*name="((?:[^"\\]|\\.)*)"/i.exec(value)?.[1]);
       const star = /\bfilename\*=UTF-8''([^;]+)/i.exec(value)?.[1];
       if (star) {
         try {
@@ -49,7 +57,7 @@ function parseHeaders(block: string): { name: string | null; filename: string | 
         } catch {
           throw new ApiError("validation_error", "The part's filename* is not valid percent-encoded UTF-8.", "file");
         }
-      } else filename = /\bfilename="([^"]*)"/i.exec(value)?.[1] ?? null;
+      } else filename = quoted(/;\s*filename="((?:[^"\\]|\\.)*)"/i.exec(value)?.[1]);
     } else if (key === "content-type") contentType = value.toLowerCase();
   }
   return { name, filename, contentType };

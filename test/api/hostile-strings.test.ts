@@ -137,6 +137,10 @@ describe("upload filenames are checked and cleaned at the edge", () => {
     const r = await uploadNamed(`; filename="C:\\\\Users\\\\x\\\\re\tport\u202e.pdf"`);
     expect(r.status).toBe(201);
     expect(r.json.filename).toBe("report.pdf");
+    // Escaped quotes inside the quoted-string neither cut the name nor survive in it.
+    const r3 = await uploadNamed(`; filename="\\"a;b=c\\".pdf"`);
+    expect(r3.status).toBe(201);
+    expect(r3.json.filename).toBe("a;b=c.pdf");
     const r2 = await uploadNamed(`; filename*=UTF-8''..%2F..%2Fetc%2Fpasswd.pdf`);
     expect(r2.status).toBe(201);
     expect(r2.json.filename).toBe("passwd.pdf");
