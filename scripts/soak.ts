@@ -166,7 +166,9 @@ function note(op: string, status: number, text: string) {
   requests++;
   const k = `${op} ${status}`;
   statusCounts.set(k, (statusCounts.get(k) ?? 0) + 1);
-  if (status >= 500) fiveXX.push(`${op} ${status} ${text.slice(0, 300)}`);
+  // POST /webhooks/{id}/test answers the spec's 502 webhook_delivery_failed when the endpoint
+  // refuses, which the receiver does on purpose now and then: an answer, not a fault.
+  if (status >= 500 && !(op === "webhook_test" && status === 502 && text.includes('"webhook_delivery_failed"'))) fiveXX.push(`${op} ${status} ${text.slice(0, 300)}`);
 }
 
 interface Client {
@@ -440,7 +442,7 @@ async function main() {
     `failed jobs by code: ${failedCodes.map((r) => `${r.operation}/${r.code} ${r.n}`).join(", ") || "none"}`,
     `billing: ${billedJobs} billed jobs; pages processed by succeeded billed jobs ${pagesProcessed}, pages charged ${pagesCharged}`,
     `webhooks: receiver hits ${receiverHits} (${receiverRefused} refused with 503 on purpose), distinct events accepted ${received.size}; deliveries by status: ${deliveries.map((r) => `${r.status} ${r.n}`).join(", ")}; gave up after 6 attempts: ${failedDeliveries[0]!.n}`,
-    `disk: orphan upload blobs ${orphanBlobs}, files left in DATA_DIR/tmp ${scratchLeft}, new entries in ${tmpdir()}: ${tmpNew.length}${tmpNew.length ? " " + tmpNew.slice(0, 10).join(" ") : ""}`,
+    `disk: orphan upload blobs ${orphanBlobs}, files left in DATA_DIR/tmp ${scratchLeft}; new entries in ${tmpdir()} (informational: the directory is shared with every other process on the machine): ${tmpNew.length}${tmpNew.length ? " " + tmpNew.slice(0, 10).join(" ") : ""}`,
     `processes (after warm-up; ${shortLived} short-lived processes not shown):`,
     ...procRows,
     fiveXX.length ? `5xx / transport errors (first 10):\n  ${fiveXX.slice(0, 10).join("\n  ")}` : "5xx: none",
