@@ -44,9 +44,16 @@ export const config = {
   webhookAllowPrivateTargets: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS === "1",
   fileTtlS: int("FILE_TTL_S", 86400, 1),
   sweepIntervalS: int("SWEEP_INTERVAL_S", 60, 1),
+  /** Not in the contract: how often the sweeper looks for blobs no row references. */
+  orphanCheckIntervalS: int("ORPHAN_CHECK_INTERVAL_S", 3600, 1),
+  /** Not in the contract: how old an unreferenced blob or scratch file must be before it is removed
+   * (longer than an upload or a job attempt can take, so work in progress is never touched). */
+  orphanGraceS: int("ORPHAN_GRACE_S", 3600, 1),
   sandboxOcr: (process.env.SANDBOX_OCR === "fixture" ? "fixture" : "real") as "real" | "fixture",
   /** Not in the contract: maximum upload size in bytes (spec: "not shown"). */
   maxUploadBytes: int("MAX_UPLOAD_BYTES", 100 * 1024 * 1024, 1),
+  /** Not in the contract: wall-clock limit for receiving one upload (408 request_timeout after). */
+  uploadTimeoutS: int("UPLOAD_TIMEOUT_S", 900, 1),
   /** Not in the contract: wall-clock limit per job (spec: "not shown"). */
   jobTimeoutS: int("JOB_TIMEOUT_S", 600, 1),
   /** Not in the contract: port of the embedded Postgres when DATABASE_URL is unset. */

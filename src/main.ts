@@ -39,13 +39,25 @@ await disconnect();
 interface Child {
   name: string;
   script: string;
+  /** Options for the bun runtime itself, before the script. */
+  bunArgs?: string[];
   proc: Subprocess | null;
   restarts: number;
   startedAt: number;
 }
 
 const children: Child[] = [];
-if (role === "all" || role === "api") children.push({ name: "api", script: "roles/api.ts", proc: null, restarts: 0, startedAt: 0 });
+if (role === "all" || role === "api") children.push({
+    name: "api",
+    script: "roles/api.ts",
+    // Bun answers a bare 431 (no envelope, no X-Request-Id) for request heads over its parser
+    // limit, before the application sees them; raised far above the service's own 32 KiB limit
+    // (src/http/app.ts), which answers with the envelope. Only heads over 1 MiB get Bun's answer.
+    bunArgs: ["--max-http-header-size=1048576"],
+    proc: null,
+    restarts: 0,
+    startedAt: 0,
+  });
 if (role === "all" || role === "worker") {
   for (let i = 0; i < Math.max(role === "worker" ? 1 : 0, config.workers); i++) {
     children.push({ name: `worker-${i + 1}`, script: "roles/worker.ts", proc: null, restarts: 0, startedAt: 0 });
@@ -56,7 +68,7 @@ let stopping = false;
 
 function spawnChild(c: Child) {
   c.startedAt = Date.now();
-  c.proc = Bun.spawn(["bun", join(import.meta.dir, c.script)], {
+  c.proc = Bun.spawn(["bun", ...(c.bunArgs ?? []), join(import.meta.dir, c.script)], {
     env: { ...process.env, DATABASE_URL: database.url, WORKER_NAME: c.name },
     stdio: ["ignore", "inherit", "inherit"],
     onExit: (_p, code, signal) => {

@@ -61,6 +61,9 @@ export function buildApp(routes: RouteDef[], extra?: (app: any) => void) {
     .onRequest(({ request, set }) => {
       const ctx = contextOf(request);
       set.headers["x-request-id"] = ctx.requestId;
+      if (headerBytes(request) > maxHeaderBytes) {
+        throw new ApiError("headers_too_large", `The request headers are larger than ${maxHeaderBytes / 1024} KiB.`);
+      }
     })
     .onError(({ request, code, error, set }) => {
       const ctx = contextOf(request);
@@ -75,6 +78,9 @@ export function buildApp(routes: RouteDef[], extra?: (app: any) => void) {
       } else if (isDatabaseUnavailable(error)) {
         log.error("database unavailable", { request_id: ctx.requestId, error: String(error) });
         err = new ApiError("queue_unavailable", "The job queue (database) is unreachable; retry with backoff and the same Idempotency-Key.", null, {}, { "retry-after": "2" });
+      } else if ((error as { code?: string })?.code === "ENOSPC") {
+        log.error("storage full", { request_id: ctx.requestId, error: String(error) });
+        err = new ApiError("storage_full", "The service's storage is full; nothing was stored. Retry later.", null, {}, { "retry-after": "60" });
       } else if (code === "PARSE") err = new ApiError("validation_error", "Malformed request body.");
       else if (code === "VALIDATION") err = new ApiError("validation_error", "Invalid request.");
       else {
@@ -105,6 +111,19 @@ export function buildApp(routes: RouteDef[], extra?: (app: any) => void) {
   }
   extra?.(app);
   return app;
+}
+
+/**
+ * The service's own header limit, answered with the error envelope. The API process runs with
+ * Bun's parser limit far above it (--max-http-header-size, set where src/main.ts starts it), because Bun
+ * answers a bare 431 itself, before any application code runs, for heads over its limit.
+ */
+export const maxHeaderBytes = 32 * 1024;
+
+function headerBytes(request: Request): number {
+  let n = request.method.length + request.url.length + 12;
+  for (const [k, v] of request.headers) n += k.length + v.length + 4;
+  return n;
 }
 
 /** Connection-level failures of the database, which is also the job queue. */

@@ -98,11 +98,54 @@ export async function readJson(request: Request): Promise<unknown> {
       chunks.push(value);
     }
   }
-  const text = new TextDecoder().decode(Buffer.concat(chunks));
-  if (!text.trim()) throw new ApiError("validation_error", "The body is empty; a JSON object is expected.", null);
+  let text: string;
   try {
-    return JSON.parse(text);
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new ApiError("validation_error", "The body is not valid UTF-8.", null);
+  }
+  if (!text.trim()) throw new ApiError("validation_error", "The body is empty; a JSON object is expected.", null);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
   } catch (e) {
     throw new ApiError("validation_error", `Malformed JSON: ${(e as Error).message}`, null);
+  }
+  assertStorableStrings(value);
+  return value;
+}
+
+const maxJsonDepth = 32;
+
+/** Why a string cannot be stored in Postgres text/jsonb, or null when it can. */
+export function unstorable(s: string): string | null {
+  if (s.includes("\u0000")) return "contains the NUL character (U+0000)";
+  if (!s.isWellFormed()) return "contains an unpaired UTF-16 surrogate (not valid Unicode)";
+  return null;
+}
+
+/**
+ * Every string of a JSON body, keys included, must be storable: Postgres text and jsonb cannot
+ * hold U+0000 or unpaired surrogates, and would fail the request late with a 500. Checked once
+ * here, at the edge, so every route is covered; nesting deeper than 32 levels is refused too.
+ */
+export function assertStorableStrings(value: unknown, path = "", depth = 0): void {
+  if (depth > maxJsonDepth) throw new ApiError("validation_error", `The JSON body is nested deeper than ${maxJsonDepth} levels.`, pointerToParam(path));
+  if (typeof value === "string") {
+    const why = unstorable(value);
+    if (why) {
+      const param = pointerToParam(path);
+      throw new ApiError("validation_error", `${param ? `\`${param}\`: ` : ""}The string ${why}.`, param);
+    }
+  } else if (Array.isArray(value)) value.forEach((v, i) => assertStorableStrings(v, `${path}/${i}`, depth + 1));
+  else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      const why = unstorable(k);
+      if (why) {
+        const param = pointerToParam(`${path}/${k.replace(/\u0000/g, "\\u0000")}`);
+        throw new ApiError("validation_error", `A field name ${why}.`, param);
+      }
+      assertStorableStrings(v, `${path}/${k}`, depth + 1);
+    }
   }
 }

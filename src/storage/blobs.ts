@@ -18,10 +18,16 @@ export interface BlobStore {
   /** The object's size in bytes, or null when there is none. */
   size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;
-  /** Keys under a prefix, for orphan checks and for deleting a result directory. */
-  list(prefix: string): AsyncIterable<string>;
+  /** Objects under a prefix, for the orphan check and for deleting a result directory. */
+  list(prefix: string): AsyncIterable<ListedBlob>;
   /** A presigned URL (S3 only; the disk store throws presigned_unavailable). */
   presign(key: string, opts: { method: "GET" | "PUT"; expiresInS: number; contentType?: string; downloadName?: string }): string;
+}
+
+export interface ListedBlob {
+  key: string;
+  /** Last write, ms since the epoch. */
+  modifiedMs: number;
 }
 
 export function fileKey(fileId: string): string {
@@ -93,8 +99,9 @@ class DiskStore implements BlobStore {
     for (const e of entries) {
       const full = join(this.path(prefix), e);
       try {
-        if (statSync(full).isFile()) yield relative(this.root, full);
-      } catch {}
+        const st = statSync(full);
+        if (st.isFile()) yield { key: relative(this.root, full), modifiedMs: st.mtimeMs };
+      } catch {} // removed while walking
     }
   }
   presign(): string {
@@ -161,7 +168,7 @@ class S3Store implements BlobStore {
     let token: string | undefined;
     do {
       const page = await this.guard(() => this.client.list({ prefix: checkKey(prefix), continuationToken: token, maxKeys: 1000 }));
-      for (const o of page.contents ?? []) yield o.key;
+      for (const o of page.contents ?? []) yield { key: o.key, modifiedMs: o.lastModified ? Date.parse(o.lastModified) : 0 };
       token = page.isTruncated ? page.nextContinuationToken : undefined;
     } while (token);
   }
@@ -191,6 +198,6 @@ export function blobStore(): BlobStore {
 export async function deletePrefix(prefix: string): Promise<void> {
   const store = blobStore();
   const keys: string[] = [];
-  for await (const k of store.list(prefix)) keys.push(k);
+  for await (const b of store.list(prefix)) keys.push(b.key);
   for (const k of keys) await store.delete(k);
 }

@@ -1,18 +1,42 @@
 // Streams a multipart/form-data upload straight to disk: the one `file` part is written as it
 // arrives, so a 500 MB upload never sits in memory. Any other part is an error.
-import { open, rm } from "node:fs/promises";
+import { open, rm, type FileHandle } from "node:fs/promises";
 import { ApiError } from "../http/errors";
 
 export interface UploadedPart {
-  filename: string;
+  /** As sent (null when the part has none); the caller checks and cleans it. */
+  filename: string | null;
   contentType: string;
   size: number;
 }
+
+/**
+ * Writes every byte or throws: a write on a full disk can return fewer bytes than asked (or
+ * none) instead of failing, which would leave a silently truncated upload.
+ */
+async function writeAll(fh: FileHandle, data: Uint8Array): Promise<void> {
+  let at = 0;
+  while (at < data.length) {
+    const { bytesWritten } = await fh.write(data, at, data.length - at);
+    if (bytesWritten <= 0) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    at += bytesWritten;
+  }
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 function boundaryOf(contentType: string): string {
   const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
   if (!m) throw new ApiError("validation_error", "multipart/form-data needs a boundary.", "file");
   return m[1] ?? m[2]!;
+}
+
+/**
+ * The content of a quoted-string with its escaped quotes and backslashes undone (RFC 9110
+ * 5.6.4). Other backslashes stay: old browsers send Windows paths unescaped.
+ */
+function quoted(raw: string | undefined): string | null {
+  return raw === undefined ? null : raw.replace(/\\(["\\])/g, "$1");
 }
 
 function parseHeaders(block: string): { name: string | null; filename: string | null; contentType: string } {
@@ -25,16 +49,43 @@ function parseHeaders(block: string): { name: string | null; filename: string | 
     const key = line.slice(0, idx).trim().toLowerCase();
     const value = line.slice(idx + 1).trim();
     if (key === "content-disposition") {
-      name = /\bname="([^"]*)"/i.exec(value)?.[1] ?? null;
+      name = quoted(/(?:^|;)\s*name="((?:[^"\\]|\\.)*)"/i.exec(value)?.[1]);
       const star = /\bfilename\*=UTF-8''([^;]+)/i.exec(value)?.[1];
-      filename = star ? decodeURIComponent(star) : (/\bfilename="([^"]*)"/i.exec(value)?.[1] ?? null);
+      if (star) {
+        try {
+          filename = decodeURIComponent(star);
+        } catch {
+          throw new ApiError("validation_error", "The part's filename* is not valid percent-encoded UTF-8.", "file");
+        }
+      } else filename = quoted(/;\s*filename="((?:[^"\\]|\\.)*)"/i.exec(value)?.[1]);
     } else if (key === "content-type") contentType = value.toLowerCase();
   }
   return { name, filename, contentType };
 }
 
-/** Writes the `file` part to `dest`; throws ApiError on malformed input or when over `maxBytes`. */
-export async function receiveMultipartFile(request: Request, dest: string, maxBytes: number): Promise<UploadedPart> {
+/**
+ * One read of the body, bounded by the upload's deadline: a client trickling bytes is cut off
+ * (Bun's idle timeout only catches one that stops sending altogether). A body that breaks off
+ * (the client went away) is a client error, not a fault.
+ */
+async function readBefore(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> }, deadline: number, timeoutMs: number): Promise<{ done: boolean; value?: Uint8Array }> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ApiError("request_timeout", `The upload took longer than ${Math.round(timeoutMs / 1000)} s; send it faster or in a smaller file.`, "file")), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([reader.read(), late]);
+  } catch (e) {
+    void reader.cancel().catch(() => {});
+    if (e instanceof ApiError) throw e;
+    throw new ApiError("validation_error", "The upload broke off before the multipart body was complete.", "file");
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Writes the `file` part to `dest`; throws ApiError on malformed input, when over `maxBytes`, or after `timeoutMs`. */
+export async function receiveMultipartFile(request: Request, dest: string, maxBytes: number, timeoutMs: number): Promise<UploadedPart> {
   const boundary = boundaryOf(request.headers.get("content-type") || "");
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const declared = Number(request.headers.get("content-length") || "0");
@@ -50,8 +101,9 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
   let ok = false;
   try {
     const reader = request.body.getReader();
+    const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { value, done } = await reader.read();
+      const { value, done } = await readBefore(reader, deadline, timeoutMs);
       if (value) buf = buf.length ? Buffer.concat([buf, value]) : Buffer.from(value);
       // Process as much of the buffer as possible.
       for (;;) {
@@ -82,7 +134,13 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
             if (buf.length > 16 * 1024) throw new ApiError("validation_error", "Malformed multipart body: part headers too long.", "file");
             break;
           }
-          part = parseHeaders(buf.subarray(0, end).toString("utf8"));
+          let block: string;
+          try {
+            block = strictUtf8.decode(buf.subarray(0, end));
+          } catch {
+            throw new ApiError("validation_error", "The part headers are not valid UTF-8.", "file");
+          }
+          part = parseHeaders(block);
           buf = buf.subarray(end + 4);
           if (part.name !== "file") throw new ApiError("validation_error", `Unexpected multipart field \`${part.name ?? "(unnamed)"}\`; send exactly one part named \`file\`.`, part.name ?? "file");
           if (found) throw new ApiError("validation_error", "Send exactly one `file` part.", "file");
@@ -93,12 +151,12 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
           if (writable > 0) {
             size += writable;
             if (size > maxBytes) throw new ApiError("file_too_large", `The upload is larger than the maximum of ${maxBytes} bytes.`, "file");
-            await fh.write(buf.subarray(0, writable));
+            await writeAll(fh, buf.subarray(0, writable));
             buf = buf.subarray(writable);
           }
           if (i < 0) break;
           buf = buf.subarray(delimiter.length);
-          found = { filename: part!.filename ?? "upload", contentType: part!.contentType, size };
+          found = { filename: part!.filename, contentType: part!.contentType, size };
           state = "after";
         } else break;
       }

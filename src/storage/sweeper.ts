@@ -1,17 +1,22 @@
 // The TTL sweeper: deletes expired input files (recording file.expired in the same transaction
 // as the status change) and expired job results, forgets old idempotency records, and trims
-// the webhook delivery log.
+// the webhook delivery log; every ORPHAN_CHECK_INTERVAL_S it also runs the orphan check.
 import type { Sql } from "../db/client";
 import { db } from "../db/client";
 import { recordEvent } from "../events/record";
 import { presentFile } from "../modules/files/present";
 import { blobStore, deletePrefix, resultDirKey } from "./blobs";
+import { config } from "../config";
+import { log } from "../log";
+import { removeOrphans, type OrphanReport } from "./orphans";
 
 /** Finished webhook delivery attempts are kept this long (the log is for debugging recent
  * deliveries; pending and in-flight attempts are never trimmed). Not set by the spec. */
 export const DELIVERY_LOG_RETENTION_DAYS = 30;
 
-export async function sweepExpired(batch = 100): Promise<{ files: number; results: number; deliveries: number }> {
+let lastOrphanCheck = 0;
+
+export async function sweepExpired(batch = 100): Promise<{ files: number; results: number; deliveries: number; orphans: OrphanReport | null }> {
   const keys: string[] = [];
   const files = (await db().begin(async (tx) => {
     const rows = await tx`
@@ -42,5 +47,11 @@ export async function sweepExpired(batch = 100): Promise<{ files: number; result
                    WHERE status IN ('succeeded', 'failed')
                      AND created_at < now() - make_interval(days => ${DELIVERY_LOG_RETENTION_DAYS})
                    LIMIT ${batch * 10})`;
-  return { files, results: results.length, deliveries: deliveries.count };
+  let orphans: OrphanReport | null = null;
+  if (Date.now() - lastOrphanCheck >= config.orphanCheckIntervalS * 1000) {
+    lastOrphanCheck = Date.now();
+    orphans = await removeOrphans();
+    if (orphans.files || orphans.results || orphans.scratch) log.warn("orphaned blobs removed", { ...orphans });
+  }
+  return { files, results: results.length, deliveries: deliveries.count, orphans };
 }

@@ -1,11 +1,8 @@
-// A minimal valid PDF of N blank pages with a correct xref table, for tests that must run
-// without the corpus (../shared is absent on a fresh clone).
-export function tinyPdf(pages = 1): Uint8Array {
-  const objs: string[] = [];
-  const kids = Array.from({ length: pages }, (_, i) => `${3 + i} 0 R`).join(" ");
-  objs.push("<< /Type /Catalog /Pages 2 0 R >>");
-  objs.push(`<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`);
-  for (let i = 0; i < pages; i++) objs.push("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>");
+// Small valid PDFs written by hand (xref offsets computed), for tests and the soak script that
+// must run without the corpus (../shared is absent on a fresh clone).
+
+/** Serialises numbered objects (1..n, object 1 the catalog) with a correct xref table. */
+function writePdf(objs: string[]): Uint8Array {
   let out = "%PDF-1.7\n";
   const offsets: number[] = [];
   objs.forEach((o, i) => {
@@ -13,10 +10,33 @@ export function tinyPdf(pages = 1): Uint8Array {
     out += `${i + 1} 0 obj\n${o}\nendobj\n`;
   });
   const xref = out.length;
-  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n`;
-  for (const off of offsets) out += `${String(off).padStart(10, "0")} 00000 n \n`;
+  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n` + offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
   out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return new TextEncoder().encode(out);
+}
+
+/** A PDF of `pages` blank pages. */
+export function tinyPdf(pages = 1): Uint8Array {
+  const kids = Array.from({ length: pages }, (_, i) => `${3 + i} 0 R`).join(" ");
+  const objs = ["<< /Type /Catalog /Pages 2 0 R >>", `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`];
+  for (let i = 0; i < pages; i++) objs.push("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>");
+  return writePdf(objs);
+}
+
+/** A PDF of `pages` text pages, each reading "<label> page <n>" in Helvetica. */
+export function minimalPdf(pages: number, label: string): Uint8Array {
+  const kids = Array.from({ length: pages }, (_, i) => `${4 + i * 2} 0 R`).join(" ");
+  const objs = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  ];
+  for (let i = 0; i < pages; i++) {
+    const text = `BT /F1 24 Tf 72 700 Td (${label} page ${i + 1}) Tj ET`;
+    objs.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`);
+    objs.push(`<< /Length ${text.length} >>\nstream\n${text}\nendstream`);
+  }
+  return writePdf(objs);
 }
 
 /** The 8-byte PNG signature plus an IHDR: identified as PNG, never as PDF. */

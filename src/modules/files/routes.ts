@@ -15,8 +15,15 @@ import { receiveMultipartFile } from "../../storage/multipart";
 import { blobStore, fileKey, scratchDir } from "../../storage/blobs";
 import { inspect } from "../../engine/inspector-client";
 import { declaredKind, typeMismatch } from "../../domain/file-types";
+import { cleanFilename } from "./filename";
 import { Deleted, FileIdParams, FileObject, ListQuery, PresignRequest, PresignedUpload, listOf } from "./models";
 import { fileColumns, presentFile } from "./present";
+
+/** The part's media type as stored: printable ASCII of at most 255 characters, else the generic type. */
+function cleanContentType(raw: string): string {
+  const type = raw.trim();
+  return /^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(type) ? type : "application/octet-stream";
+}
 
 const notFoundStatuses = ["deleted", "expired"];
 
@@ -75,20 +82,26 @@ async function presignUpload(body: unknown, auth: { account: { id: string }; mod
 async function uploadMultipart(request: Request, auth: { account: { id: string }; mode: string }) {
   const id = randomUUID();
   const tmp = join(scratchDir(), `upload-${id}`);
-  const part = await receiveMultipartFile(request, tmp, config.maxUploadBytes);
+  const part = await receiveMultipartFile(request, tmp, config.maxUploadBytes, config.uploadTimeoutS * 1000);
   try {
-    const identified = await identify(tmp, part.size, part.contentType, part.filename, "file");
+    const filename = cleanFilename(part.filename);
+    const identified = await identify(tmp, part.size, part.contentType, filename, "file");
+    const contentType = cleanContentType(part.contentType);
     const key = fileKey(id);
-    // The row is written after the blob: a crash in between leaves an orphan blob (found by
-    // listing the store), never a ready file without bytes.
-    await blobStore().put(key, tmp, part.contentType || "application/octet-stream");
-    const contentType = part.contentType && part.contentType !== "application/octet-stream" ? part.contentType : "application/octet-stream";
-    const [row] = await db()`
-      INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
-      VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${part.filename.slice(0, 255)}, ${contentType}, ${identified.kind}, ${part.size},
-              ${identified.pageCount}, ${identified.encrypted}, 'ready', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
-      RETURNING ${db().unsafe(fileColumns)}`;
-    return { status: 201, body: presentFile(row!) };
+    // The blob is stored before its row; if the row cannot be written, the blob goes too (a
+    // crash between the two leaves an orphan that the sweeper's orphan check removes).
+    await blobStore().put(key, tmp, contentType);
+    try {
+      const [row] = await db()`
+        INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
+        VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${filename}, ${contentType}, ${identified.kind}, ${part.size},
+                ${identified.pageCount}, ${identified.encrypted}, 'ready', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
+        RETURNING ${db().unsafe(fileColumns)}`;
+      return { status: 201, body: presentFile(row!) };
+    } catch (e) {
+      await blobStore().delete(key).catch(() => {});
+      throw e;
+    }
   } finally {
     await rm(tmp, { force: true });
   }

@@ -1,6 +1,7 @@
 // POST /jobs in one transaction: lock the key (serialises its concurrency check), load and
 // check the input files, plan the job, enforce limits, reserve credits, insert the job, store
-// the idempotent response, and wake a worker.
+// the idempotent response, and wake a worker. The Idempotency-Key is claimed in the same
+// transaction, so a failure or a crash leaves neither a job nor a record behind.
 import { randomUUID } from "node:crypto";
 import type { Sql } from "../../db/client";
 import { db } from "../../db/client";
@@ -10,15 +11,28 @@ import { checkRequestShape, planJob, type InputFile, type JobRequest } from "../
 import { limits } from "../../domain/pricing";
 import { reserveCredits } from "../../billing/credits";
 import { presentJob } from "./present";
+import { claimIdempotencyKey } from "./idempotency";
 
 /** Seconds a client is told to wait when its key already has the maximum of active jobs. */
 const concurrencyRetryAfterS = 5;
 
-export async function createJob(auth: AuthenticatedKey, req: JobRequest, idempotencyKey: string | null) {
+export interface Created {
+  status: number;
+  body: unknown;
+  /** True when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+export async function createJob(auth: AuthenticatedKey, req: JobRequest, idempotency: { key: string; hash: string } | null): Promise<Created> {
   const shape = checkRequestShape(req);
+  const idempotencyKey = idempotency?.key ?? null;
   return db().begin(async (txRaw) => {
     const tx = txRaw as unknown as Sql;
     await tx`SELECT id FROM api_keys WHERE id = ${auth.keyId} FOR UPDATE`;
+    if (idempotency) {
+      const claim = await claimIdempotencyKey(tx, auth.keyId, idempotency.key, idempotency.hash);
+      if (claim.kind === "replay") return { status: claim.status, body: claim.body, replayed: true };
+    }
 
     const rows = await tx`SELECT id, account_id, mode, kind, page_count, encrypted, status FROM files WHERE id IN ${tx(shape.fileIds)}`;
     const byId = new Map(rows.map((r) => [r.id as string, r]));
@@ -65,6 +79,6 @@ export async function createJob(auth: AuthenticatedKey, req: JobRequest, idempot
                WHERE key_id = ${auth.keyId} AND idempotency_key = ${idempotencyKey}`;
     }
     await tx`SELECT pg_notify('jobs', ${id})`;
-    return body;
-  });
+    return { status: 202, body, replayed: false };
+  }) as Promise<Created>;
 }

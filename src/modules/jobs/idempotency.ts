@@ -1,9 +1,9 @@
 // Idempotency-Key on POST /jobs (SPEC.md, Idempotency): scoped to the API key, kept 24 hours.
-// The record is committed as `in_progress` before the work starts, so a concurrent retry sees
-// it and answers 409; the outcome is stored when the work succeeds and replayed afterwards.
-// Requests that fail are forgotten, so the client can fix and retry with the same key.
+// The record is claimed in the transaction that creates the job, so it commits with the job or
+// not at all: a request that fails or an API process killed mid-request leaves no record (the
+// retry creates the job), and a concurrent retry waits on the record's row, then replays.
 import { createHash } from "node:crypto";
-import { db } from "../../db/client";
+import type { Sql } from "../../db/client";
 import { ApiError } from "../../http/errors";
 
 /** An in_progress record older than this is taken to be from a crashed request. */
@@ -23,8 +23,9 @@ export function requestHash(body: unknown): string {
 
 export type Claim = { kind: "new" } | { kind: "replay"; status: number; body: unknown };
 
-export async function claimIdempotencyKey(keyId: string, idemKey: string, hash: string): Promise<Claim> {
-  return db().begin(async (tx) => {
+/** Claims the key inside the caller's transaction `tx`. */
+export async function claimIdempotencyKey(tx: Sql, keyId: string, idemKey: string, hash: string): Promise<Claim> {
+  {
     const inserted = await tx`
       INSERT INTO idempotency_records (key_id, idempotency_key, request_hash, state, expires_at)
       VALUES (${keyId}, ${idemKey}, ${hash}, 'in_progress', now() + interval '24 hours')
@@ -48,9 +49,5 @@ export async function claimIdempotencyKey(keyId: string, idemKey: string, hash: 
       throw new ApiError("idempotency_in_progress", "The original request with this Idempotency-Key is still being processed; retry shortly.", "Idempotency-Key", {}, { "retry-after": "1" });
     }
     return { kind: "replay", status: rec.response_status, body: rec.response_body } as Claim;
-  }) as Promise<Claim>;
-}
-
-export async function forgetIdempotencyKey(keyId: string, idemKey: string): Promise<void> {
-  await db()`DELETE FROM idempotency_records WHERE key_id = ${keyId} AND idempotency_key = ${idemKey} AND state = 'in_progress'`;
+  }
 }

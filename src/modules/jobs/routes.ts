@@ -11,7 +11,7 @@ import { CreateJobRequest, JobIdParams, JobObject, ListJobsQuery, ResultQuery } 
 import { listOf } from "../files/models";
 import { presentJob } from "./present";
 import { createJob } from "./create";
-import { claimIdempotencyKey, forgetIdempotencyKey, requestHash } from "./idempotency";
+import { requestHash } from "./idempotency";
 import { cancelJob } from "../../queue/finish";
 import type { JobRequest } from "../../domain/job-plan";
 
@@ -34,16 +34,9 @@ export const createJobRoute = route({
   ],
   handler: async ({ auth, body, request }) => {
     const idemKey = request.headers.get("idempotency-key");
-    if (idemKey === null) return { status: 202, body: await createJob(auth, body as JobRequest, null) };
-    check(IdempotencyKeyHeader, idemKey, "Idempotency-Key");
-    const claim = await claimIdempotencyKey(auth.keyId, idemKey, requestHash(body));
-    if (claim.kind === "replay") return { status: claim.status, body: claim.body, headers: { "idempotent-replayed": "true" } };
-    try {
-      return { status: 202, body: await createJob(auth, body as JobRequest, idemKey) };
-    } catch (e) {
-      await forgetIdempotencyKey(auth.keyId, idemKey).catch(() => {});
-      throw e;
-    }
+    if (idemKey !== null) check(IdempotencyKeyHeader, idemKey, "Idempotency-Key");
+    const out = await createJob(auth, body as JobRequest, idemKey === null ? null : { key: idemKey, hash: requestHash(body) });
+    return { status: out.status, body: out.body, headers: out.replayed ? { "idempotent-replayed": "true" } : ({} as Record<string, string>) };
   },
 });
 
