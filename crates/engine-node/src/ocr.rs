@@ -18,7 +18,7 @@ pub struct OcrInitOptions {
     pub model_root: String,
     /// ONNX Runtime intra-op threads per model; default 1.
     pub intra_threads: Option<u32>,
-    /// Longest side of the detection input in pixels; default 1280.
+    /// Longest side of the detection input in pixels; default `ocr::DET_MAX_SIDE` (1120).
     pub det_max_side: Option<u32>,
     /// A file every process on the machine locks around each model run, so that one run
     /// at a time uses the intra-op threads; default none.

@@ -75,7 +75,7 @@ pub struct OcrInit {
     pub model_root: PathBuf,
     /// ONNX Runtime intra-op threads per model.
     pub intra_threads: usize,
-    /// Longest side of the detection input in pixels (default 1280).
+    /// Longest side of the detection input in pixels (default [`ocr::DET_MAX_SIDE`]).
     pub det_max_side: Option<usize>,
     /// File locked around every model run by every process on the machine (see
     /// [`ocr::OcrConfig::machine_lock`]); `None` runs without it.
@@ -105,7 +105,7 @@ pub fn ocr_init(init: &OcrInit) -> Result<()> {
         ort_library: init.ort_library.clone(),
         models,
         intra_threads: init.intra_threads.max(1),
-        det_max_side: init.det_max_side.unwrap_or(1280),
+        det_max_side: init.det_max_side.unwrap_or(ocr::DET_MAX_SIDE),
         machine_lock: init.machine_lock.clone(),
     })
     .map_err(ocr_failed)?;

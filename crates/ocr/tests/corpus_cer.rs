@@ -23,7 +23,7 @@ fn engine() -> ocr::Ocr {
         ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
         models,
         intra_threads: 2,
-        det_max_side: 1280,
+        det_max_side: ocr::DET_MAX_SIDE,
         machine_lock: None,
     })
     .unwrap()
@@ -152,7 +152,7 @@ fn model_runs_wait_for_the_machine_lock() {
         ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
         models: ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap(),
         intra_threads: 1,
-        det_max_side: 1280,
+        det_max_side: ocr::DET_MAX_SIDE,
         machine_lock: Some(lock.clone()),
     })
     .unwrap();

@@ -103,7 +103,7 @@ async function run(input: ExecutionInput, output: "blocks" | "searchable_pdf"): 
   const json = JSON.parse(r.json);
   const mode = (input.options.mode as string | undefined) ?? "base";
   if (output === "blocks") {
-    return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, engine: "pp-ocrv4", ...json } } };
+    return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, engine: "pp-ocrv6-tiny", ...json } } };
   }
   const skipped = (json.pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
   const note = skipped ? `${skipped} page(s) already carried text and were kept without OCR (not billed).` : undefined;

