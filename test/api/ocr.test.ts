@@ -133,6 +133,27 @@ describe("ocr with SANDBOX_OCR=real", () => {
     expect(Date.parse(job.finished_at) - Date.parse(job.started_at)).toBeLessThan(30_000);
   }, 120_000);
 
+  test("billing by the spec: a live ocr job on a born-digital PDF settles 3 credits for every page returned, text read from the PDF", async () => {
+    const live = (await keyFor(svc, accountId, "live")).key;
+    const file = await uploadOk(svc, live, filesCorpus("latex-outline-4-pages.pdf"));
+    const created = await createJob(svc, live, { operation: "ocr", file_id: file.id, options: { pages: [0, 2] } });
+    const job = await finishedJob(svc, live, created.id, 120_000);
+    expect(job.status).toBe("succeeded");
+    expect(job.result.pages_processed).toBe(2);
+    const r = await download(svc, live, job.id, "?format=json");
+    expect(r.json.pages.map((p: any) => [p.page, p.ocr, p.skipped])).toEqual([[0, false, "has_text"], [2, false, "has_text"]]);
+    for (const p of r.json.pages) expect(p.text.replace(/\s/g, "").length).toBeGreaterThanOrEqual(16);
+    const charges = await svc.sql`SELECT credits, pages FROM credit_ledger WHERE job_id = ${job.id} AND entry = 'charge'`;
+    expect(charges.map((c) => [c.credits, c.pages])).toEqual([[6, 2]]);
+
+    const sp = await createJob(svc, live, { operation: "searchable_pdf", file_id: file.id, options: {} });
+    const spJob = await finishedJob(svc, live, sp.id, 120_000);
+    expect(spJob.status).toBe("succeeded");
+    expect(spJob.result.pages_processed).toBe(4);
+    const spCharges = await svc.sql`SELECT credits FROM credit_ledger WHERE job_id = ${sp.id} AND entry = 'charge'`;
+    expect(spCharges.map((c) => c.credits)).toEqual([12]);
+  }, 180_000);
+
   test("searchable_pdf (mode base) keeps every page of a scan", async () => {
     const { k, job } = await run(filesCorpus("scanned-mixed-3-pages.pdf"), "searchable_pdf", { mode: "base" });
     expect(job.status).toBe("succeeded");

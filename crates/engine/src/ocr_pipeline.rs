@@ -14,8 +14,10 @@
 //!
 //! A page whose text layer has at least [`TEXT_PAGE_MIN_CHARS`] non-blank characters
 //! (born-digital, or already OCRed) is not OCRed: in `blocks` it appears with
-//! `"ocr": false, "skipped": "has_text"` and no blocks, in a searchable PDF it is kept
-//! as it is, and it does not count in `pages_processed` (credits).
+//! `"ocr": false, "skipped": "has_text"`, the text read from its text layer and no blocks,
+//! in a searchable PDF it is kept as it is. It is returned, so it counts in
+//! `pages_processed` (credits) like a recognised page: the spec prices ocr and
+//! searchable_pdf per page, whatever the page held.
 //!
 //! # Images
 //!
@@ -218,8 +220,8 @@ impl PageJson {
         }
     }
 
-    /// A page left alone because it already carries text.
-    fn has_text(page: usize, width: f32, height: f32) -> Self {
+    /// A page left alone because it already carries text: `text` is that text layer.
+    fn has_text(page: usize, width: f32, height: f32, text: String) -> Self {
         PageJson {
             page,
             width,
@@ -228,7 +230,7 @@ impl PageJson {
             skipped: Some("has_text"),
             dpi: None,
             text_rotation: 0,
-            text: String::new(),
+            text,
             blocks: Vec::new(),
         }
     }
@@ -250,7 +252,7 @@ pub struct OcrJson {
 pub struct OcrResult {
     /// Pages in the input.
     pub page_count: usize,
-    /// Pages actually OCRed (pages with text are not).
+    /// Pages returned (recognised, or read from their text layer): what is billed.
     pub pages_processed: usize,
     /// The blocks, serialised.
     pub json: String,
@@ -393,6 +395,25 @@ fn native_dpi(page: &PdfObject, page_w: f32, page_h: f32) -> Option<f32> {
 /// shared with pdf -> docx.
 pub fn has_text_layer(text: &str) -> bool {
     text.chars().filter(|c| !c.is_whitespace()).count() >= TEXT_PAGE_MIN_CHARS
+}
+
+/// A text layer as MuPDF extracts it, in the JSON's form: lines without trailing blanks,
+/// runs of blank lines (MuPDF's block breaks) as one empty line, no blank start or end.
+fn layer_text(text: &str) -> String {
+    let mut out = String::new();
+    let mut blank = false;
+    for line in text.lines().map(str::trim_end) {
+        if line.trim().is_empty() {
+            blank = !out.is_empty();
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank { "\n\n" } else { "\n" });
+        }
+        out.push_str(line);
+        blank = false;
+    }
+    out
 }
 
 /// Renders a loaded page in grey at its OCR resolution and recognises it. Returns the dpi,
@@ -539,7 +560,8 @@ pub fn ocr_document(
             .and_then(|t| t.to_text())
             .unwrap_or_default();
         if has_text_layer(&text) {
-            pages.push(PageJson::has_text(index, pw, ph));
+            pages.push(PageJson::has_text(index, pw, ph, layer_text(&text)));
+            processed += 1;
             control.advance()?;
             continue;
         }
@@ -563,6 +585,7 @@ pub fn ocr_document(
     }
     let json = serde_json::to_string(&OcrJson { unit: "pt", origin: "top-left", pages })
         .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("serialising the result: {e}")))?;
+    layer.finish()?;
     let output_bytes = match (options.output, output) {
         (OcrOutput::SearchablePdf, Some(out)) => save_pdf(&doc, out, write_options(Encryption::None), control)?,
         (OcrOutput::SearchablePdf, None) => {

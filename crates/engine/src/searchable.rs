@@ -1,48 +1,68 @@
-//! The invisible text layer of a searchable PDF.
+//! The invisible text layer of a searchable PDF, in Unicode.
 //!
 //! The original page is kept byte for byte: its content streams are wrapped in `q` ... `Q`
 //! (so a graphics state left changed cannot move our text) and one stream is appended
-//! with the recognised words in text render mode 3 (invisible). Each word gets its own
-//! text matrix: the baseline runs along the word's box (rotated text stays rotated), the
-//! font size is 75% of the box height with the baseline 20% above its bottom, and the
-//! horizontal scale makes the word's Helvetica advance exactly the box width, so
-//! selecting or searching highlights the word where it is printed. Words other than the
-//! last of a line carry a trailing space (drawn past the word's box), so `pdftotext` and
-//! copy-paste separate words however tight the spacing.
+//! with the recognised words in text render mode 3 (invisible), one `Tj` per word.
 //!
-//! Font: Helvetica (MuPDF's built-in base-14 substitute, embedded once per document),
-//! WinAnsi encoding. Characters outside WinAnsi (CJK, Cyrillic, ...) are written as `?`
-//! in the text layer; the JSON blocks keep them.
+//! Font: the technique of Tesseract's PDF renderer and OCRmyPDF: a glyph-less Type0 font
+//! (`Identity-H` encoding over a `CIDFontType2` whose every CID has the same advance,
+//! [`CID_ADVANCE`]) and a `ToUnicode` map, so any script is searchable and copyable
+//! (WinAnsi, used before, wrote `?` for CJK, Cyrillic, Arabic...). Each distinct character
+//! of the document gets its own CID (1, 2, ...; 0 is `.notdef`), and the `ToUnicode` map
+//! written by [`TextLayer::finish`] sends it back to that character (UTF-16, so characters
+//! beyond the BMP survive too). The font program embedded is [`glyphless_ttf`]: two empty
+//! glyphs, nothing to draw.
+//!
+//! Placement: each word gets its own text matrix: the baseline runs along the word's box
+//! (rotated text stays rotated), the font size is 75% of the box height with the baseline
+//! 20% above its bottom, and a horizontal scale makes the word's advance (characters x
+//! [`CID_ADVANCE`]) exactly the box width, so selecting or searching highlights the word
+//! where it is printed, and a CJK line (one "word" without spaces) has evenly spread
+//! characters that extraction does not split with spaces. Words other than the last of a
+//! line carry a space after them in logical order (drawn outside the word's box), so
+//! `pdftotext` and copy-paste separate words however tight the spacing.
+//!
+//! Right-to-left words (Arabic, Hebrew...) are drawn in visual order (their characters
+//! reversed, the separating space on their left), as a PDF made from such text draws
+//! them; extraction tools detect the right-to-left run and give back the logical order
+//! the JSON has.
+
+use std::collections::HashMap;
 
 use mupdf::pdf::{PdfDocument, PdfObject};
-use mupdf::{Buffer, Font, SimpleFontEncoding};
+use mupdf::Buffer;
 
 use crate::error::{MuPdfResultExt, Result};
 
 /// Resource name of the text layer's font.
 const FONT_NAME: &str = "OcrTxt";
+/// Advance of every CID, in 1/1000 em (the font's `/DW`).
+pub const CID_ADVANCE: f32 = 500.0;
 
-/// Builds the text layer page by page; the font is added once.
-pub(crate) struct TextLayer {
-    font: Option<(Font, PdfObject)>,
+/// One positioned word for [`TextLayer::add_words`]: its text in logical order and the
+/// corners of its box in PDF user space (top-left, top-right, bottom-right, bottom-left of
+/// the upright word).
+#[derive(Debug, Clone)]
+pub struct LayerWord<'a> {
+    /// Text, logical order.
+    pub text: &'a str,
+    /// Corners in user space, reading direction.
+    pub quad: [[f32; 2]; 4],
+    /// Whether a space follows the word (every word of a line but the last).
+    pub space_after: bool,
 }
 
-/// WinAnsi (Windows-1252) code of a character, if it has one.
-fn win_ansi(c: char) -> Option<u8> {
-    let u = c as u32;
-    match u {
-        0x20..=0x7E | 0xA0..=0xFF => Some(u as u8),
-        0x2018 => Some(0x91),
-        0x2019 => Some(0x92),
-        0x201C => Some(0x93),
-        0x201D => Some(0x94),
-        0x2022 => Some(0x95),
-        0x2013 => Some(0x96),
-        0x2014 => Some(0x97),
-        0x20AC => Some(0x80),
-        0x2026 => Some(0x85),
-        _ => None,
-    }
+/// Builds the text layer page by page; the font is added once and its `ToUnicode` map is
+/// written by [`finish`](Self::finish).
+pub struct TextLayer {
+    font: Option<Fonts>,
+    cids: HashMap<char, u16>,
+    chars: Vec<char>,
+}
+
+struct Fonts {
+    type0: PdfObject,
+    to_unicode: PdfObject,
 }
 
 fn fmt(v: f32) -> String {
@@ -55,13 +75,94 @@ fn fmt(v: f32) -> String {
     }
 }
 
+/// Whether a character is of a right-to-left script (Hebrew, Arabic, Syriac, Thaana, NKo,
+/// Samaritan, Mandaic and their presentation forms).
+pub fn is_rtl_char(c: char) -> bool {
+    matches!(c as u32, 0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF | 0x10800..=0x10FFF | 0x1E800..=0x1EFFF)
+}
+
+/// Whether a word reads right to left: it has more right-to-left letters than others.
+fn is_rtl_word(text: &str) -> bool {
+    let (mut rtl, mut other) = (0usize, 0usize);
+    for c in text.chars().filter(|c| c.is_alphabetic()) {
+        if is_rtl_char(c) {
+            rtl += 1;
+        } else {
+            other += 1;
+        }
+    }
+    rtl > other
+}
+
+impl Default for TextLayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl TextLayer {
-    pub(crate) fn new() -> Self {
-        Self { font: None }
+    /// An empty layer.
+    pub fn new() -> Self {
+        Self { font: None, cids: HashMap::new(), chars: Vec::new() }
     }
 
-    /// Appends the words of `text` to `page`. `to_user` maps OCR pixel coordinates to the
-    /// page's PDF user space.
+    fn cid(&mut self, c: char) -> Option<u16> {
+        if let Some(&id) = self.cids.get(&c) {
+            return Some(id);
+        }
+        // CIDs 1..=65535 (0 is .notdef); a page of more distinct characters is unheard of.
+        let id = u16::try_from(self.chars.len() + 1).ok()?;
+        self.cids.insert(c, id);
+        self.chars.push(c);
+        Some(id)
+    }
+
+    fn fonts(&mut self, doc: &mut PdfDocument) -> Result<PdfObject> {
+        if let Some(f) = &self.font {
+            return doc.new_indirect(f.type0.as_indirect().ctx("font reference")?, 0).ctx("font reference");
+        }
+        let ttf = glyphless_ttf();
+        let mut font_file =
+            doc.add_stream(&Buffer::from_bytes(&ttf).ctx("buffer")?, None, false).ctx("adding the font program")?;
+        let ttf_len = ttf.len();
+        font_file.dict_put("Length1", doc.new_int(ttf_len as i32).ctx("font length")?).ctx("font length")?;
+        let descriptor = doc
+            .new_object_from_str(&format!(
+                "<< /Type /FontDescriptor /FontName /GlyphLessFont /Flags 5 /FontBBox [0 0 {adv} 1000] \
+                 /ItalicAngle 0 /Ascent 1000 /Descent 0 /CapHeight 1000 /StemV 80 /FontFile2 {} 0 R >>",
+                font_file.as_indirect().ctx("font file")?,
+                adv = CID_ADVANCE as i32
+            ))
+            .ctx("font descriptor")?;
+        let descriptor = doc.add_object(&descriptor).ctx("font descriptor")?;
+        let cid_font = doc
+            .new_object_from_str(&format!(
+                "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /GlyphLessFont \
+                 /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> \
+                 /FontDescriptor {} 0 R /DW {} /CIDToGIDMap /Identity >>",
+                descriptor.as_indirect().ctx("descriptor")?,
+                CID_ADVANCE as i32
+            ))
+            .ctx("CID font")?;
+        let cid_font = doc.add_object(&cid_font).ctx("CID font")?;
+        // Filled by finish() once every character of the document is known.
+        let to_unicode = doc.add_stream(&Buffer::from_bytes(b"").ctx("buffer")?, None, false).ctx("ToUnicode")?;
+        let type0 = doc
+            .new_object_from_str(&format!(
+                "<< /Type /Font /Subtype /Type0 /BaseFont /GlyphLessFont /Encoding /Identity-H \
+                 /DescendantFonts [{} 0 R] /ToUnicode {} 0 R >>",
+                cid_font.as_indirect().ctx("CID font")?,
+                to_unicode.as_indirect().ctx("ToUnicode")?
+            ))
+            .ctx("Type0 font")?;
+        let type0 = doc.add_object(&type0).ctx("Type0 font")?;
+        let reference = doc.new_indirect(type0.as_indirect().ctx("font reference")?, 0).ctx("font reference")?;
+        self.font = Some(Fonts { type0, to_unicode });
+        Ok(reference)
+    }
+
+    /// Appends the words of an OCR result to `page`. `to_user` maps OCR pixel coordinates to
+    /// the page's PDF user space.
     pub(crate) fn add_page(
         &mut self,
         doc: &mut PdfDocument,
@@ -69,51 +170,63 @@ impl TextLayer {
         text: &ocr::PageText,
         to_user: &dyn Fn([f32; 2]) -> [f32; 2],
     ) -> Result<()> {
-        if self.font.is_none() {
-            let font = Font::new("Helvetica").ctx("loading Helvetica")?;
-            let obj = doc.add_simple_font(&font, SimpleFontEncoding::Latin).ctx("adding the font")?;
-            self.font = Some((font, obj));
-        }
-        let (font, font_obj) = self.font.as_ref().expect("font set above");
+        let words: Vec<LayerWord> = text
+            .blocks
+            .iter()
+            .flat_map(|b| &b.lines)
+            .flat_map(|l| {
+                let n = l.words.len();
+                l.words.iter().enumerate().map(move |(i, w)| (w, i + 1 < n))
+            })
+            .map(|(w, space_after)| LayerWord { text: &w.text, quad: w.quad.map(to_user), space_after })
+            .collect();
+        self.add_words(doc, page, &words)
+    }
+
+    /// Appends positioned words (in reading order) to `page` as invisible text.
+    pub fn add_words(&mut self, doc: &mut PdfDocument, page: &mut PdfObject, words: &[LayerWord]) -> Result<()> {
         let mut ops = String::from("BT\n3 Tr\n");
         let mut any = false;
-        let words = text.blocks.iter().flat_map(|b| &b.lines).flat_map(|l| {
-            let n = l.words.len();
-            l.words.iter().enumerate().map(move |(i, w)| (w, i + 1 < n))
-        });
-        for (word, space_after) in words {
-            let mut hex = String::new();
-            let mut advance = 0f32;
-            for c in word.text.chars() {
-                let (code, ch) = match win_ansi(c) {
-                    Some(code) => (code, c),
-                    None => (b'?', '?'),
-                };
-                let glyph = font.encode_character(ch as i32).unwrap_or(0);
-                advance += font.advance_glyph(glyph).unwrap_or(0.5);
-                hex.push_str(&format!("{code:02X}"));
-            }
-            if hex.is_empty() || advance <= 0.0 {
+        let em = CID_ADVANCE / 1000.0;
+        for word in words {
+            let rtl = is_rtl_word(word.text);
+            let mut chars: Vec<char> = word.text.chars().filter(|c| !c.is_control()).collect();
+            if chars.is_empty() {
                 continue;
             }
-            // A real space after the word (outside its box) so text extraction separates
-            // words however close their boxes are.
-            if space_after {
-                hex.push_str("20");
+            if rtl {
+                chars.reverse();
             }
-            let [tl, tr, _br, bl] = word.quad.map(&to_user);
+            let n = chars.len() as f32;
+            let mut hex = String::new();
+            // A real space after the word in logical order (outside its box), so text
+            // extraction separates words however close their boxes are: on the right of a
+            // left-to-right word, on the left of a right-to-left one.
+            let lead_space = rtl && word.space_after;
+            if lead_space {
+                hex.push_str(&format!("{:04X}", self.cid(' ').unwrap_or(0)));
+            }
+            for &c in &chars {
+                hex.push_str(&format!("{:04X}", self.cid(c).unwrap_or(0)));
+            }
+            if word.space_after && !rtl {
+                hex.push_str(&format!("{:04X}", self.cid(' ').unwrap_or(0)));
+            }
+            let [tl, tr, _br, bl] = word.quad;
             let (bx, by) = (tr[0] - tl[0], tr[1] - tl[1]);
             let (ux, uy) = (tl[0] - bl[0], tl[1] - bl[1]);
             let width = (bx * bx + by * by).sqrt();
             let height = (ux * ux + uy * uy).sqrt();
-            if width <= 0.0 || height <= 0.0 {
+            if !(width > 0.0 && height > 0.0) {
                 continue;
             }
             let (xh, yh) = ((bx / width, by / width), (ux / height, uy / height));
             let size = 0.75 * height;
-            let hscale = width / (advance * size);
-            let ox = bl[0] + yh.0 * 0.2 * height;
-            let oy = bl[1] + yh.1 * 0.2 * height;
+            let hscale = width / (n * em * size);
+            // The leading space of a right-to-left word is drawn just left of its box.
+            let shift = if lead_space { em * size * hscale } else { 0.0 };
+            let ox = bl[0] + yh.0 * 0.2 * height - xh.0 * shift;
+            let oy = bl[1] + yh.1 * 0.2 * height - xh.1 * shift;
             ops.push_str(&format!(
                 "/{FONT_NAME} {} Tf {} {} {} {} {} {} Tm <{hex}> Tj\n",
                 fmt(size),
@@ -130,6 +243,7 @@ impl TextLayer {
         if !any {
             return Ok(());
         }
+        let font_ref = self.fonts(doc)?;
         // Resources: make sure the page has its own /Resources with /Font /OcrTxt.
         let res = page.get_dict("Resources").ctx("reading resources")?;
         let mut res = match res {
@@ -151,7 +265,7 @@ impl TextLayer {
                 res.get_dict("Font").ctx("reading fonts")?.expect("just set")
             }
         };
-        fonts.dict_put(FONT_NAME, doc.new_indirect(font_obj.as_indirect().ctx("font reference")?, 0).ctx("font reference")?).ctx("adding the font resource")?;
+        fonts.dict_put(FONT_NAME, font_ref).ctx("adding the font resource")?;
 
         // Contents: [q, original..., Q + text].
         let open = doc.add_stream(&Buffer::from_bytes(b"q\n").ctx("buffer")?, None, false).ctx("adding a stream")?;
@@ -176,5 +290,228 @@ impl TextLayer {
         page.dict_put("Contents", contents).ctx("setting contents")?;
         Ok(())
     }
+
+    /// Writes the `ToUnicode` map of every character used. Call once, before saving.
+    pub fn finish(&mut self) -> Result<()> {
+        let Some(fonts) = self.font.as_mut() else { return Ok(()) };
+        let mut cmap = String::from(
+            "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n\
+             /CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n\
+             /CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n\
+             1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n",
+        );
+        // At most 100 entries per bfchar section (the CMap format's limit).
+        for (chunk_index, chunk) in self.chars.chunks(100).enumerate() {
+            cmap.push_str(&format!("{} beginbfchar\n", chunk.len()));
+            for (i, c) in chunk.iter().enumerate() {
+                let cid = chunk_index * 100 + i + 1;
+                let mut units = [0u16; 2];
+                let utf16: String = c.encode_utf16(&mut units).iter().map(|u| format!("{u:04X}")).collect();
+                cmap.push_str(&format!("<{cid:04X}> <{utf16}>\n"));
+            }
+            cmap.push_str("endbfchar\n");
+        }
+        cmap.push_str("endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
+        fonts.to_unicode.write_stream_string(&cmap).ctx("writing ToUnicode")?;
+        Ok(())
+    }
 }
 
+/// A TrueType font with two empty glyphs (`.notdef` and one every CID maps to through
+/// `/CIDToGIDMap /Identity`... and beyond the font's glyph count, to `.notdef`, which is
+/// empty too): the embedded program of the glyph-less font. Nothing is ever drawn with it
+/// (render mode 3); it is there so readers need no substitute and the PDF names no font it
+/// does not carry. Built here rather than copied, so the project ships no third-party
+/// binary: tables `head`, `hhea`, `maxp`, `OS/2`, `hmtx`, `cmap`, `loca`, `glyf`, `name`,
+/// `post`, 1000 units per em, every advance [`CID_ADVANCE`].
+pub fn glyphless_ttf() -> Vec<u8> {
+    fn be16(v: &mut Vec<u8>, x: u16) {
+        v.extend_from_slice(&x.to_be_bytes());
+    }
+    fn be32(v: &mut Vec<u8>, x: u32) {
+        v.extend_from_slice(&x.to_be_bytes());
+    }
+    let adv = CID_ADVANCE as u16;
+    let glyphs = 2u16;
+    let mut head = Vec::new();
+    be32(&mut head, 0x0001_0000); // version
+    be32(&mut head, 0x0001_0000); // fontRevision
+    be32(&mut head, 0); // checkSumAdjustment (set below)
+    be32(&mut head, 0x5F0F_3CF5); // magic
+    be16(&mut head, 0b1011); // flags: baseline at 0, lsb at 0, integer ppem
+    be16(&mut head, 1000); // unitsPerEm
+    head.extend_from_slice(&[0; 16]); // created, modified
+    for v in [0i16, 0, adv as i16, 1000] {
+        be16(&mut head, v as u16); // xMin yMin xMax yMax
+    }
+    be16(&mut head, 0); // macStyle
+    be16(&mut head, 8); // lowestRecPPEM
+    be16(&mut head, 2); // fontDirectionHint
+    be16(&mut head, 0); // indexToLocFormat: short
+    be16(&mut head, 0); // glyphDataFormat
+
+    let mut hhea = Vec::new();
+    be32(&mut hhea, 0x0001_0000);
+    be16(&mut hhea, 1000); // ascender
+    be16(&mut hhea, 0); // descender
+    be16(&mut hhea, 0); // lineGap
+    be16(&mut hhea, adv); // advanceWidthMax
+    for _ in 0..3 {
+        be16(&mut hhea, 0); // minLSB, minRSB, xMaxExtent
+    }
+    be16(&mut hhea, 1); // caretSlopeRise
+    hhea.extend_from_slice(&[0; 12]); // caretSlopeRun, caretOffset, reserved x4
+    be16(&mut hhea, 0); // metricDataFormat
+    be16(&mut hhea, glyphs); // numberOfHMetrics
+
+    let mut maxp = Vec::new();
+    be32(&mut maxp, 0x0001_0000);
+    be16(&mut maxp, glyphs);
+    for v in [0u16, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0] {
+        be16(&mut maxp, v); // maxPoints.. (maxZones = 1)
+    }
+
+    let mut os2 = Vec::new();
+    be16(&mut os2, 1); // version
+    be16(&mut os2, adv); // xAvgCharWidth
+    be16(&mut os2, 400); // usWeightClass
+    be16(&mut os2, 5); // usWidthClass
+    be16(&mut os2, 0); // fsType: installable
+    for _ in 0..10 {
+        be16(&mut os2, 0); // subscript/superscript/strikeout metrics
+    }
+    be16(&mut os2, 0); // sFamilyClass
+    os2.extend_from_slice(&[0; 10]); // panose
+    os2.extend_from_slice(&[0; 16]); // ulUnicodeRange1-4
+    os2.extend_from_slice(b"NONE"); // achVendID
+    be16(&mut os2, 0x40); // fsSelection: regular
+    be16(&mut os2, 0x20); // usFirstCharIndex
+    be16(&mut os2, 0xFFFF); // usLastCharIndex
+    be16(&mut os2, 1000); // sTypoAscender
+    be16(&mut os2, 0); // sTypoDescender
+    be16(&mut os2, 0); // sTypoLineGap
+    be16(&mut os2, 1000); // usWinAscent
+    be16(&mut os2, 0); // usWinDescent
+    os2.extend_from_slice(&[0; 8]); // ulCodePageRange1-2
+
+    let mut hmtx = Vec::new();
+    for _ in 0..glyphs {
+        be16(&mut hmtx, adv);
+        be16(&mut hmtx, 0);
+    }
+
+    // cmap: one format-4 subtable (3,1) with only the final 0xFFFF segment.
+    let mut cmap = Vec::new();
+    be16(&mut cmap, 0);
+    be16(&mut cmap, 1);
+    be16(&mut cmap, 3);
+    be16(&mut cmap, 1);
+    be32(&mut cmap, 12);
+    for v in [4u16, 24, 0, 2, 2, 0, 0, 0xFFFF, 0, 0xFFFF, 1, 0] {
+        be16(&mut cmap, v); // format, length, language, segCountX2, searchRange, entrySelector, rangeShift, endCode, pad, startCode, idDelta, idRangeOffset
+    }
+
+    // Both glyphs empty: loca offsets all 0 (short format, offsets / 2).
+    let mut loca = Vec::new();
+    for _ in 0..=glyphs {
+        be16(&mut loca, 0);
+    }
+    let glyf: Vec<u8> = Vec::new();
+
+    let mut name = Vec::new();
+    let family = "GlyphLessFont";
+    let utf16: Vec<u8> = family.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let ids = [1u16, 2, 4, 6];
+    let style: Vec<u8> = "Regular".encode_utf16().flat_map(u16::to_be_bytes).collect();
+    be16(&mut name, 0);
+    be16(&mut name, ids.len() as u16);
+    be16(&mut name, 6 + 12 * ids.len() as u16);
+    let mut strings = Vec::new();
+    for id in ids {
+        let s = if id == 2 { &style } else { &utf16 };
+        be16(&mut name, 3);
+        be16(&mut name, 1);
+        be16(&mut name, 0x409);
+        be16(&mut name, id);
+        be16(&mut name, s.len() as u16);
+        be16(&mut name, strings.len() as u16);
+        strings.extend_from_slice(s);
+    }
+    name.extend_from_slice(&strings);
+
+    let mut post = Vec::new();
+    be32(&mut post, 0x0003_0000);
+    post.extend_from_slice(&[0; 28]);
+
+    let mut tables: Vec<(&[u8; 4], Vec<u8>)> = vec![
+        (b"OS/2", os2),
+        (b"cmap", cmap),
+        (b"glyf", glyf),
+        (b"head", head),
+        (b"hhea", hhea),
+        (b"hmtx", hmtx),
+        (b"loca", loca),
+        (b"maxp", maxp),
+        (b"name", name),
+        (b"post", post),
+    ];
+    tables.sort_by_key(|(tag, _)| **tag);
+    let checksum = |data: &[u8]| -> u32 {
+        data.chunks(4).fold(0u32, |sum, c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            sum.wrapping_add(u32::from_be_bytes(w))
+        })
+    };
+    let n = tables.len() as u16;
+    let mut out = Vec::new();
+    be32(&mut out, 0x0001_0000);
+    be16(&mut out, n);
+    let entry_selector = 15 - n.leading_zeros() as u16; // floor(log2 n)
+    let search_range = 16u16 << entry_selector;
+    be16(&mut out, search_range);
+    be16(&mut out, entry_selector);
+    be16(&mut out, n * 16 - search_range);
+    let mut offset = 12 + 16 * u32::from(n);
+    let mut body = Vec::new();
+    let mut head_at = 0usize;
+    for (tag, data) in &tables {
+        out.extend_from_slice(*tag);
+        be32(&mut out, checksum(data));
+        be32(&mut out, offset);
+        be32(&mut out, data.len() as u32);
+        if *tag == b"head" {
+            head_at = (offset as usize) + 8;
+        }
+        body.extend_from_slice(data);
+        while body.len() % 4 != 0 {
+            body.push(0);
+        }
+        offset = 12 + 16 * u32::from(n) + body.len() as u32;
+    }
+    out.extend_from_slice(&body);
+    let adjust = 0xB1B0_AFBAu32.wrapping_sub(checksum(&out));
+    out[head_at..head_at + 4].copy_from_slice(&adjust.to_be_bytes());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn right_to_left_words_are_detected_by_their_letters() {
+        assert!(is_rtl_word("مرحبا"));
+        assert!(is_rtl_word("שלום"));
+        assert!(!is_rtl_word("Hello"));
+        assert!(!is_rtl_word("2026"));
+    }
+
+    #[test]
+    fn the_glyphless_font_has_a_table_directory_mupdf_can_load() {
+        let ttf = glyphless_ttf();
+        assert_eq!(&ttf[0..4], &[0, 1, 0, 0]);
+        let font = mupdf::Font::from_bytes("GlyphLessFont", &ttf).expect("MuPDF loads the generated font");
+        assert_eq!(font.name(), "GlyphLessFont");
+    }
+}

@@ -70,13 +70,16 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
 }
 
 #[test]
-fn pages_that_already_carry_text_are_not_ocred() {
+fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count() {
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
     let r = ocr_document(&corpus("files/rotated-page-attribute.pdf"), None, &options, &JobControl::new()).unwrap();
     let v = json(&r);
-    assert_eq!(r.pages_processed, 0, "{v}");
+    // Billing by the spec: every returned page counts, including pages read from their layer.
+    assert_eq!(r.pages_processed, r.page_count, "{v}");
     assert_eq!(v["pages"][0]["skipped"], "has_text");
+    assert_eq!(v["pages"][0]["ocr"], false);
+    assert!(crate_has_text(v["pages"][0]["text"].as_str().unwrap()), "{v}");
 }
 
 #[test]
@@ -177,4 +180,8 @@ fn a_decompression_bomb_is_refused_before_mupdf_reads_it() {
         assert!(started.elapsed().as_secs() < 30, "took {:?}", started.elapsed());
         assert!(!out.exists(), "nothing is written for a refused input");
     }
+}
+
+fn crate_has_text(s: &str) -> bool {
+    engine::ocr_pipeline::has_text_layer(s)
 }

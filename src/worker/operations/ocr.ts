@@ -106,7 +106,7 @@ async function run(input: ExecutionInput, output: "blocks" | "searchable_pdf"): 
     return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, engine: "pp-ocrv6-tiny", ...json } } };
   }
   const skipped = (json.pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
-  const note = skipped ? `${skipped} page(s) already carried text and were kept without OCR (not billed).` : undefined;
+  const note = skipped ? `${skipped} page(s) already carried text and were kept as they are, without OCR.` : undefined;
   return {
     pagesProcessed: r.pagesProcessed,
     result: { type: "file", path: out!, filename: `${baseName(src.filename)}-ocr.pdf`, contentType: "application/pdf", note },
