@@ -53,9 +53,13 @@ fn font_program_bytes(path: &Path) -> usize {
         };
         for entry in fonts.dict_iter().unwrap() {
             let (_, font) = entry.unwrap();
-            let font = font.resolve().unwrap().unwrap();
+            let Some(font) = font.resolve().unwrap() else { continue };
             let desc_font = match font.get_dict("DescendantFonts").unwrap() {
-                Some(d) => d.get_array(0).unwrap().unwrap().resolve().unwrap().unwrap(),
+                Some(d) => {
+                    let first = d.resolve().unwrap().and_then(|a| a.get_array(0).unwrap());
+                    let Some(first) = first.and_then(|f| f.resolve().unwrap()) else { continue };
+                    first
+                }
                 None => font,
             };
             let Some(desc) = desc_font.get_dict("FontDescriptor").unwrap() else { continue };
