@@ -20,9 +20,72 @@ typedef struct {
 	int skip_rewriter;    /* images the engine's pass did not take are kept as they are */
 	int rewrite_in_place; /* MuPDF's rewriter on the document itself, as before the pass
 	                       * existed (for comparisons; only without the pass) */
+	int subset_fonts;     /* subset embedded TrueType/OpenType/CFF fonts to the glyphs used */
+	int drop_private;     /* drop what no viewer shows: thumbnails, PieceInfo, non-document metadata */
 	int page_count;       /* out */
 	int rewriter_ran;     /* out: MuPDF's image rewriter ran (the content guard checks) */
+	int fonts_subset;     /* out: MuPDF's font subsetter changed the document (the guard checks) */
 } engine_compress_options;
+
+/* Subsets the embedded fonts to the glyphs the pages (and their annotations) use, with
+ * MuPDF's pdf_subset_fonts (TrueType, OpenType and CFF programs; a bare Type 1 program
+ * is left as it is). A font it cannot parse is left alone by MuPDF; a failure of the
+ * whole pass (a page that cannot be read) leaves the document unchanged, as the fonts
+ * are rewritten only after every page was read. Returns 1 when it ran through. */
+static int subset_fonts(fz_context *ctx, pdf_document *doc)
+{
+	int ok = 0;
+	fz_try(ctx)
+	{
+		pdf_subset_fonts(ctx, doc, 0, NULL);
+		ok = 1;
+	}
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+	return ok;
+}
+
+/* Drops what no viewer shows: page thumbnails (/Thumb), private application data
+ * (/PieceInfo, e.g. Illustrator's and Photoshop's copies of the artwork) on any
+ * dictionary, and XMP metadata streams attached to anything but the catalogue (pages,
+ * images, fonts, forms: Acrobat and InDesign repeat the document's). The catalogue's
+ * /Metadata (the document's XMP) is kept. Objects that cannot be loaded are skipped. */
+static void drop_private(fz_context *ctx, pdf_document *doc)
+{
+	int i, n = pdf_xref_len(ctx, doc);
+	pdf_obj *root = pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root));
+	pdf_dict_del(ctx, root, PDF_NAME(PieceInfo));
+	for (i = 1; i < n; i++)
+	{
+		pdf_obj *obj = NULL;
+		fz_var(obj);
+		fz_try(ctx)
+		{
+			obj = pdf_load_object(ctx, doc, i);
+			if (pdf_is_dict(ctx, obj) && i != pdf_to_num(ctx, root))
+			{
+				pdf_obj *type = pdf_dict_get(ctx, obj, PDF_NAME(Type));
+				if (pdf_dict_get(ctx, obj, PDF_NAME(PieceInfo)))
+					pdf_dict_del(ctx, obj, PDF_NAME(PieceInfo));
+				if (type == PDF_NAME(Page) && pdf_dict_get(ctx, obj, PDF_NAME(Thumb)))
+					pdf_dict_del(ctx, obj, PDF_NAME(Thumb));
+				if (type != PDF_NAME(Catalog) && type != PDF_NAME(Metadata) &&
+					pdf_is_stream(ctx, pdf_dict_get(ctx, obj, PDF_NAME(Metadata))))
+					pdf_dict_del(ctx, obj, PDF_NAME(Metadata));
+			}
+		}
+		fz_always(ctx)
+			pdf_drop_obj(ctx, obj);
+		fz_catch(ctx)
+		{
+			fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+			fz_report_error(ctx);
+		}
+	}
+}
 
 
 /* Largest decoded stream re-deflated (bigger ones, or decompression bombs, are copied). */
@@ -195,6 +258,7 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		pdf_write_options w;
 		o->page_count = pdf_count_pages(ctx, doc);
 		o->rewriter_ran = 0;
+		o->fonts_subset = 0;
 		if (o->rewrite_images)
 		{
 			/* The rewriter filters every page's content and rewrites its resources,
@@ -213,6 +277,13 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 			 * the pages' own colour spaces are kept. */
 			pdf_dict_del(ctx, pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root)), PDF_NAME(OutputIntents));
 		}
+		if (o->drop_private)
+			drop_private(ctx, doc);
+		/* New font programs are stored unfiltered and deflated by the save below at
+		 * the highest level. Encrypted documents are left alone (their streams would
+		 * have to be re-encrypted). */
+		if (o->subset_fonts && !doc->crypt)
+			o->fonts_subset = subset_fonts(ctx, doc);
 		if (o->recompress_flate && !doc->crypt)
 		{
 			int i, n = pdf_xref_len(ctx, doc);
@@ -223,6 +294,9 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		w.do_garbage = o->garbage;
 		w.do_use_objstms = o->object_streams;
 		w.do_encrypt = PDF_ENCRYPT_KEEP;
+		/* What the save deflates (object streams, unfiltered streams, new font
+		 * programs) at zlib level 9, as qpdf --compression-level=9. */
+		w.compression_effort = 100;
 		pdf_save_document(ctx, doc, output, &w);
 	}
 	fz_catch(ctx)

@@ -2,9 +2,20 @@
 //!
 //! | level | images | structure |
 //! |---|---|---|
-//! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, streams without a filter deflated, existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
-//! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, without the flate re-deflation |
+//! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, embedded fonts subset to the glyphs used, streams without a filter deflated and existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
+//! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, and what no viewer shows dropped: page thumbnails, PieceInfo, XMP metadata of anything but the document |
 //! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi and re-encoded JPEG q50 (like Ghostscript's /screen) | as balanced |
+//!
+//! Every lossy level does all that light does, so it is not larger than light for want
+//! of a lossless step (the levels' order, strong <= balanced <= light, is tested over
+//! corpus files in tests/compress_text.rs).
+//!
+//! Font subsetting is MuPDF's `pdf_subset_fonts` (TrueType, OpenType and CID-keyed CFF
+//! programs, fonts of annotations included; bare Type 1 programs are not converted or
+//! subset). A font it cannot parse is left as it is; encrypted documents are not
+//! subset. After subsetting the content guard (below) compares every page's words, and
+//! a loss redoes the run without subsetting. `ENGINE_COMPRESS_SUBSET=off` turns it off
+//! (for comparisons).
 //!
 //! The lossy levels also drop the document's `/OutputIntents` (the print-condition ICC
 //! profile of PDF/X and PDF/A files, often hundreds of KB), as Ghostscript does.
@@ -37,7 +48,7 @@
 //! `ENGINE_COMPRESS_IMAGES=mupdf` skips the pass (MuPDF's rewriter does every image:
 //! for comparisons; `mupdf-inplace` also runs it on the document itself, as it used to).
 //!
-//! After a lossy run in which MuPDF's rewriter ran, a content guard
+//! After a run in which MuPDF's rewriter or font subsetter ran, a content guard
 //! (`src/compress/guard.rs`) compares the output with its source: same page count, and
 //! every word of each page's MuPDF text kept, in a font of the same name. On a loss the
 //! run is redone without MuPDF's rewriter (the engine's pass only), then losslessly,
@@ -270,11 +281,16 @@ fn run_guarded(
         target_dpi: settings.map_or(0, |s| s.target_dpi as c_int),
         jpeg_quality: settings.map_or(0, |s| s.jpeg_quality as c_int),
         lossless_stays_lossless: settings.map_or(0, |s| s.lossless_stays_lossless as c_int),
-        // Lossless level: existing flate streams re-deflated at level 9 when smaller.
-        recompress_flate: settings.is_none() as c_int,
+        // Every level does what light does (so a lossy level is never larger than
+        // light for want of it): existing flate streams re-deflated at level 9 when
+        // smaller, fonts subset, duplicates merged, object streams.
+        recompress_flate: 1,
         garbage: 3,
         object_streams: 1,
         rewrite_in_place: (images_mode() == ImagesMode::MupdfInPlace) as c_int,
+        subset_fonts: subset_fonts_enabled() as c_int,
+        // Thumbnails, PieceInfo and repeated metadata: not at light (lossless).
+        drop_private: settings.is_some() as c_int,
         ..RawOptions::default()
     };
     let pass = settings.filter(|_| own_image_pass());
@@ -289,7 +305,7 @@ fn run_guarded(
             Some(format!("compressing: {message}"))
         } else if raw.page_count as usize != page_count {
             Some(format!("{} pages instead of {page_count}", raw.page_count))
-        } else if raw.rewriter_ran != 0 || guard_always() {
+        } else if raw.rewriter_ran != 0 || raw.fonts_subset != 0 || guard_always() {
             if before.is_none() {
                 // A source MuPDF's text extraction cannot open gives no pages to compare
                 // with: the output then counts as a loss and the safer paths are taken.
@@ -304,8 +320,11 @@ fn run_guarded(
             return Ok((Some(path), written));
         };
         control.checkpoint()?;
-        // The next safer path: without MuPDF's rewriter (when it ran), then lossless.
-        if raw.rewriter_ran != 0 && raw.skip_rewriter == 0 && pass.is_some() {
+        // The next safer path: without font subsetting (when it ran), without MuPDF's
+        // rewriter (when it ran), then lossless.
+        if raw.fonts_subset != 0 && raw.subset_fonts != 0 {
+            raw.subset_fonts = 0;
+        } else if raw.rewriter_ran != 0 && raw.skip_rewriter == 0 && pass.is_some() {
             raw.skip_rewriter = 1;
             path = CompressPath::OwnImagePassOnly;
         } else if raw.rewrite_images != 0 {
@@ -325,6 +344,11 @@ fn run_guarded(
 /// `ENGINE_COMPRESS_GUARD=always` (for measurements).
 fn guard_always() -> bool {
     std::env::var("ENGINE_COMPRESS_GUARD").is_ok_and(|v| v == "always")
+}
+
+/// Font subsetting is on unless `ENGINE_COMPRESS_SUBSET=off` (for comparisons).
+fn subset_fonts_enabled() -> bool {
+    !std::env::var("ENGINE_COMPRESS_SUBSET").is_ok_and(|v| v == "off")
 }
 
 /// `ENGINE_COMPRESS_IMAGES`, for comparisons: unset, the engine's image pass and MuPDF's

@@ -28,8 +28,11 @@ pub(crate) struct RawOptions {
     pub object_streams: c_int,
     pub skip_rewriter: c_int,
     pub rewrite_in_place: c_int,
+    pub subset_fonts: c_int,
+    pub drop_private: c_int,
     pub page_count: c_int,
     pub rewriter_ran: c_int,
+    pub fonts_subset: c_int,
 }
 
 /// How an image is stored: its only filter.

@@ -10,7 +10,8 @@
 //! MuPDF text (structured text, default flags; words split at whitespace and where the
 //! font changes, so spacing and line breaks do not count) occurs in the output's text
 //! at least as often, in a font of the same name (a Type3 font's name without the object
-//! number MuPDF puts in it, which the save renumbers). The font matters: when a page's
+//! number MuPDF puts in it, which the save renumbers; a subset tag `ABCDEF+` does not
+//! count, as subsetting gives the same font a new tag). The font matters: when a page's
 //! font resource is lost MuPDF still extracts the text of simple fonts, drawn in a
 //! substitute font (that is how pdf20-utf8-test.pdf's damage shows), while other
 //! readers (pdftotext) extract nothing and the page looks different. Extra words are
@@ -75,6 +76,17 @@ fn words_of(doc: &Document, index: i32) -> PageWords {
 fn font_key(name: &str) -> &str {
     if name.starts_with("Type3 (") && name.ends_with(" R)") {
         "Type3"
+    } else {
+        strip_subset_tag(name)
+    }
+}
+
+/// A font name without its subset tag (`ABCDEF+Name` -> `Name`): font subsetting
+/// (src/compress.rs) tags the fonts it subsets, the same font under a new tag.
+fn strip_subset_tag(name: &str) -> &str {
+    let b = name.as_bytes();
+    if b.len() > 7 && b[6] == b'+' && b[..6].iter().all(u8::is_ascii_uppercase) {
+        &name[7..]
     } else {
         name
     }
