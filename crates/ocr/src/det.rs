@@ -296,7 +296,8 @@ mod tests {
         let b = boxes_from_map(&map, mw, mh);
         assert_eq!(b.len(), 1);
         let r = b[0].rect;
-        // 30 x 4 grows by 30*4*1.5/68 = 2.65 on each side.
-        assert!((r.w - 35.3).abs() < 0.2 && (r.h - 9.3).abs() < 0.2, "{r:?}");
+        // 30 x 4 grows by d = 30 * 4 * UNCLIP_RATIO / 68 on each side.
+        let d = 30.0 * 4.0 * UNCLIP_RATIO / 68.0;
+        assert!((r.w - (30.0 + 2.0 * d)).abs() < 0.2 && (r.h - (4.0 + 2.0 * d)).abs() < 0.2, "{r:?}");
     }
 }
