@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { client, expectEnvelope, startService, type Service } from "../support/service";
 import { waitFor } from "../support/wait";
-import { createJob, download, eventsFor, finishedJob, keyFor, uploadOk } from "../support/jobs";
+import { createJob, download, eventsFor, finishedJob, keyFor, uploadMadePdfOk } from "../support/jobs";
 
 let svc: Service;
 
@@ -25,14 +25,14 @@ async function storageKey(fileId: string): Promise<string> {
 describe("file expiry", () => {
   test("expires_at = created_at + FILE_TTL_S", async () => {
     const { key } = await svc.newKey();
-    const f = await uploadOk(svc, key, "scanned-huckfinn-page.pdf");
+    const f = await uploadMadePdfOk(svc, key, 1);
     expect(Date.parse(f.expires_at) - Date.parse(f.created_at)).toBe(2_000);
   }, 60_000);
 
   test("the sweeper deletes an expired file (404 afterwards, blob gone) and records one file.expired event", async () => {
     const { key, accountId } = await svc.newKey();
     const call = client(svc.baseUrl, key);
-    const f = await uploadOk(svc, key, "latex-outline-4-pages.pdf");
+    const f = await uploadMadePdfOk(svc, key, 4);
     const blob = join(svc.dataDir, "blobs", await storageKey(f.id));
     expect(existsSync(blob)).toBe(true);
     await waitFor("the sweeper to expire the file", async () => (await svc.sql`SELECT status FROM files WHERE id = ${f.id}`)[0]!.status === "expired", 10_000);
@@ -50,7 +50,7 @@ describe("file expiry", () => {
     expect(e.mode).toBe("test");
     expect(e.payload).toMatchObject({ id: e.id, object: "event", type: "file.expired", api_version: "2026-09-01", livemode: false });
     expect(e.payload.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
-    expect(e.payload.data.object).toMatchObject({ id: f.id, object: "file", filename: "latex-outline-4-pages.pdf", page_count: 4, status: "expired" });
+    expect(e.payload.data.object).toMatchObject({ id: f.id, object: "file", filename: "made-4-pages.pdf", page_count: 4, status: "expired" });
     // Later sweeps do not record it again.
     await Bun.sleep(1_500);
     expect((await eventsFor(svc, f.id)).length).toBe(1);
@@ -59,7 +59,7 @@ describe("file expiry", () => {
   test("a live file's file.expired event has livemode true", async () => {
     const { accountId } = await svc.newKey();
     const live = await keyFor(svc, accountId, "live");
-    const f = await uploadOk(svc, live.key, "scanned-huckfinn-page.pdf");
+    const f = await uploadMadePdfOk(svc, live.key, 1);
     const ev = await waitFor("file.expired for the live file", async () => {
       const rows = await eventsFor(svc, f.id);
       return rows.length ? rows : undefined;
@@ -71,7 +71,7 @@ describe("file expiry", () => {
 
   test("a file deleted before it expires is not reported as expired", async () => {
     const { key } = await svc.newKey();
-    const f = await uploadOk(svc, key, "scanned-huckfinn-page.pdf");
+    const f = await uploadMadePdfOk(svc, key, 1);
     expect((await client(svc.baseUrl, key)("DELETE", `/files/${f.id}`)).status).toBe(200);
     await Bun.sleep(3_500);
     expect(await eventsFor(svc, f.id)).toEqual([]);
@@ -83,7 +83,7 @@ describe("result expiry", () => {
   test("a result is downloadable until its TTL, then 404 result_expired and removed from disk", async () => {
     const { key } = await svc.newKey();
     const call = client(svc.baseUrl, key);
-    const f = await uploadOk(svc, key, "scanned-huckfinn-page.pdf");
+    const f = await uploadMadePdfOk(svc, key, 1);
     const job = await finishedJob(svc, key, (await createJob(svc, key, { operation: "rotate", file_id: f.id, options: { degrees: 90 } })).id);
     expect(job.status).toBe("succeeded");
     expect(Date.parse(job.result.expires_at) - Date.parse(job.finished_at)).toBeLessThanOrEqual(2_100);
@@ -105,7 +105,7 @@ describe("result expiry", () => {
 
   test("a job whose input expired before a worker ran it fails with not_found (a documented job-failure code)", async () => {
     const { key, keyId, accountId } = await svc.newKey();
-    const f = await uploadOk(svc, key, "scanned-huckfinn-page.pdf");
+    const f = await uploadMadePdfOk(svc, key, 1);
     // A job accepted while the file was ready, whose input the sweeper removed before it ran:
     // the job row goes straight into the queue with an already-expired input.
     await waitFor("the input to expire", async () => (await svc.sql`SELECT status FROM files WHERE id = ${f.id}`)[0]!.status === "expired", 10_000);

@@ -2,7 +2,7 @@
 // plan's cap in live) and Errors (429 concurrency_limit with Retry-After, 422
 // page_limit_exceeded); issue 3, point 5.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { client, expectEnvelope, startService, type Service } from "../support/service";
+import { client, expectEnvelope, startService, type Service, hasCorpus } from "../support/service";
 import { createJob, keyFor, makePdf, npages, tempDir, uploadOk, waitJobRow } from "../support/jobs";
 import { limits } from "../../src/domain/pricing";
 
@@ -19,7 +19,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe("concurrency: at most 2 queued or running jobs per key", () => {
-  test("a third job: 429 concurrency_limit with Retry-After; nothing created; a slot frees when a job ends", async () => {
+  test.skipIf(!hasCorpus)("a third job: 429 concurrency_limit with Retry-After; nothing created; a slot frees when a job ends", async () => {
     const { key, accountId } = await svc.newKey();
     const call = client(svc.baseUrl, key);
     const slow = await uploadOk(svc, key, makePdf(tmp.dir, "slow-20.pdf", [{ file: "geotopo-117-pages.pdf", range: "1-20" }]));
@@ -51,7 +51,7 @@ describe("concurrency: at most 2 queued or running jobs per key", () => {
     await client(svc.baseUrl, other.key)("POST", `/jobs/${third.json.id}/cancel`);
   }, 60_000);
 
-  test("finished jobs do not count", async () => {
+  test.skipIf(!hasCorpus)("finished jobs do not count", async () => {
     const { key } = await svc.newKey();
     const f = await uploadOk(svc, key, "scanned-huckfinn-page.pdf");
     const body = { operation: "rotate", file_id: f.id, options: { degrees: 90 } };
@@ -64,7 +64,7 @@ describe("concurrency: at most 2 queued or running jobs per key", () => {
     expectEnvelope(await client(svc.baseUrl, key)("POST", "/jobs", body), 429, "concurrency_limit");
   }, 60_000);
 
-  test("the limit holds under a burst of concurrent requests", async () => {
+  test.skipIf(!hasCorpus)("the limit holds under a burst of concurrent requests", async () => {
     const { key, accountId } = await svc.newKey();
     const f = await uploadOk(svc, key, "scanned-huckfinn-page.pdf");
     const body = { operation: "rotate", file_id: f.id, options: { degrees: 90 } };
@@ -78,7 +78,7 @@ describe("concurrency: at most 2 queued or running jobs per key", () => {
 });
 
 describe("pages per job", () => {
-  test("sandbox: 100 pages at most — the 117-page PDF is 422 page_limit_exceeded, a 100-page one is accepted", async () => {
+  test.skipIf(!hasCorpus)("sandbox: 100 pages at most — the 117-page PDF is 422 page_limit_exceeded, a 100-page one is accepted", async () => {
     expect(limits.test.pages_per_job).toBe(100);
     const { key, accountId } = await svc.newKey();
     const call = client(svc.baseUrl, key);
@@ -105,7 +105,7 @@ describe("pages per job", () => {
     await call("POST", `/jobs/${ok.json.id}/cancel`);
   }, 60_000);
 
-  test("sandbox merge: the inputs' pages add up against the cap", async () => {
+  test.skipIf(!hasCorpus)("sandbox merge: the inputs' pages add up against the cap", async () => {
     const { key } = await svc.newKey();
     const call = client(svc.baseUrl, key);
     const sixty = await uploadOk(svc, key, makePdf(tmp.dir, "sixty.pdf", [{ file: "geotopo-117-pages.pdf", range: "1-60" }]));
@@ -117,7 +117,7 @@ describe("pages per job", () => {
     await call("POST", `/jobs/${ok.json.id}/cancel`);
   }, 60_000);
 
-  test(`live: the plan's cap (${limits.live.pages_per_job} pages) — above it 422, the 117-page PDF is fine`, async () => {
+  test.skipIf(!hasCorpus)(`live: the plan's cap (${limits.live.pages_per_job} pages) — above it 422, the 117-page PDF is fine`, async () => {
     const sandbox = await svc.newKey();
     const live = await keyFor(svc, sandbox.accountId, "live");
     const call = client(svc.baseUrl, live.key);

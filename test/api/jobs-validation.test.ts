@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { client, expectEnvelope, startService, type Service } from "../support/service";
-import { createJob, keyFor, uploadOk } from "../support/jobs";
+import { makePdf } from "../support/make-pdf";
+import { pngHeader } from "../support/pdf";
+import { createJob, keyFor, uploadBytes, uploadOk } from "../support/jobs";
 import { convertPairs, operations } from "../../src/domain/operations";
 
 let svc: Service;
@@ -21,11 +23,11 @@ beforeAll(async () => {
   svc = await startService({ workers: 1 });
   const k = await svc.newKey();
   accountId = k.accountId;
-  pdf4 = await uploadOk(svc, k.key, "latex-outline-4-pages.pdf");
-  pdf1 = await uploadOk(svc, k.key, "scanned-huckfinn-page.pdf");
-  png = await uploadOk(svc, k.key, "typewriter-text.png");
+  pdf4 = (await uploadBytes(svc, k.key, makePdf(4), "four.pdf", "application/pdf")).json;
+  pdf1 = (await uploadBytes(svc, k.key, makePdf(1), "one.pdf", "application/pdf")).json;
+  png = (await uploadBytes(svc, k.key, pngHeader(), "header.png", "image/png")).json;
   const live = await keyFor(svc, accountId, "live");
-  livePdf = await uploadOk(svc, live.key, "scanned-huckfinn-page.pdf");
+  livePdf = (await uploadBytes(svc, live.key, makePdf(1), "one.pdf", "application/pdf")).json;
 }, 60_000);
 afterAll(async () => {
   await svc?.stop();

@@ -13,7 +13,6 @@ const engine = require(path.join(import.meta.dir, "../../native/index.js"));
 
 const corpusDir = process.env.CORPUS_DIR ?? path.join(import.meta.dir, "../../../shared/corpus");
 const haveCorpus = existsSync(path.join(corpusDir, "files"));
-if (!haveCorpus) console.warn(`SKIP: corpus not found at ${corpusDir} (set CORPUS_DIR)`);
 const corpus = (name: string) => path.join(corpusDir, "files", name);
 const withCorpus = haveCorpus ? test : test.skip;
 

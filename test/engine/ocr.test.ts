@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ocrPaths } from "../../src/worker/operations/ocr";
+import { hasCorpus } from "../support/service";
 
 const require = createRequire(import.meta.url);
 const engine = require(path.join(import.meta.dir, "../../native/index.js"));
@@ -27,7 +28,7 @@ async function rejection(p: Promise<unknown>): Promise<any> {
   throw new Error("expected a rejection");
 }
 
-test("ocr before ocrInit rejects with ocr_unavailable", async () => {
+test.skipIf(!hasCorpus)("ocr before ocrInit rejects with ocr_unavailable", async () => {
   const e = await rejection(engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "blocks" }));
   expect(e.code).toBe("ocr_unavailable");
 });
@@ -43,7 +44,7 @@ test("ocrInit refuses a model whose sha256 differs from the manifest", async () 
   expect(e.message).toContain("sha256");
 });
 
-test("after ocrInit, a PNG turned by 90 degrees is read upright", async () => {
+test.skipIf(!hasCorpus)("after ocrInit, a PNG turned by 90 degrees is read upright", async () => {
   await engine.ocrInit({ ...ocrPaths(), intraThreads: 2 });
   const r = await engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "blocks" });
   expect(r.pageCount).toBe(1);
@@ -53,14 +54,14 @@ test("after ocrInit, a PNG turned by 90 degrees is read upright", async () => {
   expect(j.pages[0].text.replace(/\s+/g, " ")).toContain("The quick brown dog jumped over the lazy fox");
 }, 60_000);
 
-test("a cancelled control stops ocr with cancelled", async () => {
+test.skipIf(!hasCorpus)("a cancelled control stops ocr with cancelled", async () => {
   const control = new engine.JobControl();
   control.cancel();
   const e = await rejection(engine.ocr(path.join(corpusDir, "files/scanned-rotated-4-directions.pdf"), null, { output: "blocks" }, control));
   expect(e.code).toBe("cancelled");
 });
 
-test("an unknown output kind is invalid_options", async () => {
+test.skipIf(!hasCorpus)("an unknown output kind is invalid_options", async () => {
   const e = await rejection(engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "txt" }));
   expect(e.code).toBe("invalid_options");
 });

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { client, corpusDir, type Service } from "./service";
 import { waitFor } from "./wait";
+import { makePdf as makeBlankPdf } from "./make-pdf";
 
 export const corpusFilesDir = join(corpusDir, "files");
 
@@ -118,6 +119,13 @@ export async function upload(svc: { baseUrl: string }, key: string, nameOrPath: 
   const ext = filename.split(".").pop()!.toLowerCase();
   const contentType = opts.contentType === null ? undefined : (opts.contentType ?? mimeByExt[ext] ?? "application/octet-stream");
   return uploadBytes(svc, key, new Uint8Array(readFileSync(path)), filename, contentType);
+}
+
+/** Uploads a hand-made PDF of `pages` blank pages and insists on 201 (runs without the corpus). */
+export async function uploadMadePdfOk(svc: { baseUrl: string }, key: string, pages: number, filename = `made-${pages}-pages.pdf`): Promise<any> {
+  const r = await uploadBytes(svc, key, makeBlankPdf(pages), filename, "application/pdf");
+  if (r.status !== 201) throw new Error(`upload of ${filename} answered ${r.status}: ${r.text}`);
+  return r.json;
 }
 
 /** Uploads and insists on 201; returns the file object. */

@@ -1,7 +1,7 @@
 // Starts the real service (supervisor, API and workers as separate processes) against a fresh
 // Postgres database for one test file, and offers helpers to create accounts and keys.
 import postgres from "postgres";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createServer } from "node:net";
@@ -9,6 +9,8 @@ import type { Subprocess } from "bun";
 
 export const root = resolve(import.meta.dir, "../..");
 export const corpusDir = process.env.CORPUS_DIR || resolve(root, "../shared/corpus");
+/** Whether the shared corpus is present; a fresh clone has none, and its corpus tests skip. */
+export const hasCorpus = existsSync(join(corpusDir, "files"));
 
 /** The Postgres server tests create their databases on (CI: the machine's local Postgres). */
 export const adminDatabaseUrl = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";

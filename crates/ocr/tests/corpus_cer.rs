@@ -16,6 +16,18 @@ fn corpus() -> PathBuf {
     std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"))
 }
 
+/// Whether the corpus's OCR pages are present; prints one skip line when they are not (a
+/// fresh clone has no ../shared), as the engine tests' `corpus_dir()` does.
+fn have_corpus() -> bool {
+    let dir = corpus().join("ocr");
+    if dir.is_dir() {
+        return true;
+    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| eprintln!("SKIP: corpus not found at {} (set CORPUS_DIR)", corpus().display()));
+    false
+}
+
 fn engine() -> ocr::Ocr {
     let r = root();
     let models = ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap();
@@ -89,10 +101,10 @@ fn load(path: &Path) -> ocr::Image {
 
 #[test]
 fn character_error_rate_stays_under_the_threshold_on_every_reference_page() {
-    let dir = corpus().join("ocr");
-    if !dir.exists() {
-        panic!("corpus not found at {} (set CORPUS_DIR)", dir.display());
+    if !have_corpus() {
+        return;
     }
+    let dir = corpus().join("ocr");
     let engine = engine();
     // (file, max CER, max BoW)
     let pages = [
@@ -124,6 +136,9 @@ fn character_error_rate_stays_under_the_threshold_on_every_reference_page() {
 
 #[test]
 fn pages_turned_by_90_180_270_degrees_are_read_upright() {
+    if !have_corpus() {
+        return;
+    }
     let engine = engine();
     let src = load(&corpus().join("ocr/tesseract-phototest.png"));
     let grey = src.to_grey();
@@ -146,6 +161,9 @@ fn pages_turned_by_90_180_270_degrees_are_read_upright() {
 
 #[test]
 fn model_runs_wait_for_the_machine_lock() {
+    if !have_corpus() {
+        return;
+    }
     let r = root();
     let lock = std::env::temp_dir().join(format!("ocr-machine-lock-test-{}.lock", std::process::id()));
     let engine = ocr::Ocr::new(&ocr::OcrConfig {
