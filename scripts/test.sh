@@ -11,5 +11,5 @@ cd "$(dirname "$0")/.."
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 cargo test --release --workspace --exclude engine-node
 bun x tsc --noEmit -p .
-(cd clients/typescript && bun x tsc --noEmit -p .)
+(cd clients/typescript && bun x tsc --noEmit -p . && bun x tsc --noEmit -p tsconfig.test.json)
 bun test --timeout 120000

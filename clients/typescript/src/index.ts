@@ -4,7 +4,7 @@
 import createFetchClient, { type Client as FetchClient } from "openapi-fetch";
 import type { paths } from "./schema";
 import { ApiError, JobFailedError, WaitTimeoutError } from "./errors";
-import { defaultRetryPolicy, retryingFetch, type RetryPolicy } from "./retry";
+import { defaultRetryPolicy, retryingFetch, type FetchLike, type RetryPolicy } from "./retry";
 import { verify, type VerifyOptions } from "./webhooks";
 import type { File, Job, JobRequest, OcrResult, WebhookEvent } from "./types";
 
@@ -12,7 +12,7 @@ export { ApiError, ConnectionError, JobFailedError, WaitTimeoutError, WebhookVer
 export type { File, Job, JobRequest, JobStatus, OcrResult, OcrPage, OcrBlock, OcrLine, OcrWord, WebhookEvent } from "./types";
 export type { paths, operations } from "./schema";
 export { verify as verifyWebhook, type VerifyOptions } from "./webhooks";
-export type { RetryPolicy } from "./retry";
+export type { FetchLike, RetryPolicy } from "./retry";
 
 export interface ClientOptions {
   /** `svk_live_...` or `svk_test_...`. */
@@ -24,7 +24,7 @@ export interface ClientOptions {
   /** Backoff tuning; see RetryPolicy. */
   retry?: Partial<Omit<RetryPolicy, "maxNetworkRetries">>;
   /** The fetch to send requests with (default: the global fetch). */
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
 }
 
 export interface WaitOptions {
@@ -61,7 +61,7 @@ export class Client {
     if (!opts.apiKey) throw new TypeError("apiKey is required");
     if (!opts.baseUrl) throw new TypeError("baseUrl is required (it ends in /api/v1)");
     const policy: RetryPolicy = { ...defaultRetryPolicy, ...opts.retry, maxNetworkRetries: opts.maxNetworkRetries ?? defaultRetryPolicy.maxNetworkRetries };
-    const send = retryingFetch(opts.fetch ?? globalThis.fetch, policy);
+    const send = retryingFetch(opts.fetch ?? ((r: Request) => globalThis.fetch(r)), policy);
     this.api = createFetchClient<paths>({
       baseUrl: opts.baseUrl.replace(/\/$/, ""),
       headers: { authorization: `Bearer ${opts.apiKey}` },

@@ -12,6 +12,9 @@ export interface RetryPolicy {
   maxRetryAfterS: number;
 }
 
+/** Any fetch that takes a Request (the global fetch qualifies). */
+export type FetchLike = (request: Request) => Promise<Response>;
+
 export const defaultRetryPolicy: RetryPolicy = { maxNetworkRetries: 2, initialDelayMs: 500, maxDelayMs: 5000, maxRetryAfterS: 60 };
 
 /** Backoff before retry number `retry` (1-based): exponential, jittered to 50-100 %, never below the initial delay. */
@@ -43,13 +46,13 @@ async function retryable(res: Response, p: RetryPolicy): Promise<boolean> {
  * `fetch` with retries. Callers make repeats harmless: POST /jobs always carries an
  * Idempotency-Key (the same one on every attempt, since the request is cloned).
  */
-export function retryingFetch(base: typeof fetch, policy: RetryPolicy, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))) {
+export function retryingFetch(base: FetchLike, policy: RetryPolicy, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))) {
   return async function send(request: Request): Promise<Response> {
     for (let retry = 0; ; retry++) {
       let res: Response | undefined;
       let failure: unknown;
       try {
-        res = await base(request.clone());
+        res = await base(request.clone() as Request);
       } catch (e) {
         if (request.signal?.aborted) throw e;
         failure = e;

@@ -9,7 +9,7 @@ import { startService, type Service } from "../../../test/support/service";
 import { rotations, tempDir, writeTemp } from "../../../test/support/jobs";
 import { startReceiver } from "../../../test/support/webhook-receiver";
 import { generate, documentPath, typesPath } from "../scripts/generate";
-import { ApiError, Client, ConnectionError, JobFailedError, WebhookVerificationError, type OcrResult } from "../src/index";
+import { ApiError, Client, ConnectionError, JobFailedError, WebhookVerificationError, type FetchLike, type OcrResult } from "../src/index";
 import { textPdf } from "./pdf";
 
 let svc: Service;
@@ -27,7 +27,7 @@ afterAll(async () => {
 }, 60_000);
 
 /** A client on a fresh sandbox key (each key has its own 30 requests/minute bucket). */
-async function newClient(fetchImpl?: typeof fetch) {
+async function newClient(fetchImpl?: FetchLike) {
   const { key } = await svc.newKey({ mode: "test" });
   return { key, client: new Client({ apiKey: key, baseUrl: svc.baseUrl, fetch: fetchImpl }) };
 }
@@ -126,7 +126,7 @@ describe("retries", () => {
     const sent: { key: string | null; method: string; path: string }[] = [];
     let dropped = 0;
     // The request reaches the service and the job is created, then the connection "drops".
-    const lossy: typeof fetch = Object.assign(async (req: Request) => {
+    const lossy: FetchLike = async (req) => {
       sent.push({ key: req.headers.get("idempotency-key"), method: req.method, path: new URL(req.url).pathname });
       const res = await fetch(req);
       if (req.method === "POST" && req.url.endsWith("/jobs") && dropped++ === 0) {
@@ -134,7 +134,7 @@ describe("retries", () => {
         throw new TypeError("fetch failed: connection reset (simulated after the request was processed)");
       }
       return res;
-    }, { preconnect: fetch.preconnect });
+    };
     const { client } = await newClient(lossy);
     const file = await client.files.upload(pdfPath);
     const job = await client.jobs.create({ operation: "rotate", file_id: file.id, options: { degrees: 180 } });

@@ -1,17 +1,17 @@
 // The retry policy (stripe-node's, honouring Retry-After) with a scripted fetch: which answers are
 // retried, how long each wait is, and that every attempt sends the same request (same key).
 import { describe, expect, test } from "bun:test";
-import { backoffMs, defaultRetryPolicy, retryingFetch } from "../src/retry";
+import { backoffMs, defaultRetryPolicy, retryingFetch, type FetchLike } from "../src/retry";
 import { ConnectionError } from "../src/errors";
 
 function scripted(answers: (Response | Error)[]) {
   const seen: { key: string | null; body: string }[] = [];
-  const base = (async (req: Request) => {
+  const base: FetchLike = async (req) => {
     seen.push({ key: req.headers.get("idempotency-key"), body: await req.text() });
     const a = answers.shift()!;
     if (a instanceof Error) throw a;
     return a;
-  }) as typeof fetch;
+  };
   const waits: number[] = [];
   const send = retryingFetch(base, defaultRetryPolicy, async (ms) => void waits.push(ms));
   const req = () => new Request("http://x/api/v1/jobs", { method: "POST", headers: { "idempotency-key": "k1" }, body: '{"operation":"rotate"}' });
