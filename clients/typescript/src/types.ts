@@ -1,0 +1,54 @@
+// Named types for the client's surface, taken from the generated schema (src/schema.ts) so they
+// follow the served OpenAPI document; only the OCR blocks and the event envelope, which the
+// document does not describe, are written here (from docs/ocr.md and SPEC.md, Events).
+import type { operations } from "./schema";
+
+type Json<O extends keyof operations, S extends number> = operations[O]["responses"] extends Record<S, { content: { "application/json": infer B } }> ? B : never;
+
+export type File = Json<"getFile", 200>;
+export type Job = Json<"getJob", 200>;
+export type JobStatus = Job["status"];
+export type JobRequest = NonNullable<operations["createJob"]["requestBody"]>["content"]["application/json"];
+
+/** OCR `output: blocks` result (GET /jobs/{id}/result?format=json); see docs/ocr.md. */
+export interface OcrWord {
+  text: string;
+  bbox: [number, number, number, number];
+  confidence: number;
+}
+export interface OcrLine extends OcrWord {
+  words: OcrWord[];
+}
+export interface OcrBlock {
+  bbox: [number, number, number, number];
+  lines: OcrLine[];
+}
+export interface OcrPage {
+  page: number;
+  width: number;
+  height: number;
+  ocr: boolean;
+  skipped?: string;
+  dpi?: number;
+  text_rotation: number;
+  text: string;
+  blocks: OcrBlock[];
+}
+export interface OcrResult {
+  mode: string;
+  engine: string;
+  unit: "pt";
+  origin: "top-left";
+  pages: OcrPage[];
+}
+
+/** A webhook delivery's body (SPEC.md, Event). */
+export interface WebhookEvent {
+  id: string;
+  object: "event";
+  type: "job.succeeded" | "job.failed" | "job.cancelled" | "file.expired" | "webhook.test";
+  api_version: string;
+  livemode: boolean;
+  created_at: string;
+  data: { object: Record<string, unknown> };
+}
