@@ -48,7 +48,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Finish a presigned upload */
+        /**
+         * Finish a presigned upload
+         * @description Checks that the object was PUT, that its size is the declared `size_bytes` (else 400 upload_size_mismatch), sniffs its type from the bytes (415 unsupported_file_type on a mismatch) and counts its pages; the file becomes ready. A refused upload's object and file are deleted. Completing a ready file is a harmless no-op.
+         */
         post: operations["completeFile"];
         delete?: never;
         options?: never;
@@ -123,7 +126,7 @@ export interface paths {
         };
         /**
          * Download a job's result
-         * @description format=download (default) streams the result bytes; format=json (or Accept: application/json) returns the result as JSON (OCR blocks, or the file's metadata); format=url needs an object store (501 presigned_unavailable).
+         * @description format=download (default) streams the result bytes; format=json (or Accept: application/json) returns the result as JSON (OCR blocks, or the file's metadata); format=url answers `{object, url, expires_at, filename}` with a presigned GET URL of the result, valid 15 minutes (never past the result's own expiry); it needs an object store (501 presigned_unavailable without one).
          */
         get: operations["getJobResult"];
         put?: never;
@@ -300,6 +303,26 @@ export interface paths {
          * @description One record per attempt, including a scheduled (pending) next attempt. Finished attempts are kept for 30 days (a choice of this service; the spec sets no retention).
          */
         get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credits and pages per day and operation, this period (extension)
+         * @description Extension, not in the spec. The period is the calendar month in UTC, as for GET /usage. `credits` comes from the credit ledger's charges (live mode only); `pages` and `jobs` count the key's mode's jobs that succeeded each day, so a sandbox key sees its activity although it is never billed.
+         */
+        get: operations["getDailyUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -559,7 +582,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The uploaded file, status ready. */
+            /** @description Multipart: the uploaded file, status ready. JSON: the file (status pending_upload) with `upload` (this service's fields, not in the spec): PUT the bytes to `upload.url` with `upload.headers` before `upload.expires_at`, then call POST /files/{file_id}/complete. */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -588,6 +611,43 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         expires_at: string;
+                    } | {
+                        /** Format: uuid */
+                        id: string;
+                        /** @constant */
+                        object: "file";
+                        filename: string;
+                        content_type: string;
+                        /** @description kind decided from the bytes: pdf, docx, xlsx, csv, jpeg, png, webp */
+                        type: string;
+                        size_bytes: number;
+                        /** @description null only for an encrypted PDF whose pages cannot be counted without the password */
+                        page_count: number | null;
+                        encrypted: boolean;
+                        status: "ready" | "pending_upload";
+                        livemode: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        upload: {
+                            /** @constant */
+                            method: "PUT";
+                            /**
+                             * Format: uri
+                             * @description presigned PUT URL of the object store
+                             */
+                            url: string;
+                            /** @description headers the client must send with the PUT (none today) */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description the URL stops working at this time (1 hour, or the file's TTL if shorter)
+                             */
+                            expires_at: string;
+                        };
                     };
                 };
             };
@@ -695,6 +755,19 @@ export interface operations {
             };
             /** @description `presigned_unavailable`: Presigned URLs need an object store, and none is configured. */
             501: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `store_unavailable`: The object store (S3_*) is unreachable or failed; nothing was half-written, safe to retry. A job that cannot read its input or store its result fails with this code. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1031,6 +1104,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description `upload_size_mismatch`: POST /files/{file_id}/complete: the uploaded object's size differs from the declared `size_bytes`; the object and the file are deleted. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /**
              * @description `authentication_required`: No Bearer key was sent in the Authorization header.
              *
@@ -1082,7 +1168,50 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `validation_error`: Malformed body or parameters; `param` names the offending field. */
+            /** @description `file_not_ready`: A presigned upload was used before POST /files/{file_id}/complete. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `file_too_large`: The upload is larger than the maximum upload size (MAX_UPLOAD_BYTES). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_file_type`: The file type is not accepted, or the bytes do not match the declared type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `file_unreadable`: The input document is damaged beyond repair and cannot be processed.
+             *
+             *     `validation_error`: Malformed body or parameters; `param` names the offending field.
+             */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1124,6 +1253,19 @@ export interface operations {
             };
             /** @description `presigned_unavailable`: Presigned URLs need an object store, and none is configured. */
             501: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `store_unavailable`: The object store (S3_*) is unreachable or failed; nothing was half-written, safe to retry. A job that cannot read its input or store its result fails with this code. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2074,6 +2216,19 @@ export interface operations {
             };
             /** @description `presigned_unavailable`: Presigned URLs need an object store, and none is configured. */
             501: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `store_unavailable`: The object store (S3_*) is unreachable or failed; nothing was half-written, safe to retry. A job that cannot read its input or store its result fails with this code. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3505,6 +3660,127 @@ export interface operations {
             };
             /** @description `validation_error`: Malformed body or parameters; `param` names the offending field. */
             422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: The key's request token bucket is empty; see Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server fault; for a job, the worker running it died twice or hit an unexpected fault. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDailyUsage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <API key>`; see securitySchemes. */
+                authorization?: string;
+                /** @description Accepted for compatibility and ignored: the spec does not define its meaning, so it never changes the account or mode a request acts for. */
+                "X-Internal-Token"?: string;
+                /** @description Accepted for compatibility and ignored: the API key alone decides the account and mode. */
+                "X-Account-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Daily usage. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "usage_daily";
+                        livemode: boolean;
+                        billed: boolean;
+                        period: {
+                            id: string;
+                            /** Format: date-time */
+                            start: string;
+                            /** Format: date-time */
+                            end: string;
+                        };
+                        /** @description one row per day and operation with any activity, oldest first */
+                        data: {
+                            /**
+                             * Format: date
+                             * @description UTC day
+                             */
+                            date: string;
+                            operation: string;
+                            /** @description credits charged that day (settled jobs; always 0 in sandbox) */
+                            credits: number;
+                            /** @description pages processed by jobs that succeeded that day */
+                            pages: number;
+                            /** @description jobs that succeeded that day */
+                            jobs: number;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description `authentication_required`: No Bearer key was sent in the Authorization header.
+             *
+             *     `invalid_api_key`: The key is unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `email_unverified`: The account's email address is not verified.
+             *
+             *     `plan_required`: A live key was used by an account without the starter API plan; `upgrade_url` says where to subscribe.
+             *
+             *     `insufficient_scope`: The key lacks the scope the route needs; `param` names the missing scope.
+             */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
