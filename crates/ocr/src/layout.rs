@@ -7,8 +7,6 @@
 //! heights; a region that splits neither way is one block, whose lines are grouped into
 //! rows (vertical overlap above half the smaller height) read top to bottom, left to right.
 //! The column test keeps receipts and forms (narrow price or value columns) in row order.
-//! A region that splits neither way but whose columns are bridged by one to three wide lines
-//! (a heading or caption across the gutter, set tight) is cut at those lines first.
 
 /// Minimum gutter between columns, in median line heights.
 pub const COLUMN_GAP: f32 = 0.3;
@@ -16,10 +14,6 @@ pub const COLUMN_GAP: f32 = 0.3;
 pub const COLUMN_MIN_WIDTH: f32 = 6.0;
 /// Minimum vertical gap between bands (paragraphs, headings), in median line heights.
 pub const BAND_GAP: f32 = 0.6;
-/// Most lines taken out as bridging a gutter ([`split_at_spanners`]).
-pub const MAX_SPANNERS: usize = 3;
-/// Lines each column needs once the bridging lines are out.
-pub const SPANNED_COLUMN_MIN_LINES: usize = 3;
 
 /// Orders axis-aligned boxes `[x0, y0, x1, y1]` into blocks of box indexes, both in reading order.
 pub fn reading_order(boxes: &[[f32; 4]]) -> Vec<Vec<usize>> {
@@ -93,63 +87,7 @@ fn cut(ids: Vec<usize>, boxes: &[[f32; 4]], med: f32, out: &mut Vec<Vec<usize>>,
         }
         return;
     }
-    if let Some(parts) = split_at_spanners(&ids, boxes, med) {
-        for g in parts {
-            cut(g, boxes, med, out, depth + 1);
-        }
-        return;
-    }
     out.push(rows(ids, boxes));
-}
-
-/// Columns bridged by a few lines: a heading or caption across the gutter with no blank band
-/// above or below it, a line misread across both columns, a running head set tight on the
-/// first line. Without this the region would be read row by row, its columns interleaved
-/// line by line. For each candidate gutter (the right edge of a line), the lines crossing it
-/// are taken out; if they are at most [`MAX_SPANNERS`] (and at most a tenth of the lines)
-/// and the rest splits cleanly into columns of at least [`SPANNED_COLUMN_MIN_LINES`] lines,
-/// the region is cut into horizontal bands at those lines (the part above each one, the
-/// line itself, and so on), each read on its own.
-fn split_at_spanners(ids: &[usize], boxes: &[[f32; 4]], med: f32) -> Option<Vec<Vec<usize>>> {
-    if ids.len() < 2 * SPANNED_COLUMN_MIN_LINES + 1 {
-        return None;
-    }
-    let max_k = MAX_SPANNERS.min(ids.len() / 10).max(1);
-    let gap = COLUMN_GAP * med;
-    let mut best: Option<(usize, Vec<usize>)> = None;
-    for &edge in ids {
-        let x = boxes[edge][2];
-        let crossing: Vec<usize> =
-            ids.iter().copied().filter(|&i| boxes[i][0] < x && boxes[i][2] > x + gap).collect();
-        if crossing.is_empty() || crossing.len() > max_k || best.as_ref().is_some_and(|(n, _)| *n <= crossing.len()) {
-            continue;
-        }
-        let rest: Vec<usize> = ids.iter().copied().filter(|i| !crossing.contains(i)).collect();
-        let cols = groups(&rest, boxes, 0, gap);
-        let clean = cols.len() > 1
-            && cols.iter().all(|g| g.len() >= SPANNED_COLUMN_MIN_LINES && extent(g, boxes, 0) >= COLUMN_MIN_WIDTH * med);
-        if clean {
-            best = Some((crossing.len(), crossing));
-        }
-    }
-    let (_, mut spanners) = best?;
-    spanners.sort_by(|&a, &b| boxes[a][1].total_cmp(&boxes[b][1]));
-    let mut remaining: Vec<usize> = ids.iter().copied().filter(|i| !spanners.contains(i)).collect();
-    let mut parts: Vec<Vec<usize>> = Vec::new();
-    for &s in &spanners {
-        let mid = (boxes[s][1] + boxes[s][3]) / 2.0;
-        let (above, below): (Vec<usize>, Vec<usize>) =
-            remaining.into_iter().partition(|&i| (boxes[i][1] + boxes[i][3]) / 2.0 < mid);
-        if !above.is_empty() {
-            parts.push(above);
-        }
-        parts.push(vec![s]);
-        remaining = below;
-    }
-    if !remaining.is_empty() {
-        parts.push(remaining);
-    }
-    (parts.len() > 1).then_some(parts)
 }
 
 /// Groups lines into rows and returns them top to bottom, left to right.
@@ -211,44 +149,5 @@ mod tests {
         }
         let order: Vec<usize> = reading_order(&b).concat();
         assert_eq!(order, (0..8).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn a_heading_across_two_columns_without_a_gap_does_not_interleave_them() {
-        // Columns of four lines, a heading across both set tight between the second and
-        // third rows (no band gap anywhere: pitch 12, line 10).
-        let mut b = Vec::new();
-        for i in 0..2 {
-            let y = i as f32 * 12.0;
-            b.push([0.0, y, 90.0, y + 10.0]);
-            b.push([110.0, y, 200.0, y + 10.0]);
-        }
-        b.push([0.0, 24.0, 200.0, 34.0]); // 4: the heading
-        for i in 3..6 {
-            let y = i as f32 * 12.0;
-            b.push([0.0, y, 90.0, y + 10.0]);
-            b.push([110.0, y, 200.0, y + 10.0]);
-        }
-        let order: Vec<usize> = reading_order(&b).concat();
-        // Above the heading: left column then right; the heading; below: left then right.
-        assert_eq!(order, vec![0, 2, 1, 3, 4, 5, 7, 9, 6, 8, 10]);
-    }
-
-    #[test]
-    fn columns_of_unequal_width_bridged_by_a_caption_are_read_one_after_the_other() {
-        // A wide left column (0-160) and a narrower right one (170-245, still over
-        // COLUMN_MIN_WIDTH line heights), 8 rows at pitch 12, and a caption line crossing the
-        // gutter at the bottom.
-        let mut b = Vec::new();
-        for i in 0..8 {
-            let y = i as f32 * 12.0;
-            b.push([0.0, y, 160.0, y + 10.0]);
-            b.push([170.0, y, 245.0, y + 10.0]);
-        }
-        b.push([60.0, 96.0, 220.0, 106.0]); // 16: caption across the gutter
-        let order: Vec<usize> = reading_order(&b).concat();
-        let left: Vec<usize> = (0..8).map(|i| 2 * i).collect();
-        let right: Vec<usize> = (0..8).map(|i| 2 * i + 1).collect();
-        assert_eq!(order, [left, right, vec![16]].concat());
     }
 }
