@@ -121,10 +121,7 @@ fn character_error_rate_stays_under_the_threshold_on_every_reference_page() {
         let gt = std::fs::read_to_string(dir.join(file.rsplit_once('.').unwrap().0.to_string() + ".gt.txt")).unwrap();
         let t = std::time::Instant::now();
         let page = engine.recognise(&load(&dir.join(file))).unwrap();
-        // The SROIE transcripts are written in capitals whatever the receipt prints: against a
-        // reference without a lower-case letter the text is upper-cased first, the rule of the
-        // bench (scripts/bench/ocr.bench.ts, `caseRule`) for every engine.
-        let text = if gt.chars().any(char::is_lowercase) { page.text() } else { page.text().to_uppercase() };
+        let text = page.text();
         let (c, b) = (cer(&gt, &text), bow(&gt, &text));
         eprintln!("{file}: CER {:.1}% BoW {:.1}% in {:?}", c * 100.0, b * 100.0, t.elapsed());
         if std::env::var_os("OCR_PRINT").is_some() {
