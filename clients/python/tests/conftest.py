@@ -1,6 +1,8 @@
 """Fixtures for the client tests against the real service. tests/pytest.test.ts starts the
 service and passes DOCPROC_BASE_URL and DOCPROC_API_KEYS (fresh sandbox keys, one per test:
-each key has its own 30 requests/minute bucket)."""
+each key has its own 30 requests/minute bucket). When Garage is installed it also starts a
+second service backed by it and passes DOCPROC_S3_BASE_URL, DOCPROC_S3_API_KEYS and
+DOCPROC_S3_ENDPOINT (the store's URL); without them the object-store tests skip."""
 from __future__ import annotations
 
 import os
@@ -61,3 +63,34 @@ def client(base_url: str, api_key: str) -> Iterator[docproc.Client]:
 @pytest.fixture(scope="session")
 def invoice_pdf() -> bytes:
     return text_pdf([["INVOICE 4821", "TOTAL PAID"]])
+
+
+_s3_keys: Iterator[str] = iter(os.environ.get("DOCPROC_S3_API_KEYS", "").split(","))
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> str:
+    endpoint = os.environ.get("DOCPROC_S3_ENDPOINT")
+    if not endpoint:
+        pytest.skip("no Garage-backed service (the harness starts one when Garage is installed; ./scripts/setup.sh installs it)")
+    return endpoint
+
+
+@pytest.fixture
+def s3_key(s3_endpoint: str) -> str:
+    key = next(_s3_keys, "")
+    if not key:
+        pytest.fail("DOCPROC_S3_API_KEYS has no key left for this test; the harness creates one per test")
+    return key
+
+
+@pytest.fixture
+def s3_base_url(s3_endpoint: str) -> str:
+    return os.environ["DOCPROC_S3_BASE_URL"]
+
+
+@pytest.fixture
+def s3_client(s3_base_url: str, s3_key: str) -> Iterator[docproc.Client]:
+    """A client of the service backed by the object store, on a fresh sandbox key."""
+    with docproc.Client(s3_key, s3_base_url, initial_retry_delay_s=0.05) as c:
+        yield c

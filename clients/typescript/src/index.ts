@@ -6,10 +6,10 @@ import type { paths } from "./schema";
 import { ApiError, JobFailedError, WaitTimeoutError } from "./errors";
 import { defaultRetryPolicy, retryingFetch, type FetchLike, type RetryPolicy } from "./retry";
 import { verify, type VerifyOptions } from "./webhooks";
-import type { File, Job, JobRequest, OcrResult, WebhookEvent } from "./types";
+import type { File, Job, JobRequest, OcrResult, ResultUrl, WebhookEvent } from "./types";
 
 export { ApiError, ConnectionError, JobFailedError, WaitTimeoutError, WebhookVerificationError, type ErrorBody } from "./errors";
-export type { File, Job, JobRequest, JobStatus, OcrResult, OcrPage, OcrBlock, OcrLine, OcrWord, WebhookEvent } from "./types";
+export type { File, Job, JobRequest, JobStatus, ResultUrl, OcrResult, OcrPage, OcrBlock, OcrLine, OcrWord, WebhookEvent } from "./types";
 export type { paths, operations } from "./schema";
 export { verify as verifyWebhook, type VerifyOptions } from "./webhooks";
 export type { FetchLike, RetryPolicy } from "./retry";
@@ -67,34 +67,58 @@ export class Client {
       headers: { authorization: `Bearer ${opts.apiKey}` },
       fetch: (input: Request) => send(input),
     });
-    this.files = new Files(this.api);
+    this.files = new Files(this.api, send);
     this.jobs = new Jobs(this.api);
     this.webhooks = new Webhooks();
   }
 }
 
+/** Reads a path (Bun, Node, Deno) or takes a Blob as is; the name is the path's base name or the File's name. */
+async function blobOf(pathOrBlob: string | Blob, filename?: string): Promise<{ blob: Blob; name: string }> {
+  if (typeof pathOrBlob === "string") {
+    const { readFile } = await import("node:fs/promises");
+    const { basename } = await import("node:path");
+    return { blob: new Blob([await readFile(pathOrBlob)]), name: filename ?? basename(pathOrBlob) };
+  }
+  return { blob: pathOrBlob, name: filename ?? ((pathOrBlob as globalThis.File).name || "upload") };
+}
+
 export class Files {
-  constructor(private readonly api: FetchClient<paths>) {}
+  constructor(
+    private readonly api: FetchClient<paths>,
+    /** The retrying fetch without the API's headers: the presigned PUT goes to the object store. */
+    private readonly send: FetchLike,
+  ) {}
 
   /**
    * Uploads a file (multipart). A string is a path on disk (Bun, Node, Deno); a Blob is sent as
    * is (a `File` keeps its name). The service decides the type from the bytes.
    */
   async upload(pathOrBlob: string | Blob, filename?: string): Promise<File> {
-    let blob: Blob;
-    let name = filename;
-    if (typeof pathOrBlob === "string") {
-      const { readFile } = await import("node:fs/promises");
-      const { basename } = await import("node:path");
-      blob = new Blob([await readFile(pathOrBlob)]);
-      name ??= basename(pathOrBlob);
-    } else {
-      blob = pathOrBlob;
-      name ??= (pathOrBlob as globalThis.File).name || "upload";
-    }
+    const { blob, name } = await blobOf(pathOrBlob, filename);
     const form = new FormData();
     form.append("file", blob, name);
     return ok(await this.api.POST("/files", { body: form as never, bodySerializer: (b: unknown) => b as FormData }));
+  }
+
+  /**
+   * Uploads through the object store (the service needs S3; without it this throws ApiError 501
+   * `presigned_unavailable`): POST /files with `{filename, content_type, size_bytes}`, PUT the
+   * bytes to the returned `upload.url` with exactly `upload.headers`, then POST
+   * /files/{id}/complete, which checks the object and returns the ready file. Every step is
+   * retried like the other calls (network errors, 429, 503; Retry-After honoured); the PUT and
+   * complete are idempotent. `contentType` defaults to the Blob's type, else application/pdf
+   * for a `.pdf` name, else application/octet-stream (the service then goes by the extension).
+   */
+  async uploadPresigned(pathOrBlob: string | Blob, opts: { filename?: string; contentType?: string } = {}): Promise<File> {
+    const { blob, name } = await blobOf(pathOrBlob, opts.filename);
+    const contentType = opts.contentType || blob.type || (/\.pdf$/i.test(name) ? "application/pdf" : "application/octet-stream");
+    const created = await ok(await this.api.POST("/files", { body: { filename: name, content_type: contentType, size_bytes: blob.size } }));
+    if (!("upload" in created)) throw new TypeError("POST /files answered without `upload` (not a presigned answer)");
+    const put = await this.send(new Request(created.upload.url, { method: created.upload.method, headers: created.upload.headers, body: blob }));
+    if (!put.ok) throw await ApiError.from(put);
+    await put.body?.cancel();
+    return ok(await this.api.POST("/files/{file_id}/complete", { params: { path: { file_id: created.id } } })) as Promise<File>;
   }
 
   get(id: string): Promise<File> {
@@ -157,6 +181,16 @@ export class Jobs {
     const r = await this.api.GET("/jobs/{job_id}/result", { params: { path: { job_id: id }, query: { format } }, parseAs: format === "json" ? "json" : "arrayBuffer" });
     const data = await ok(r as { data?: unknown; error?: unknown; response: Response });
     return format === "json" ? (data as OcrResult) : new Uint8Array(data as ArrayBuffer);
+  }
+
+  /**
+   * A presigned GET URL of the result (`format=url`; the service needs S3, else ApiError 501
+   * `presigned_unavailable`): `{object: "job_result_url", job_id, url, expires_at, filename,
+   * content_type, bytes}`. The URL is valid 15 minutes (never past the result's expiry) and
+   * needs no API key.
+   */
+  resultUrl(id: string): Promise<ResultUrl> {
+    return this.api.GET("/jobs/{job_id}/result", { params: { path: { job_id: id }, query: { format: "url" } }, parseAs: "json" }).then((r) => ok(r as { data?: unknown; error?: unknown; response: Response })) as Promise<ResultUrl>;
   }
 
   /**

@@ -10,6 +10,19 @@ export type Job = Json<"getJob", 200>;
 export type JobStatus = Job["status"];
 export type JobRequest = NonNullable<operations["createJob"]["requestBody"]>["content"]["application/json"];
 
+/** GET /jobs/{id}/result?format=url (README, Result URL); the document leaves this body undescribed. */
+export interface ResultUrl {
+  object: "job_result_url";
+  job_id: string;
+  /** Presigned GET of the object store; no API key needed. */
+  url: string;
+  /** ISO 8601; 15 minutes after the call, never past the result's own expiry. */
+  expires_at: string;
+  filename: string;
+  content_type: string;
+  bytes: number;
+}
+
 /** OCR `output: blocks` result (GET /jobs/{id}/result?format=json); see docs/ocr.md. */
 export interface OcrWord {
   text: string;

@@ -115,6 +115,19 @@ describe("errors", () => {
     expect(await client.jobs.get(crypto.randomUUID()).catch((e) => e)).toMatchObject({ status: 401, type: "authentication_error", code: "invalid_api_key" });
   });
 
+  test("without an object store, uploadPresigned and resultUrl are ApiError 501 presigned_unavailable", async () => {
+    const { client } = await newClient();
+    const up = (await client.files.uploadPresigned(pdfPath).catch((e) => e)) as ApiError;
+    expect(up).toBeInstanceOf(ApiError);
+    expect(up).toMatchObject({ status: 501, code: "presigned_unavailable" });
+    const file = await client.files.upload(pdfPath);
+    const job = await client.jobs.wait((await client.jobs.create({ operation: "rotate", file_id: file.id, options: { degrees: 90 } })).id);
+    expect(job.status).toBe("succeeded");
+    const url = (await client.jobs.resultUrl(job.id).catch((e) => e)) as ApiError;
+    expect(url).toBeInstanceOf(ApiError);
+    expect(url).toMatchObject({ status: 501, code: "presigned_unavailable" });
+  }, 60_000);
+
   test("an unreachable service is a ConnectionError after the retries", async () => {
     const client = new Client({ apiKey: "svk_test_x", baseUrl: "http://127.0.0.1:1/api/v1", retry: { initialDelayMs: 10 } });
     expect(await client.jobs.get(crypto.randomUUID()).catch((e) => e)).toBeInstanceOf(ConnectionError);

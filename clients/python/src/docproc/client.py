@@ -14,7 +14,7 @@ import httpx
 
 from . import webhooks as _webhooks
 from .errors import APIConnectionError, ApiError, JobFailedError, WaitTimeoutError
-from .models import File, Job
+from .models import File, Job, ResultUrl
 
 
 class Client:
@@ -46,12 +46,15 @@ class Client:
             timeout=timeout_s,
             transport=transport,
         )
+        # The presigned PUT goes to the object store: no base URL, and never the API key.
+        self._store = httpx.Client(timeout=timeout_s, transport=transport)
         self.files = Files(self)
         self.jobs = Jobs(self)
         self.webhooks = Webhooks()
 
     def close(self) -> None:
         self._http.close()
+        self._store.close()
 
     def __enter__(self) -> "Client":
         return self
@@ -79,10 +82,13 @@ class Client:
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """Sends one API call with retries and returns the response; raises ApiError on an error status.
         Every attempt sends the same headers, so a POST /jobs retry carries the same Idempotency-Key."""
+        return self._send(self._http, method, path, **kwargs)
+
+    def _send(self, http: httpx.Client, method: str, path: str, **kwargs: Any) -> httpx.Response:
         retry = 0
         while True:
             try:
-                res = self._http.request(method, path, **kwargs)
+                res = http.request(method, path, **kwargs)
             except httpx.TransportError as e:
                 if retry >= self.max_network_retries:
                     raise APIConnectionError(f"{method} {path} failed after {retry + 1} attempt(s): {e!r}") from e
@@ -99,22 +105,41 @@ class Client:
             raise ApiError.from_response(res)
 
 
+def _read(file: Union[str, os.PathLike, bytes, IO[bytes]], filename: Optional[str]) -> tuple[bytes, Optional[str]]:
+    """The bytes of a path, bytes or binary file object, and its name (given, else the path's or file's)."""
+    if isinstance(file, (str, os.PathLike)):
+        return Path(file).read_bytes(), filename or Path(file).name
+    if isinstance(file, (bytes, bytearray)):
+        return bytes(file), filename
+    return file.read(), filename or os.path.basename(getattr(file, "name", "") or "") or None
+
+
 class Files:
     def __init__(self, client: Client):
         self._c = client
 
     def upload(self, file: Union[str, os.PathLike, bytes, IO[bytes]], filename: Optional[str] = None, content_type: Optional[str] = None) -> File:
         """Uploads a path, bytes or a binary file object (multipart). The service decides the type from the bytes."""
-        if isinstance(file, (str, os.PathLike)):
-            data = Path(file).read_bytes()
-            filename = filename or Path(file).name
-        elif isinstance(file, (bytes, bytearray)):
-            data = bytes(file)
-        else:
-            data = file.read()
-            filename = filename or os.path.basename(getattr(file, "name", "") or "") or None
+        data, filename = _read(file, filename)
         part = (filename or "upload", data) if content_type is None else (filename or "upload", data, content_type)
         return File.from_dict(self._c.request("POST", "/files", files={"file": part}).json())
+
+    def upload_presigned(self, file: Union[str, os.PathLike, bytes, IO[bytes]], filename: Optional[str] = None, content_type: Optional[str] = None) -> File:
+        """Uploads through the object store (the service needs S3, else ApiError 501 presigned_unavailable):
+        POST /files with {filename, content_type, size_bytes}, PUT the bytes to `upload.url` with exactly
+        `upload.headers`, then POST /files/{id}/complete, which checks the object and returns the ready file.
+        Each step is retried like every call (network errors, 429, 503; Retry-After honoured). `content_type`
+        defaults to application/pdf for a .pdf name, else application/octet-stream (the service then goes by
+        the extension)."""
+        data, filename = _read(file, filename)
+        name = filename or "upload"
+        ctype = content_type or ("application/pdf" if name.lower().endswith(".pdf") else "application/octet-stream")
+        created = self._c.request("POST", "/files", json={"filename": name, "content_type": ctype, "size_bytes": len(data)}).json()
+        upload = created.get("upload")
+        if not isinstance(upload, dict):
+            raise ValueError("POST /files answered without `upload` (not a presigned answer)")
+        self._c._send(self._c._store, upload["method"], upload["url"], content=data, headers=upload.get("headers") or {})
+        return File.from_dict(self._c.request("POST", f"/files/{created['id']}/complete").json())
 
     def get(self, file_id: str) -> File:
         return File.from_dict(self._c.request("GET", f"/files/{file_id}").json())
@@ -175,6 +200,12 @@ class Jobs:
         """The result file's bytes, or with format="json" the OCR blocks (docs/ocr.md)."""
         res = self._c.request("GET", f"/jobs/{job_id}/result", params={"format": format})
         return res.json() if format == "json" else res.content
+
+    def result_url(self, job_id: str) -> ResultUrl:
+        """A presigned GET URL of the result (format=url; the service needs S3, else ApiError 501
+        presigned_unavailable): url, expires_at (15 minutes, never past the result's expiry), filename,
+        content_type, bytes. The URL needs no API key."""
+        return ResultUrl.from_dict(self._c.request("GET", f"/jobs/{job_id}/result", params={"format": "url"}).json())
 
     def run(self, request: dict[str, Any], *, idempotency_key: Optional[str] = None, timeout: float = 600.0, on_progress: Optional[Callable[[Job], None]] = None) -> tuple[Job, Union[bytes, dict[str, Any]]]:
         """Creates the job, waits for it and returns (job, result): bytes for a file result, the parsed

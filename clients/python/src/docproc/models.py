@@ -112,3 +112,20 @@ class Job:
             result=_build(JobResult, d["result"]) if d.get("result") else None,
             error=_build(JobError, d["error"]) if d.get("error") else None,
         )
+
+
+@dataclass
+class ResultUrl:
+    """GET /jobs/{id}/result?format=url (README, Result URL; the OpenAPI document leaves this body undescribed)."""
+    object: str
+    job_id: str
+    url: str
+    expires_at: str
+    filename: str
+    content_type: str
+    bytes: int
+    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ResultUrl":
+        return _build(cls, d)
