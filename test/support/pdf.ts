@@ -15,12 +15,17 @@ function writePdf(objs: string[]): Uint8Array {
   return new TextEncoder().encode(out);
 }
 
-/** A PDF of `pages` blank pages. */
-export function tinyPdf(pages = 1): Uint8Array {
+/** A PDF of `pages` blank pages of `size` points (US Letter unless given). */
+export function blankPdf(pages: number, size: [number, number] = [612, 792]): Uint8Array {
   const kids = Array.from({ length: pages }, (_, i) => `${3 + i} 0 R`).join(" ");
   const objs = ["<< /Type /Catalog /Pages 2 0 R >>", `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`];
-  for (let i = 0; i < pages; i++) objs.push("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>");
+  for (let i = 0; i < pages; i++) objs.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${size[0]} ${size[1]}] >>`);
   return writePdf(objs);
+}
+
+/** A PDF of `pages` blank Letter pages. */
+export function tinyPdf(pages = 1): Uint8Array {
+  return blankPdf(pages);
 }
 
 /** A PDF of `pages` text pages, each reading "<label> page <n>" in Helvetica. */
