@@ -5,7 +5,7 @@ import type { Sql } from "../db/client";
 import { db } from "../db/client";
 import { recordEvent } from "../events/record";
 import { releaseCredits, settleCredits } from "../billing/credits";
-import { presentJob } from "../modules/jobs/present";
+import { presentJob } from "../presenters/job";
 import { config } from "../config";
 
 // Passwords in options are needed only while the job may still run; a final state erases them.

@@ -9,7 +9,7 @@ import { waitFor } from "../support/wait";
 import { concretePath, documentedOperations, specRouteScopes, specScopes } from "../support/spec";
 import { allRoutes } from "../../src/http/routes";
 import { buildApp } from "../../src/http/app";
-import { route } from "../../src/http/route";
+import { route } from "../../src/modules/common/route";
 import { connect, disconnect } from "../../src/db/client";
 
 // Starting the service and waiting out grace periods takes longer than bun's 5 s default.

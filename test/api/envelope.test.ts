@@ -9,8 +9,8 @@ import { Type as T } from "@sinclair/typebox";
 import { client, expectEnvelope, startService, type Service } from "../support/service";
 import { concretePath, documentedOperations, specErrorTypes } from "../support/spec";
 import { buildApp } from "../../src/http/app";
-import { route } from "../../src/http/route";
-import { ApiError } from "../../src/http/errors";
+import { route } from "../../src/modules/common/route";
+import { ApiError } from "../../src/domain/errors";
 
 // Starting the service and waiting out grace periods takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);

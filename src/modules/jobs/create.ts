@@ -6,11 +6,11 @@ import { randomUUID } from "node:crypto";
 import type { Sql } from "../../db/client";
 import { db } from "../../db/client";
 import type { AuthenticatedKey } from "../../auth/authenticate";
-import { ApiError } from "../../http/errors";
+import { ApiError } from "../../domain/errors";
 import { checkRequestShape, planJob, type InputFile, type JobRequest } from "../../domain/job-plan";
 import { limits } from "../../domain/pricing";
 import { reserveCredits } from "../../billing/credits";
-import { presentJob } from "./present";
+import { presentJob } from "../../presenters/job";
 import { claimIdempotencyKey } from "./idempotency";
 
 /** Seconds a client is told to wait when its key already has the maximum of active jobs. */
