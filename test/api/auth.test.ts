@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { Type as T } from "@sinclair/typebox";
-import { client, expectEnvelope, startService, type Service } from "../support/service";
+import { client, expectEnvelope } from "../support/service";
+import { useService } from "../support/use-service";
 import { waitFor } from "../support/wait";
 import { concretePath, documentedOperations, specRouteScopes, specScopes } from "../support/spec";
 import { allRoutes } from "../../src/http/routes";
@@ -15,14 +16,7 @@ import { connect, disconnect } from "../../src/db/client";
 // Starting the service and waiting out grace periods takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);
 
-let svc: Service;
-
-beforeAll(async () => {
-  svc = await startService();
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+const svc = useService();
 
 async function get(path: string, headers: Record<string, string> = {}) {
   return client(svc.baseUrl)("GET", path, undefined, headers);
