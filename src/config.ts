@@ -1,5 +1,5 @@
 // All environment parsing, in one place. Every other module reads `config`, never process.env,
-// so the operator contract (../shared/CONTRACT.md) and its defaults live here alone.
+// so the operator contract (the README's Configuration tables) and its defaults live here alone.
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 

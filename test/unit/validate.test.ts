@@ -1,4 +1,4 @@
-// src/http/validate.ts (issue 2: malformed bodies and parameters answer 422 validation_error,
+// src/domain/validate.ts and src/modules/common/validate.ts (issue 2: malformed bodies and parameters answer 422 validation_error,
 // unknown fields are rejected, integers are integers, `param` names the field).
 import { describe, expect, test } from "bun:test";
 import { Type as T } from "@sinclair/typebox";
