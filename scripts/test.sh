@@ -14,3 +14,6 @@ bun x tsc --noEmit -p .
 bun x tsc --noEmit -p console
 (cd clients/typescript && bun x tsc --noEmit -p . && bun x tsc --noEmit -p tsconfig.test.json)
 bun test --timeout 120000
+# Rust format and lint checks (issue #15), enabled by lead after rust format pass:
+# cargo fmt --check
+# cargo clippy --workspace --release -- -D warnings

@@ -1,5 +1,5 @@
 // All environment parsing, in one place. Every other module reads `config`, never process.env,
-// so the operator contract (../shared/CONTRACT.md) and its defaults live here alone.
+// so the operator contract (the README's Configuration tables) and its defaults live here alone.
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 
@@ -58,9 +58,18 @@ export const config = {
   jobTimeoutS: int("JOB_TIMEOUT_S", 600, 1),
   /** Not in the contract: port of the embedded Postgres when DATABASE_URL is unset. */
   embeddedPgPort: int("EMBEDDED_PG_PORT", 54329, 1),
+  /** Not in the contract: the lowest level log.ts writes (debug, info, warn, error). */
   logLevel: process.env.LOG_LEVEL || "info",
   /** Not in the contract: when set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: process.env.METRICS_TOKEN || "",
+  /** Set by the supervisor (main.ts) for each child process it starts; unset when started by hand. */
+  workerName: process.env.WORKER_NAME,
+  /** Not in the contract: threads one render job may use; default: the engine's (all cores). */
+  renderThreads: process.env.RENDER_THREADS ? Number(process.env.RENDER_THREADS) : undefined,
+  /** Not in the contract: OCR threads per process (a positive integer), else chosen from the cores. */
+  ocrThreads: ((n) => (Number.isInteger(n) && n > 0 ? n : null))(Number(process.env.OCR_THREADS)),
+  /** Not in the contract: OCR_MACHINE_LOCK=0 lets every worker run the models at once. */
+  ocrMachineLock: process.env.OCR_MACHINE_LOCK !== "0",
 } as const;
 
 export type Config = typeof config;
@@ -74,4 +83,25 @@ export const queueConfig = {
   pollMs: Number(process.env.QUEUE_POLL_MS || 2000),
   /** Fault-injection for tests only: milliseconds a worker waits per input page before running. */
   testPageDelayMs: Number(process.env.JOB_TEST_PAGE_DELAY_MS || 0),
+};
+
+/** LibreOffice conversions (convert/libreoffice.ts; not in the contract; tests adjust them). */
+export const libreOfficeConfig = {
+  python: process.env.LIBREOFFICE_PYTHON || "/usr/bin/python3",
+  /** Wall-clock limit of one conversion. */
+  timeoutS: Number(process.env.LIBREOFFICE_TIMEOUT_S || 60),
+  startTimeoutS: Number(process.env.LIBREOFFICE_START_TIMEOUT_S || 60),
+  /** The process is recycled after this many conversions. */
+  maxConversions: Number(process.env.LIBREOFFICE_MAX_CONVERSIONS || 200),
+  /** auto: a network namespace when `unshare --net` works; 0: never; 1: required. */
+  netns: (process.env.LIBREOFFICE_NETNS ?? "auto") as "auto" | "0" | "1",
+};
+
+/**
+ * Secrets, kept apart from `config` so they are never printed or passed along with it.
+ * WEBHOOK_SECRET_KEY: the server key that encrypts webhook signing secrets at rest (parsed and
+ * checked by webhooks/secrets.ts); unset = a key generated once and kept in the database.
+ */
+export const secretsConfig = {
+  webhookSecretKey: process.env.WEBHOOK_SECRET_KEY || null,
 };

@@ -1,7 +1,10 @@
-// Structured one-line JSON logs on stderr. Never pass secrets (keys, webhook secrets) here.
+// Structured one-line JSON logs on stderr, from LOG_LEVEL (config.logLevel) up. Never pass
+// secrets (keys, webhook secrets) here.
+import { config } from "./config";
+
 const levels = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 type Level = keyof typeof levels;
-const threshold = levels[(process.env.LOG_LEVEL as Level) || "info"] ?? 20;
+const threshold = levels[config.logLevel as Level] ?? 20;
 
 function write(level: Level, msg: string, fields?: Record<string, unknown>) {
   if (levels[level] < threshold) return;

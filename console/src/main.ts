@@ -8,18 +8,7 @@ import { jobsView } from "./views/jobs";
 import { usageView } from "./views/usage";
 import { webhooksView } from "./views/webhooks";
 import { accountView, errorsView } from "./views/account";
-
-export interface Session {
-  account: any;
-  catalogue: any;
-}
-
-export interface View {
-  title: string;
-  element: HTMLElement;
-  /** Called each time the view is shown (reloads lists). */
-  show?(): void;
-}
+import type { Session, View } from "./view";
 
 const app = document.getElementById("app")!;
 const themeKey = "docproc.console.theme";

@@ -3,7 +3,7 @@
 import { db } from "../db/client";
 import type { Mode, Scope } from "../domain/scopes";
 import type { PlanName } from "../domain/pricing";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../domain/errors";
 import { keyMatches, parseKey } from "./api-keys";
 
 export interface AuthenticatedKey {

@@ -3,7 +3,7 @@
 import { config } from "../config";
 import type { Scope } from "../domain/scopes";
 import { plans } from "../domain/pricing";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../domain/errors";
 import type { AuthenticatedKey } from "./authenticate";
 
 export function authorize(auth: AuthenticatedKey, scope: Scope | "any"): void {

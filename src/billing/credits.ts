@@ -2,7 +2,7 @@
 // charge the pages actually processed) or release. Each call takes the transaction of the
 // job's state change, so billing and state never disagree.
 import type { Sql } from "../db/client";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../domain/errors";
 import { overage, plans, type PlanName } from "../domain/pricing";
 
 export function currentPeriod(at = new Date()): string {

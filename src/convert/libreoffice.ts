@@ -33,16 +33,9 @@ import { copyFileSync, mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { libreOfficeConfig } from "../config";
 
-const PYTHON = process.env.LIBREOFFICE_PYTHON || "/usr/bin/python3";
 const SERVER = join(import.meta.dir, "uno_server.py");
-
-export const libreOfficeConfig = {
-  timeoutS: Number(process.env.LIBREOFFICE_TIMEOUT_S || 60),
-  startTimeoutS: Number(process.env.LIBREOFFICE_START_TIMEOUT_S || 60),
-  maxConversions: Number(process.env.LIBREOFFICE_MAX_CONVERSIONS || 200),
-  netns: (process.env.LIBREOFFICE_NETNS ?? "auto") as "auto" | "0" | "1",
-};
 
 export class ConversionError extends Error {
   constructor(
@@ -87,7 +80,7 @@ class Converter {
     const useNetns = libreOfficeConfig.netns === "1" || (libreOfficeConfig.netns === "auto" && networkNamespaceAvailable());
     if (libreOfficeConfig.netns === "1" && !networkNamespaceAvailable()) throw new ConversionError("LIBREOFFICE_NETNS=1 but `unshare --net` is not available", "internal_error");
     this.isolated = useNetns;
-    const argv = useNetns ? ["unshare", "--net", "--", PYTHON, SERVER, this.profile] : [PYTHON, SERVER, this.profile];
+    const argv = useNetns ? ["unshare", "--net", "--", libreOfficeConfig.python, SERVER, this.profile] : [libreOfficeConfig.python, SERVER, this.profile];
     // detached: the Python process leads a new process group, which stop() kills as a whole.
     this.proc = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "ignore"], detached: true, env: { ...process.env, HOME: this.profile } });
     let readyResolve!: () => void;

@@ -1,5 +1,5 @@
-// The error catalogue: every error code the API or a failed job can report, defined once.
-// The HTTP layer, GET /errors and the OpenAPI document all read from here.
+// The error catalogue: every error code the API or a failed job can report, defined once, and
+// ApiError, which carries one of them from any layer up to the HTTP layer's envelope.
 
 export type ErrorType =
   | "api_error"
@@ -74,6 +74,20 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
-export function errorDefinition(code: ErrorCode): ErrorDefinition {
-  return errorCatalogue[code];
+/** Thrown by any layer; the HTTP layer turns it into the spec's envelope (modules/common/envelope.ts). */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param: string | null = null,
+    /** Extra envelope fields, e.g. upgrade_url, pages, remaining. */
+    readonly extra: Record<string, unknown> = {},
+    /** Extra response headers, e.g. Retry-After, Allow. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return errorCatalogue[this.code].status;
+  }
 }

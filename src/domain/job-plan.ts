@@ -1,8 +1,8 @@
 // Pure validation of a job request against the operation catalogue and its input files:
 // which files, which options (normalised with defaults), and how many pages it will bill.
 // Every rule that can be checked before the job runs is checked here, with the spec's codes.
-import { ApiError } from "../http/errors";
-import { check } from "../http/validate";
+import { ApiError } from "./errors";
+import { check } from "./validate";
 import { convertOptionsByTarget, convertPairs, operations, unsupportedConvertTargets, unsupportedOperations, type ConvertTarget, type OperationDefinition } from "./operations";
 
 export interface JobRequest {

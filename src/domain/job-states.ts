@@ -1,10 +1,10 @@
 // The job state machine of SPEC.md, as data: which transitions exist, and which are final.
+// The queue's SQL guards are generated from this table (queue/guards.ts), so it is the one rule.
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
-export const jobStatuses: JobStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
-export const finalStatuses: JobStatus[] = ["succeeded", "failed", "cancelled"];
 
-export const transitions: Record<JobStatus, JobStatus[]> = {
-  queued: ["running", "succeeded", "failed", "cancelled"],
+export const transitions: Record<JobStatus, readonly JobStatus[]> = {
+  // queued -> failed or cancelled: a job can end before any worker claims it.
+  queued: ["running", "failed", "cancelled"],
   // running -> queued: the reaper retries a job whose worker died.
   running: ["succeeded", "failed", "cancelled", "queued"],
   succeeded: [],
@@ -12,6 +12,13 @@ export const transitions: Record<JobStatus, JobStatus[]> = {
   cancelled: [],
 };
 
-export function canTransition(from: JobStatus, to: JobStatus): boolean {
-  return transitions[from].includes(to);
+export const jobStatuses = Object.keys(transitions) as JobStatus[];
+/** Statuses no transition leaves. */
+export const finalStatuses = jobStatuses.filter((s) => transitions[s].length === 0);
+/** Statuses a job can still leave: it counts against the key's concurrency limit. */
+export const activeStatuses = jobStatuses.filter((s) => transitions[s].length > 0);
+
+/** The statuses from which a job may move to `to`. */
+export function sourcesOf(to: JobStatus): JobStatus[] {
+  return jobStatuses.filter((s) => transitions[s].includes(to));
 }

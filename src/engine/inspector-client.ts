@@ -80,8 +80,3 @@ export function inspect(path: string): Promise<Identified> {
     proc.stdin.flush();
   });
 }
-
-export function stopInspector() {
-  child?.kill("SIGTERM");
-  child = null;
-}

@@ -2,17 +2,18 @@
 // wrong methods, malformed input, faults), and the route wrapper that authenticates,
 // rate-limits, authorizes and validates before a handler runs.
 import { Elysia } from "elysia";
-import type { RouteDef, Reply } from "./route";
-import { ApiError, errorBody } from "./errors";
+import type { RouteDef, Reply } from "../modules/common/route";
+import { errorBody } from "../modules/common/envelope";
 import { contextOf } from "./context";
-import { check, checkQuery, readJson } from "./validate";
+import { check } from "../domain/validate";
+import { checkQuery, readJson } from "../modules/common/validate";
 import { authenticate } from "../auth/authenticate";
 import { authorize } from "../auth/authorize";
 import { takeToken, rateLimitedError } from "./rate-limit";
 import { db } from "../db/client";
 import { log } from "../log";
 import { metricsAuthorized, renderMetrics } from "../modules/metrics/collect";
-import { errorCatalogue, type ErrorCode } from "../domain/errors";
+import { ApiError, errorCatalogue, type ErrorCode } from "../domain/errors";
 
 export const apiPrefix = "/api/v1";
 
@@ -130,8 +131,4 @@ function headerBytes(request: Request): number {
 function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
   return ["ECONNREFUSED", "ECONNRESET", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P03", "53300"].includes(code ?? "");
-}
-
-export function isErrorCode(code: string): code is ErrorCode {
-  return code in errorCatalogue;
 }

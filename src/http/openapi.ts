@@ -1,7 +1,7 @@
 // Generates the OpenAPI 3.1 document from the route declarations, the same TypeBox schemas
 // that validate requests, and the error catalogue. Nothing here is written by hand twice.
 import { Type as T, type TSchema } from "@sinclair/typebox";
-import type { RouteDef } from "./route";
+import type { RouteDef } from "../modules/common/route";
 import { errorCatalogue, type ErrorCode } from "../domain/errors";
 import { apiVersion } from "../domain/pricing";
 import { config } from "../config";

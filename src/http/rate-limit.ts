@@ -3,7 +3,7 @@
 import { db } from "../db/client";
 import { limits } from "../domain/pricing";
 import type { Mode } from "../domain/scopes";
-import { ApiError } from "./errors";
+import { ApiError } from "../domain/errors";
 
 export interface RateDecision {
   allowed: boolean;

@@ -1,5 +1,5 @@
 // Every route of the API, in one list: the app and the OpenAPI document are built from it.
-import type { RouteDef } from "./route";
+import type { RouteDef } from "../modules/common/route";
 import { buildOpenApi } from "./openapi";
 import { getAccount } from "../modules/account/routes";
 import { getPricing, listErrors, listOperations, openApiRoute } from "../modules/reference/routes";

@@ -5,11 +5,13 @@ import type { Sql } from "../db/client";
 import { db } from "../db/client";
 import { recordEvent } from "../events/record";
 import { releaseCredits, settleCredits } from "../billing/credits";
-import { presentJob } from "../modules/jobs/present";
+import { presentJob } from "../presenters/job";
 import { config } from "../config";
+import { secretOptionNames } from "../domain/operations";
+import { canMoveTo } from "./guards";
 
 // Passwords in options are needed only while the job may still run; a final state erases them.
-const eraseSecrets = "options - 'password' - 'user_password' - 'owner_password'";
+const eraseSecrets = ["options", ...secretOptionNames.map((n) => `'${n}'`)].join(" - ");
 
 export interface JobResult {
   type: "file" | "json";
@@ -28,7 +30,7 @@ export async function completeJob(jobId: string, workerId: string, result: JobRe
       UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'succeeded', result = ${tx.json(result as never)}, pages_processed = ${pagesProcessed},
              progress_done = progress_total, result_expires_at = now() + make_interval(secs => ${config.fileTtlS}),
              finished_at = now(), updated_at = now(), lease_expires_at = NULL
-       WHERE id = ${jobId} AND status = 'running' AND worker_id = ${workerId}
+       WHERE id = ${jobId} AND ${tx.unsafe(canMoveTo("succeeded"))} AND worker_id = ${workerId}
        RETURNING *`;
     if (!job) return false;
     if (job.billed) await settleCredits(tx as unknown as Sql, jobId, pagesProcessed, job.credits_per_page);
@@ -42,7 +44,7 @@ export async function failJob(jobId: string, error: { code: string; message: str
   return db().begin(async (tx) => {
     const [job] = await tx`
       UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'failed', error = ${tx.json(error)}, finished_at = now(), updated_at = now(), lease_expires_at = NULL
-       WHERE id = ${jobId} AND status IN ('queued', 'running') ${workerId ? tx`AND worker_id = ${workerId}` : tx``}
+       WHERE id = ${jobId} AND ${tx.unsafe(canMoveTo("failed"))} ${workerId ? tx`AND worker_id = ${workerId}` : tx``}
        RETURNING *`;
     if (!job) return false;
     if (job.billed) await releaseCredits(tx as unknown as Sql, jobId);
@@ -60,7 +62,7 @@ export async function cancelJob(jobId: string): Promise<Record<string, any> | un
   return db().begin(async (tx) => {
     const [job] = await tx`
       UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'cancelled', cancel_requested = true, finished_at = now(), updated_at = now()
-       WHERE id = ${jobId} AND status IN ('queued', 'running')
+       WHERE id = ${jobId} AND ${tx.unsafe(canMoveTo("cancelled"))}
        RETURNING *`;
     if (job) {
       if (job.billed) await releaseCredits(tx as unknown as Sql, jobId);

@@ -4,7 +4,7 @@ import { mkdirSync, statSync } from "node:fs";
 import { rename, rm, readdir } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { config } from "../config";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../domain/errors";
 
 /** The one interface both implementations offer (small on purpose: see README "blob store"). */
 export interface BlobStore {

@@ -1,7 +1,7 @@
 // Streams a multipart/form-data upload straight to disk: the one `file` part is written as it
 // arrives, so a 500 MB upload never sits in memory. Any other part is an error.
 import { open, rm, type FileHandle } from "node:fs/promises";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../domain/errors";
 
 export interface UploadedPart {
   /** As sent (null when the part has none); the caller checks and cleans it. */

@@ -4,7 +4,7 @@
 import type { Sql } from "../db/client";
 import { db } from "../db/client";
 import { recordEvent } from "../events/record";
-import { presentFile } from "../modules/files/present";
+import { presentFile } from "../presenters/file";
 import { blobStore, deletePrefix, resultDirKey } from "./blobs";
 import { config } from "../config";
 import { log } from "../log";

@@ -127,7 +127,7 @@ export interface WebhookDispatcher {
 export async function startWebhookDispatcher(sql: Sql, opts: { concurrency?: number; perEndpoint?: number } = {}): Promise<WebhookDispatcher> {
   const concurrency = opts.concurrency ?? 8;
   const perEndpoint = opts.perEndpoint ?? 4;
-  const me = `${hostname()}:${process.env.WORKER_NAME ?? "dispatcher"}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  const me = `${hostname()}:${config.workerName ?? "dispatcher"}:${process.pid}:${randomBytes(3).toString("hex")}`;
   const active = new Map<string, { endpointId: string; abort: AbortController; done: Promise<void> }>();
   let stopping = false;
   // `woken` remembers a wake-up that arrived while the loop was busy, so none is lost.

@@ -4,6 +4,7 @@
 // a random key created once in `server_secrets`, so every node sharing the database can sign.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import type { Sql } from "../db/client";
+import { secretsConfig } from "../config";
 
 export const secretPrefix = "whsec_";
 const dbKeyName = "webhook_secret_key";
@@ -32,9 +33,8 @@ export function parseServerKey(raw: string): Buffer {
   throw new Error("WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)");
 }
 
-// Read here rather than in config.ts so the key never sits in the widely imported config object.
 const envKey: ServerKey | null = (() => {
-  const raw = process.env.WEBHOOK_SECRET_KEY;
+  const raw = secretsConfig.webhookSecretKey;
   if (!raw) return null;
   const key = parseServerKey(raw);
   return { id: keyId(key), key };

@@ -16,7 +16,7 @@ import { completeJob, failJob } from "../queue/finish";
 import { reapExpiredLeases } from "../queue/reap";
 import { sweepExpired } from "../storage/sweeper";
 import { blobStore, deletePrefix, resultKey, scratchDir } from "../storage/blobs";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../domain/errors";
 import { executors } from "./operations";
 import { jobErrorFrom } from "./errors";
 

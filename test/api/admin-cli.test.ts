@@ -1,19 +1,13 @@
 // CONTRACT.md, Admin CLI (issue 2, point 4): every command prints exactly one JSON object with
 // the documented fields on stdout and exits 0; errors exit non-zero with a message on stderr
 // and nothing on stdout. Commands run as the contract writes them: `bun run admin ...`.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { client, root, startService, type Service } from "../support/service";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { client, root } from "../support/service";
+import { useService } from "../support/use-service";
 
 setDefaultTimeout(60_000);
 
-let svc: Service;
-
-beforeAll(async () => {
-  svc = await startService();
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+const svc = useService();
 
 const allScopes = ["documents:read", "documents:write", "jobs:read", "jobs:write", "usage:read", "webhooks:manage"];
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -4,25 +4,19 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { Type as T } from "@sinclair/typebox";
-import { client, expectEnvelope, startService, type Service } from "../support/service";
+import { client, expectEnvelope } from "../support/service";
+import { useService } from "../support/use-service";
 import { waitFor } from "../support/wait";
 import { concretePath, documentedOperations, specRouteScopes, specScopes } from "../support/spec";
 import { allRoutes } from "../../src/http/routes";
 import { buildApp } from "../../src/http/app";
-import { route } from "../../src/http/route";
+import { route } from "../../src/modules/common/route";
 import { connect, disconnect } from "../../src/db/client";
 
 // Starting the service and waiting out grace periods takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);
 
-let svc: Service;
-
-beforeAll(async () => {
-  svc = await startService();
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+const svc = useService();
 
 async function get(path: string, headers: Record<string, string> = {}) {
   return client(svc.baseUrl)("GET", path, undefined, headers);

@@ -9,7 +9,7 @@ import { migrate } from "../../src/db/migrate";
 import type { Sql } from "../../src/db/client";
 import { createAccount, createKey } from "../../src/admin/commands";
 import { currentPeriod, overageEur, periodBounds, periodUsage, releaseCredits, reserveCredits, settleCredits } from "../../src/billing/credits";
-import { ApiError } from "../../src/http/errors";
+import { ApiError } from "../../src/domain/errors";
 
 let db: Awaited<ReturnType<typeof createDatabase>>;
 let sql: Sql;

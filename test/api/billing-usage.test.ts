@@ -2,20 +2,14 @@
 // free; sandbox never bills) and "Account and usage" (GET /usage); issue 3, point 6, over the
 // real service: a live starter key runs free operations end to end without a single ledger row,
 // and GET /usage reports the period for live keys and all zeros for sandbox keys.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { client, expectEnvelope, startService, type Service, hasCorpus } from "../support/service";
+import { describe, expect, test } from "bun:test";
+import { client, expectEnvelope, hasCorpus } from "../support/service";
+import { useService } from "../support/use-service";
 import { createJob, finishedJob, keyFor, uploadMadePdfOk, uploadOk } from "../support/jobs";
 import { currentPeriod, periodBounds } from "../../src/billing/credits";
 import { operations } from "../../src/domain/operations";
 
-let svc: Service;
-
-beforeAll(async () => {
-  svc = await startService({ workers: 1 });
-}, 60_000);
-afterAll(async () => {
-  await svc?.stop();
-}, 60_000);
+const svc = useService({ workers: 1 }, 60_000);
 
 describe("free operations in live mode", () => {
   test.skipIf(!hasCorpus)("rotate, split, merge, protect and unlock on a live starter key: billed false, nothing reserved, no ledger row", async () => {

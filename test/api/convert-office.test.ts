@@ -6,12 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { client, expectEnvelope, startService, type Service, hasCorpus } from "../support/service";
+import { client, expectEnvelope, type Service, hasCorpus } from "../support/service";
+import { useService } from "../support/use-service";
 import { words, lcs, pdftotextPages } from "../support/text-recall";
 import { corpusFilesDir, createJob, download, finishedJob, keyFor, tempDir, uploadBytes as rawUploadBytes, uploadOk as rawUploadOk } from "../support/jobs";
 import { parseCsv } from "../support/csv";
 
-let svc: Service;
+const svc = useService({ workers: 2 }, 60_000);
 let tmp: ReturnType<typeof tempDir>;
 let accountId: string;
 /** A fresh key of the test account for every request burst: the per-key rate limit is not under test here. */
@@ -24,12 +25,10 @@ const uploadBytes = async (_svc: Service, _key: string, data: string, filename: 
 const key = "";
 
 beforeAll(async () => {
-  svc = await startService({ workers: 2 });
   tmp = tempDir();
   accountId = (await svc.newKey()).accountId;
 }, 60_000);
 afterAll(async () => {
-  await svc?.stop();
   tmp?.cleanup();
 }, 60_000);
 

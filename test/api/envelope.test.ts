@@ -6,24 +6,21 @@
 // is covered whatever routes exist today.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Type as T } from "@sinclair/typebox";
-import { client, expectEnvelope, startService, type Service } from "../support/service";
+import { client, expectEnvelope } from "../support/service";
+import { useService } from "../support/use-service";
 import { concretePath, documentedOperations, specErrorTypes } from "../support/spec";
 import { buildApp } from "../../src/http/app";
-import { route } from "../../src/http/route";
-import { ApiError } from "../../src/http/errors";
+import { route } from "../../src/modules/common/route";
+import { ApiError } from "../../src/domain/errors";
 
 // Starting the service and waiting out grace periods takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);
 
-let svc: Service;
+const svc = useService();
 let doc: any;
 
 beforeAll(async () => {
-  svc = await startService();
   doc = (await client(svc.baseUrl)("GET", "/openapi.json")).json;
-});
-afterAll(async () => {
-  await svc?.stop();
 });
 
 /** The full envelope: every field present and well-typed, request_id = X-Request-Id. */

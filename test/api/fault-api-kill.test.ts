@@ -1,22 +1,16 @@
 // The API process SIGKILLed in the middle of POST /jobs with an Idempotency-Key: whatever the
 // moment of the kill, retrying with the same key (once the supervisor has restarted the API)
 // ends with exactly one job for that key, and no idempotency record is left in_progress.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { startService, type Service } from "../support/service";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { useService } from "../support/use-service";
 import { multipart, postFiles, rolePids } from "../support/jobs";
 import { minimalPdf } from "../support/pdf";
 import { waitFor } from "../support/wait";
 
 setDefaultTimeout(180_000);
 
-let svc: Service;
-beforeAll(async () => {
-  // No workers: jobs stay queued, so the job table changes only through POST /jobs.
-  svc = await startService({ workers: 0 });
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+// No workers: jobs stay queued, so the job table changes only through POST /jobs.
+const svc = useService({ workers: 0 });
 
 describe("API killed mid-request", () => {
   test("a retry with the same Idempotency-Key gives one job, at every kill moment tried", async () => {

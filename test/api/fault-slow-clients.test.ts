@@ -2,24 +2,20 @@
 // byte by byte is cut off at UPLOAD_TIMEOUT_S with 408 request_timeout and leaves nothing behind;
 // 500 connections that send nothing are closed by the server's idle timeout; meanwhile other
 // clients are served promptly.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { startService, type Service } from "../support/service";
+import { useService } from "../support/use-service";
 import { multipart, postFiles } from "../support/jobs";
 import { minimalPdf } from "../support/pdf";
 
 setDefaultTimeout(120_000);
 
-let svc: Service;
+const svc = useService({ env: { UPLOAD_TIMEOUT_S: "4" } });
 let key: string;
 beforeAll(async () => {
-  svc = await startService({ env: { UPLOAD_TIMEOUT_S: "4" } });
   key = (await svc.newKey()).key;
-});
-afterAll(async () => {
-  await svc?.stop();
 });
 
 async function timedAccount(): Promise<{ status: number; ms: number }> {

@@ -2,31 +2,28 @@
 // JSON body, invalid UTF-8, or nesting deeper than 32 levels answers 422 validation_error with
 // `param`; upload filenames are checked and cleaned (no NUL, shortened keeping the extension, a
 // `file` part without a filename refused); oversized headers answer 431 with the envelope.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { connect } from "node:net";
-import { client, expectEnvelope, startService, type Service } from "../support/service";
+import { client, expectEnvelope } from "../support/service";
+import { useService } from "../support/use-service";
 import { multipart, postFiles } from "../support/jobs";
 import { minimalPdf } from "../support/pdf";
 
 setDefaultTimeout(60_000);
 
-let svc: Service;
+const svc = useService();
 let key: string;
 let fileId: string;
 const pdf = minimalPdf(2, "hostile");
 
 beforeAll(async () => {
-  svc = await startService();
   key = (await svc.newKey()).key;
   const mp = multipart([{ name: "file", filename: "a.pdf", contentType: "application/pdf", data: pdf }]);
   const r = await postFiles(svc, key, mp.body, mp.contentType);
   expect(r.status).toBe(201);
   fileId = r.json.id;
-});
-afterAll(async () => {
-  await svc?.stop();
 });
 
 /** Blobs on disk and file rows, to prove a refused upload left nothing. */

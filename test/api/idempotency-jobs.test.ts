@@ -2,20 +2,14 @@
 // hours) and Errors; issue 3, point 4. The service runs without workers, so jobs stay queued and
 // nothing but the idempotency rules changes the job table. Files are ready rows in the table:
 // the POST /jobs path only reads them.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
-import { client, expectEnvelope, startService, type Service } from "../support/service";
+import { client, expectEnvelope } from "../support/service";
+import { useService } from "../support/use-service";
 import { keyFor } from "../support/jobs";
 import { requestHash } from "../../src/modules/jobs/idempotency";
 
-let svc: Service;
-
-beforeAll(async () => {
-  svc = await startService({ workers: 0 });
-}, 60_000);
-afterAll(async () => {
-  await svc?.stop();
-}, 60_000);
+const svc = useService({ workers: 0 }, 60_000);
 
 async function setup(mode: "test" | "live" = "test") {
   const k = await svc.newKey({ mode });

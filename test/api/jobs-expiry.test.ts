@@ -2,21 +2,15 @@
 // Result rules (404 result_expired after the result's time-to-live), Events and Limits (data
 // lifetime); issue 3, points 1, 2 and 7. FILE_TTL_S=2 and SWEEP_INTERVAL_S=1 make files and
 // results expire within seconds.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { client, expectEnvelope, startService, type Service } from "../support/service";
+import { client, expectEnvelope } from "../support/service";
+import { useService } from "../support/use-service";
 import { waitFor } from "../support/wait";
 import { createJob, download, eventsFor, finishedJob, keyFor, uploadMadePdfOk } from "../support/jobs";
 
-let svc: Service;
-
-beforeAll(async () => {
-  svc = await startService({ workers: 1, env: { FILE_TTL_S: "2", SWEEP_INTERVAL_S: "1" } });
-}, 60_000);
-afterAll(async () => {
-  await svc?.stop();
-}, 60_000);
+const svc = useService({ workers: 1, env: { FILE_TTL_S: "2", SWEEP_INTERVAL_S: "1" } }, 60_000);
 
 async function storageKey(fileId: string): Promise<string> {
   return (await svc.sql`SELECT storage_key FROM files WHERE id = ${fileId}`)[0]!.storage_key;

@@ -11,22 +11,21 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { client, expectEnvelope, startService, type Service, hasCorpus } from "../support/service";
+import { client, expectEnvelope, type Service, hasCorpus } from "../support/service";
+import { useService } from "../support/use-service";
 import { createJob, download, eventsFor, finalStatuses, finishedJob, keyFor, tempDir, uploadMadePdfOk, uploadOk, waitJobRow, writeTemp } from "../support/jobs";
 import { makePdf as makeBlankPdf } from "../support/make-pdf";
 
 const pageDelayMs = 250;
-let svc: Service;
+const svc = useService({ workers: 1, env: { JOB_TEST_PAGE_DELAY_MS: String(pageDelayMs) } }, 60_000);
 let tmp: ReturnType<typeof tempDir>;
 let slowPdf: string; // 20 pages = 5 s of test delay
 
 beforeAll(async () => {
-  svc = await startService({ workers: 1, env: { JOB_TEST_PAGE_DELAY_MS: String(pageDelayMs) } });
   tmp = tempDir();
   slowPdf = writeTemp(tmp.dir, "slow-20.pdf", makeBlankPdf(20));
 }, 60_000);
 afterAll(async () => {
-  await svc?.stop();
   tmp?.cleanup();
 }, 60_000);
 

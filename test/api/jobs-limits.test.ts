@@ -2,19 +2,18 @@
 // plan's cap in live) and Errors (429 concurrency_limit with Retry-After, 422
 // page_limit_exceeded); issue 3, point 5.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { client, expectEnvelope, startService, type Service, hasCorpus } from "../support/service";
+import { client, expectEnvelope, hasCorpus } from "../support/service";
+import { useService } from "../support/use-service";
 import { createJob, keyFor, makePdf, npages, tempDir, uploadOk, waitJobRow } from "../support/jobs";
 import { limits } from "../../src/domain/pricing";
 
-let svc: Service;
+const svc = useService({ workers: 1, env: { JOB_TEST_PAGE_DELAY_MS: "200" } }, 60_000);
 let tmp: ReturnType<typeof tempDir>;
 
 beforeAll(async () => {
-  svc = await startService({ workers: 1, env: { JOB_TEST_PAGE_DELAY_MS: "200" } });
   tmp = tempDir();
 }, 60_000);
 afterAll(async () => {
-  await svc?.stop();
   tmp?.cleanup();
 }, 60_000);
 

@@ -7,18 +7,17 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { errorCatalogue } from "../../src/domain/errors";
 import { join } from "node:path";
-import { expectEnvelope, startService, client, type Service, hasCorpus } from "../support/service";
+import { expectEnvelope, client, hasCorpus } from "../support/service";
+import { useService } from "../support/use-service";
 import { corpus, corpusFilesDir, createJob, keyFor, manifest, download, eventsFor, finishedJob, npages, pageText, qpdfCheck, rotations, run, tempDir, upload, uploadOk } from "../support/jobs";
 
-let svc: Service;
+const svc = useService({ workers: 2 }, 60_000);
 let tmp: ReturnType<typeof tempDir>;
 
 beforeAll(async () => {
-  svc = await startService({ workers: 2 });
   tmp = tempDir();
 }, 60_000);
 afterAll(async () => {
-  await svc?.stop();
   tmp?.cleanup();
 }, 60_000);
 

@@ -1,17 +1,12 @@
 // Passwords given to protect and unlock are secrets: no job representation echoes them, and
 // the database keeps them only while the job can still run.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { startService, type Service, hasCorpus } from "../support/service";
+import { expect, setDefaultTimeout, test } from "bun:test";
+import { hasCorpus } from "../support/service";
+import { useService } from "../support/use-service";
 import { api, finishedJob, uploadOk } from "../support/jobs";
 
 setDefaultTimeout(60_000);
-let svc: Service;
-beforeAll(async () => {
-  svc = await startService();
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+const svc = useService();
 
 test.skipIf(!hasCorpus)("protect and unlock passwords are redacted in responses, replays and events, and erased once the job ends", async () => {
   const { key } = await svc.newKey();

@@ -3,15 +3,16 @@
 // operation), bad options (422 invalid_options naming the option), metadata (20 string keys),
 // file_id / file_ids rules, unknown (404) and other-mode (403) files — and GET /jobs with its
 // status filter and pagination, GET /jobs/{id}, the job's kind and progress fields.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
-import { client, expectEnvelope, startService, type Service } from "../support/service";
+import { client, expectEnvelope } from "../support/service";
+import { useService } from "../support/use-service";
 import { makePdf } from "../support/make-pdf";
 import { pngHeader } from "../support/pdf";
 import { createJob, keyFor, uploadBytes, uploadOk } from "../support/jobs";
 import { convertPairs, operations } from "../../src/domain/operations";
 
-let svc: Service;
+const svc = useService({ workers: 1 }, 60_000);
 // One sandbox account with a 4-page PDF, a PNG and a live-mode PDF; keys are made per test.
 let accountId: string;
 let pdf4: any;
@@ -20,7 +21,6 @@ let png: any;
 let livePdf: any;
 
 beforeAll(async () => {
-  svc = await startService({ workers: 1 });
   const k = await svc.newKey();
   accountId = k.accountId;
   pdf4 = (await uploadBytes(svc, k.key, makePdf(4), "four.pdf", "application/pdf")).json;
@@ -28,9 +28,6 @@ beforeAll(async () => {
   png = (await uploadBytes(svc, k.key, pngHeader(), "header.png", "image/png")).json;
   const live = await keyFor(svc, accountId, "live");
   livePdf = (await uploadBytes(svc, live.key, makePdf(1), "one.pdf", "application/pdf")).json;
-}, 60_000);
-afterAll(async () => {
-  await svc?.stop();
 }, 60_000);
 
 /** A fresh sandbox key on the shared account (own token bucket, own 2-job allowance). */

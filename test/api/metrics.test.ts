@@ -1,20 +1,13 @@
 // Issue 13, point 6: GET /metrics in Prometheus text format, outside /api/v1, behind
 // METRICS_TOKEN when set: queue depth per operation, jobs started/finished/failed, duration and
 // queue-wait histograms per operation, webhook deliveries by outcome, blob store errors.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startService, type Service } from "../support/service";
+import { describe, expect, test } from "bun:test";
+import { useService } from "../support/use-service";
 import { createJob, finishedJob, uploadBytes, waitJobRow } from "../support/jobs";
 import { tinyPdf } from "../support/pdf";
 
 const token = "metrics-test-token";
-let svc: Service;
-
-beforeAll(async () => {
-  svc = await startService({ env: { METRICS_TOKEN: token, JOB_TEST_PAGE_DELAY_MS: "1500" } });
-}, 60_000);
-afterAll(async () => {
-  await svc?.stop();
-}, 60_000);
+const svc = useService({ env: { METRICS_TOKEN: token, JOB_TEST_PAGE_DELAY_MS: "1500" } }, 60_000);
 
 async function scrape(): Promise<string> {
   const r = await fetch(`${svc.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } });

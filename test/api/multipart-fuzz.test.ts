@@ -2,25 +2,21 @@
 // missing boundaries, huge part headers, many parts, mutated bytes, slow senders. Every case
 // answers (or closes) within its bound and never with a 5xx; afterwards every blob on disk has its
 // file row and the scratch directory is empty.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { startService, type Service } from "../support/service";
+import { useService } from "../support/use-service";
 import { multipart } from "../support/jobs";
 import { minimalPdf } from "../support/pdf";
 import { waitFor } from "../support/wait";
 
 setDefaultTimeout(180_000);
 
-let svc: Service;
+const svc = useService({ env: { UPLOAD_TIMEOUT_S: "3" } });
 let key: string;
 beforeAll(async () => {
-  svc = await startService({ env: { UPLOAD_TIMEOUT_S: "3" } });
   key = (await svc.newKey()).key;
-});
-afterAll(async () => {
-  await svc?.stop();
 });
 
 /** Mulberry32: a small seeded PRNG, so a failing case can be replayed. */

@@ -1,24 +1,18 @@
 // The sweeper's orphan check: blobs no live row references (upload blobs without a file row,
 // results of a losing attempt or of a deleted file row) and scratch files of dead processes are
 // removed once older than ORPHAN_GRACE_S; referenced blobs and young orphans are kept.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { startService, type Service } from "../support/service";
+import { useService } from "../support/use-service";
 import { createJob, multipart, postFiles, waitJobRow } from "../support/jobs";
 import { minimalPdf } from "../support/pdf";
 import { waitFor } from "../support/wait";
 
 setDefaultTimeout(90_000);
 
-let svc: Service;
-beforeAll(async () => {
-  svc = await startService({ env: { SWEEP_INTERVAL_S: "1", ORPHAN_CHECK_INTERVAL_S: "1", ORPHAN_GRACE_S: "600" } });
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+const svc = useService({ env: { SWEEP_INTERVAL_S: "1", ORPHAN_CHECK_INTERVAL_S: "1", ORPHAN_GRACE_S: "600" } });
 
 function plant(rel: string, ageS: number): string {
   const p = join(svc.dataDir, rel);

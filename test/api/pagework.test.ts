@@ -5,18 +5,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startService, type Service, hasCorpus } from "../support/service";
+import { hasCorpus } from "../support/service";
+import { useService } from "../support/use-service";
 import { corpus, createJob, download, finishedJob, npages, pageText, qpdfCheck, run, tempDir, uploadOk } from "../support/jobs";
 
-let svc: Service;
+const svc = useService({ workers: 2 }, 60_000);
 let tmp: ReturnType<typeof tempDir>;
 
 beforeAll(async () => {
-  svc = await startService({ workers: 2 });
   tmp = tempDir();
 }, 60_000);
 afterAll(async () => {
-  await svc?.stop();
   tmp?.cleanup();
 }, 60_000);
 

@@ -1,20 +1,14 @@
 // Issue 3, point 3: a per-job wall-clock limit (JOB_TIMEOUT_S, documented and configurable)
 // kills a stuck job's worker and fails the job with the documented job_timeout code; the
 // supervisor starts a fresh worker, which takes the next job.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { client, startService, type Service, hasCorpus } from "../support/service";
+import { describe, expect, test } from "bun:test";
+import { client, hasCorpus } from "../support/service";
+import { useService } from "../support/use-service";
 import { waitFor, isAlive } from "../support/wait";
 import { createJob, eventsFor, finishedJob, rolePids, uploadOk, waitJobRow, workerPidOf } from "../support/jobs";
 
-let svc: Service;
-
-beforeAll(async () => {
-  // 1 s of test delay per page: a 4-page job needs > 4 s, over the 2 s limit; a 1-page job fits.
-  svc = await startService({ workers: 1, env: { JOB_TIMEOUT_S: "2", JOB_TEST_PAGE_DELAY_MS: "1000" } });
-}, 60_000);
-afterAll(async () => {
-  await svc?.stop();
-}, 60_000);
+// 1 s of test delay per page: a 4-page job needs > 4 s, over the 2 s limit; a 1-page job fits.
+const svc = useService({ workers: 1, env: { JOB_TIMEOUT_S: "2", JOB_TEST_PAGE_DELAY_MS: "1000" } }, 60_000);
 
 describe("per-job wall-clock limit", () => {
   test.skipIf(!hasCorpus)("a job over JOB_TIMEOUT_S fails with job_timeout, its worker is replaced, and the next job runs", async () => {

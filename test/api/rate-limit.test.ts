@@ -2,20 +2,14 @@
 // 30/min (sandbox) kept in Postgres and shared by every API node; X-RateLimit-* headers on every
 // authenticated response; 429 rate_limited with Retry-After; tokens refill over time.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { client, expectEnvelope, freePort, startService, type Service } from "../support/service";
+import { client, expectEnvelope, freePort } from "../support/service";
+import { useService } from "../support/use-service";
 import { spawnBun, waitHealthy, type Spawned } from "../support/wait";
 
 // Starting the service and waiting out grace periods takes longer than bun's 5 s default.
 setDefaultTimeout(60_000);
 
-let svc: Service;
-
-beforeAll(async () => {
-  svc = await startService();
-}, 60_000);
-afterAll(async () => {
-  await svc?.stop();
-});
+const svc = useService({}, 60_000);
 
 type Res = Awaited<ReturnType<ReturnType<typeof client>>>;
 

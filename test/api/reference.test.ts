@@ -1,24 +1,21 @@
 // The reference routes (issue 2, point 2): GET /errors, /pricing, /operations, /openapi.json and
 // /healthz, checked against SPEC.md (hard-coded in test/support/spec.ts) and, for the OpenAPI
 // document, with a real OpenAPI 3.1 validator from the npm registry.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { client, freePort, startService, type Service } from "../support/service";
+import { client, freePort, type Service } from "../support/service";
+import { useService } from "../support/use-service";
 import { spawnBun, waitHealthy } from "../support/wait";
 import { documentedOperations, specErrors, specErrorTypes, specOperationCredits, specUnsupportedConvertTargets, specUnsupportedOperations } from "../support/spec";
 import { allRoutes } from "../../src/http/routes";
 
 setDefaultTimeout(60_000);
 
-let svc: Service;
+const svc = useService();
 let anon: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  svc = await startService();
   anon = client(svc.baseUrl);
-});
-afterAll(async () => {
-  await svc?.stop();
 });
 
 describe("GET /errors", () => {

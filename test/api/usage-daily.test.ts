@@ -1,17 +1,12 @@
 // GET /usage/daily (extension): credits charged and pages processed per UTC day and operation
 // in the current period, per mode; marked x-extension in the OpenAPI document.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { client, expectEnvelope, startService, type Service } from "../support/service";
+import { describe, expect, test } from "bun:test";
+import { client, expectEnvelope } from "../support/service";
+import { useService } from "../support/use-service";
 import { createJob, finishedJob, uploadBytes } from "../support/jobs";
 import { makePdf } from "../support/make-pdf";
 
-let svc: Service;
-beforeAll(async () => {
-  svc = await startService({ workers: 1 });
-}, 60_000);
-afterAll(async () => {
-  await svc?.stop();
-});
+const svc = useService({ workers: 1 }, 60_000);
 
 const today = () => new Date().toISOString().slice(0, 10);
 

@@ -1,22 +1,19 @@
 // Delivery survives the death of every dispatcher: the worker processes are SIGKILLed in the
 // middle of a retry schedule and while an attempt is in flight. Pending attempts resume when
 // the supervisor restarts the workers; the in-flight attempt is retaken once its lease expires.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { client, startService, type Service } from "../support/service";
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
+import { client } from "../support/service";
+import { useService } from "../support/use-service";
 import { emit, startReceiver, until } from "../support/webhook-receiver";
 import { leaseS } from "../../src/webhooks/dispatcher";
 
 setDefaultTimeout(120_000);
 
-let svc: Service;
+const svc = useService({ workers: 1, env: { WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1" } });
 const rx = startReceiver();
 
-beforeAll(async () => {
-  svc = await startService({ workers: 1, env: { WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1" } });
-});
 afterAll(async () => {
   rx.stop();
-  await svc?.stop();
 });
 
 function workerPids(): number[] {

@@ -1,25 +1,22 @@
 // Webhooks end to end with real jobs and the real sweeper: the events recorded by the job
 // lifecycle (job.succeeded, job.failed, job.cancelled) and by file expiry (file.expired) reach
 // subscribed endpoints only, signed, with the spec's envelope and the job/file as data.object.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { client, corpusDir, startService, type Service, hasCorpus } from "../support/service";
+import { client, corpusDir, hasCorpus } from "../support/service";
+import { useService } from "../support/use-service";
 import { startReceiver, verifyWithStripe } from "../support/webhook-receiver";
 
 setDefaultTimeout(90_000);
 
-let svc: Service;
+// One worker and a per-page delay, so a second job stays queued long enough to cancel;
+// short TTL and sweep so file.expired arrives within the test.
+const svc = useService({ workers: 1, env: { JOB_TEST_PAGE_DELAY_MS: "300", FILE_TTL_S: "6", SWEEP_INTERVAL_S: "1", WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1" } });
 const rx = startReceiver();
 
-beforeAll(async () => {
-  // One worker and a per-page delay, so a second job stays queued long enough to cancel;
-  // short TTL and sweep so file.expired arrives within the test.
-  svc = await startService({ workers: 1, env: { JOB_TEST_PAGE_DELAY_MS: "300", FILE_TTL_S: "6", SWEEP_INTERVAL_S: "1", WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1" } });
-});
 afterAll(async () => {
   rx.stop();
-  await svc?.stop();
 });
 
 async function upload(api: ReturnType<typeof client>, name: string) {

@@ -1,21 +1,18 @@
 // Outbound safety without WEBHOOK_ALLOW_PRIVATE_TARGETS: webhook URLs that reach loopback,
 // private, link-local or other non-public addresses are refused at create, at update, and
 // again at delivery time (the address actually connected to is checked).
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { client, expectEnvelope, startService, type Service } from "../support/service";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { client, expectEnvelope } from "../support/service";
+import { useService } from "../support/use-service";
 import { emit, startReceiver, until } from "../support/webhook-receiver";
 
 setDefaultTimeout(60_000);
 
-let svc: Service;
+const svc = useService({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "0", WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1" } });
 const rx = startReceiver();
 
-beforeAll(async () => {
-  svc = await startService({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "0", WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1" } });
-});
 afterAll(async () => {
   rx.stop();
-  await svc?.stop();
 });
 
 async function account() {

@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { engine, engineErrorCode } from "../../src/engine/native";
+import { engine } from "../../src/engine/native";
+import { engineErrorCode } from "../../src/engine/errors";
 import { corpusDir, hasCorpus } from "../support/service";
 import { docxPages, wordRecall } from "../support/text-recall";
 

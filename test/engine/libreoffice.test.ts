@@ -6,7 +6,8 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { ConversionError, docxToPdf, libreOfficeConfig, libreOfficeStatus, networkNamespaceAvailable, stopLibreOffice } from "../../src/convert/libreoffice";
+import { ConversionError, docxToPdf, libreOfficeStatus, networkNamespaceAvailable, stopLibreOffice } from "../../src/convert/libreoffice";
+import { libreOfficeConfig } from "../../src/config";
 import { corpusDir, hasCorpus } from "../support/service";
 
 const files = join(corpusDir, "files");

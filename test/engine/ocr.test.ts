@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ocrPaths } from "../../src/worker/operations/ocr";
 import { hasCorpus } from "../support/service";
+import { minimalPdf } from "../support/pdf";
 
 const require = createRequire(import.meta.url);
 const engine = require(path.join(import.meta.dir, "../../native/index.js"));
@@ -43,6 +44,16 @@ test("ocrInit refuses a model whose sha256 differs from the manifest", async () 
   expect(e.code).toBe("ocr_unavailable");
   expect(e.message).toContain("sha256");
 });
+
+test("after ocrInit, a page rendered from a self-made PDF is read (no corpus needed)", async () => {
+  await engine.ocrInit({ ...ocrPaths(), intraThreads: 1 });
+  const pdf = path.join(scratch, "fixture.pdf");
+  writeFileSync(pdf, minimalPdf(2, "Fixture"));
+  await engine.renderJpeg(pdf, path.join(scratch, "fixture.jpg"), { pages: [1], dpi: 150 });
+  const r = await engine.ocr(path.join(scratch, "fixture.jpg"), null, { output: "blocks" });
+  expect(r.pagesProcessed).toBe(1);
+  expect(JSON.parse(r.json).pages[0].text).toContain("Fixture page 2");
+}, 60_000);
 
 test.skipIf(!hasCorpus)("after ocrInit, a PNG turned by 90 degrees is read upright", async () => {
   await engine.ocrInit({ ...ocrPaths(), intraThreads: 2 });

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { checkRequestShape, planJob, type InputFile, type JobRequest } from "../../src/domain/job-plan";
 import { convertPairs, operations } from "../../src/domain/operations";
-import { ApiError } from "../../src/http/errors";
+import { ApiError } from "../../src/domain/errors";
 
 const F1 = "11111111-1111-4111-8111-111111111111";
 const F2 = "22222222-2222-4222-8222-222222222222";

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { Type as T } from "@sinclair/typebox";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { buildOpenApi } from "../../src/http/openapi";
-import { route, type RouteDef } from "../../src/http/route";
+import { route, type RouteDef } from "../../src/modules/common/route";
 import { errorCatalogue } from "../../src/domain/errors";
 
 const Thing = T.Object({ id: T.String({ format: "uuid" }), n: T.Integer() });

@@ -1,9 +1,10 @@
-// src/http/validate.ts (issue 2: malformed bodies and parameters answer 422 validation_error,
+// src/domain/validate.ts and src/modules/common/validate.ts (issue 2: malformed bodies and parameters answer 422 validation_error,
 // unknown fields are rejected, integers are integers, `param` names the field).
 import { describe, expect, test } from "bun:test";
 import { Type as T } from "@sinclair/typebox";
-import { check, checkQuery, pointerToParam, readJson } from "../../src/http/validate";
-import { ApiError } from "../../src/http/errors";
+import { check, pointerToParam } from "../../src/domain/validate";
+import { checkQuery, readJson } from "../../src/modules/common/validate";
+import { ApiError } from "../../src/domain/errors";
 
 function fails(fn: () => unknown): ApiError {
   try {

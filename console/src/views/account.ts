@@ -2,7 +2,7 @@
 // API reference (/docs) and the error reference (GET /errors, shown as a table here).
 import { describe } from "../api";
 import { h, replace, formatTime, formatBytes } from "../dom";
-import type { Session, View } from "../main";
+import type { Session, View } from "../view";
 
 export function accountView(session: Session): View {
   const a = session.account;

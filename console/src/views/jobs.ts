@@ -3,7 +3,7 @@
 import { call, describe } from "../api";
 import { field, h, replace, formatTime, seconds, formatBytes } from "../dom";
 import { downloadLink, isFinal } from "./job-panel";
-import type { Session, View } from "../main";
+import type { Session, View } from "../view";
 
 export function jobsView(_session: Session): View {
   const status = h("select", { name: "status" }, h("option", { value: "" }, "any"), ["queued", "running", "succeeded", "failed", "cancelled"].map((s) => h("option", { value: s }, s)));

@@ -6,7 +6,7 @@ import { field, h, replace } from "../dom";
 import { schemaForm, type SchemaForm } from "../schema-form";
 import { jobPanel } from "./job-panel";
 import { ocrResult } from "./ocr";
-import type { Session, View } from "../main";
+import type { Session, View } from "../view";
 
 const mimeByKind: Record<string, string> = {
   pdf: ".pdf,application/pdf",

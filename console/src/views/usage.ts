@@ -5,7 +5,7 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { call, describe } from "../api";
 import { field, h, replace, formatTime } from "../dom";
-import type { Session, View } from "../main";
+import type { Session, View } from "../view";
 
 const palette = ["#2563eb", "#db2777", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#dc2626", "#65a30d", "#9333ea", "#0d9488", "#ea580c", "#4f46e5"];
 

@@ -3,7 +3,7 @@
 // types come from the OpenAPI document, where the API declares them.
 import { call, describe } from "../api";
 import { field, h, replace, formatTime } from "../dom";
-import type { Session, View } from "../main";
+import type { Session, View } from "../view";
 
 let eventTypesCache: string[] | null = null;
 async function eventTypes(): Promise<string[]> {

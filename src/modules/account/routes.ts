@@ -1,6 +1,6 @@
 // GET /account: who a request runs as — account, plan, the key in use and its effective limits.
 import { Type as T } from "@sinclair/typebox";
-import { route } from "../../http/route";
+import { route } from "../common/route";
 import { limits, plans } from "../../domain/pricing";
 import { config } from "../../config";
 

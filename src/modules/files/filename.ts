@@ -1,6 +1,6 @@
 // The filename of an upload, checked and made safe once, when it arrives: it is stored, listed
 // and reused for result names and Content-Disposition, so it must be storable and printable.
-import { ApiError } from "../../http/errors";
+import { ApiError } from "../../domain/errors";
 
 export const filenameMaxChars = 255;
 const extensionMaxChars = 16;

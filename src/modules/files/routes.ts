@@ -4,11 +4,12 @@ import { Type as T, type Static } from "@sinclair/typebox";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { route } from "../../http/route";
-import { ApiError } from "../../http/errors";
-import { check, readJson } from "../../http/validate";
-import { assertOwned } from "../../http/ownership";
-import { cursorRow, listPage } from "../../http/pagination";
+import { route } from "../common/route";
+import { ApiError } from "../../domain/errors";
+import { check } from "../../domain/validate";
+import { readJson } from "../common/validate";
+import { assertOwned } from "../common/ownership";
+import { cursorRow, listPage } from "../common/pagination";
 import { db } from "../../db/client";
 import { config } from "../../config";
 import { receiveMultipartFile } from "../../storage/multipart";
@@ -17,7 +18,7 @@ import { inspect } from "../../engine/inspector-client";
 import { declaredKind, typeMismatch } from "../../domain/file-types";
 import { cleanFilename } from "./filename";
 import { Deleted, FileIdParams, FileObject, ListQuery, PresignRequest, PresignedUpload, listOf } from "./models";
-import { fileColumns, presentFile } from "./present";
+import { fileColumns, presentFile } from "../../presenters/file";
 
 /** The part's media type as stored: printable ASCII of at most 255 characters, else the generic type. */
 function cleanContentType(raw: string): string {

@@ -6,11 +6,12 @@ import { randomUUID } from "node:crypto";
 import type { Sql } from "../../db/client";
 import { db } from "../../db/client";
 import type { AuthenticatedKey } from "../../auth/authenticate";
-import { ApiError } from "../../http/errors";
+import { ApiError } from "../../domain/errors";
 import { checkRequestShape, planJob, type InputFile, type JobRequest } from "../../domain/job-plan";
 import { limits } from "../../domain/pricing";
 import { reserveCredits } from "../../billing/credits";
-import { presentJob } from "./present";
+import { isActive } from "../../queue/guards";
+import { presentJob } from "../../presenters/job";
 import { claimIdempotencyKey } from "./idempotency";
 
 /** Seconds a client is told to wait when its key already has the maximum of active jobs. */
@@ -52,7 +53,7 @@ export async function createJob(auth: AuthenticatedKey, req: JobRequest, idempot
     if (plan.pagesEstimated > cap) {
       throw new ApiError("page_limit_exceeded", `This job has ${plan.pagesEstimated} pages; the limit per job is ${cap} in ${auth.mode === "live" ? "live" : "sandbox"} mode.`, param);
     }
-    const [{ active }] = (await tx`SELECT count(*)::int AS active FROM jobs WHERE key_id = ${auth.keyId} AND status IN ('queued', 'running')`) as unknown as [{ active: number }];
+    const [{ active }] = (await tx`SELECT count(*)::int AS active FROM jobs WHERE key_id = ${auth.keyId} AND ${tx.unsafe(isActive)}`) as unknown as [{ active: number }];
     const maxActive = limits[auth.mode].concurrent_jobs;
     if (active >= maxActive) {
       throw new ApiError("concurrency_limit", `This key already has ${active} queued or running jobs (the limit is ${maxActive}); retry when one finishes.`, null, {}, { "retry-after": String(concurrencyRetryAfterS) });

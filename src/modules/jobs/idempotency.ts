@@ -4,7 +4,7 @@
 // retry creates the job), and a concurrent retry waits on the record's row, then replays.
 import { createHash } from "node:crypto";
 import type { Sql } from "../../db/client";
-import { ApiError } from "../../http/errors";
+import { ApiError } from "../../domain/errors";
 
 /** An in_progress record older than this is taken to be from a crashed request. */
 const abandonAfterS = 60;

@@ -1,15 +1,15 @@
 // Jobs: create (idempotent), list, get, cancel, and the result in its three formats.
 import { Type as T } from "@sinclair/typebox";
-import { route } from "../../http/route";
-import { ApiError } from "../../http/errors";
-import { assertOwned } from "../../http/ownership";
-import { cursorRow, listPage } from "../../http/pagination";
+import { route } from "../common/route";
+import { ApiError } from "../../domain/errors";
+import { assertOwned } from "../common/ownership";
+import { cursorRow, listPage } from "../common/pagination";
 import { db } from "../../db/client";
 import { blobStore } from "../../storage/blobs";
-import { check } from "../../http/validate";
+import { check } from "../../domain/validate";
 import { CreateJobRequest, JobIdParams, JobObject, ListJobsQuery, ResultQuery } from "./models";
 import { listOf } from "../files/models";
-import { presentJob } from "./present";
+import { presentJob } from "../../presenters/job";
 import { createJob } from "./create";
 import { requestHash } from "./idempotency";
 import { cancelJob } from "../../queue/finish";

@@ -4,6 +4,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { db } from "../../db/client";
 import { config } from "../../config";
 import { operations } from "../../domain/operations";
+import { finalStatuses } from "../../domain/job-states";
+import { isActive, statusIn } from "../../queue/guards";
 import { observeStoreErrors } from "../../storage/blobs";
 
 /** Bucket bounds in seconds, shared by the duration and queue-wait histograms. */
@@ -62,7 +64,7 @@ export async function renderMetrics(): Promise<string> {
   const out = new Text();
   const queued = new Map<string, number>(Object.keys(operations).map((o) => [o, 0]));
   const running = new Map(queued);
-  for (const r of await sql`SELECT operation, status, count(*)::int AS n FROM jobs WHERE status IN ('queued', 'running') GROUP BY operation, status`) {
+  for (const r of await sql`SELECT operation, status, count(*)::int AS n FROM jobs WHERE ${sql.unsafe(isActive)} GROUP BY operation, status`) {
     (r.status === "queued" ? queued : running).set(r.operation, r.n);
   }
   out.family("docproc_queue_depth", "gauge", "Jobs waiting in the queue, per operation.");
@@ -73,7 +75,7 @@ export async function renderMetrics(): Promise<string> {
   const started = await sql`SELECT operation, sum(attempts)::bigint AS n FROM jobs GROUP BY operation`;
   out.family("docproc_jobs_started_total", "counter", "Job attempts started (a retried job counts twice), per operation.");
   for (const r of started) out.sample("docproc_jobs_started_total", { operation: r.operation }, Number(r.n));
-  const finished = await sql`SELECT operation, status, count(*)::bigint AS n FROM jobs WHERE status IN ('succeeded', 'failed', 'cancelled') GROUP BY operation, status`;
+  const finished = await sql`SELECT operation, status, count(*)::bigint AS n FROM jobs WHERE ${sql.unsafe(statusIn(finalStatuses))} GROUP BY operation, status`;
   out.family("docproc_jobs_finished_total", "counter", "Jobs finished, per operation and final status (succeeded, failed, cancelled).");
   for (const r of finished) out.sample("docproc_jobs_finished_total", { operation: r.operation, status: r.status }, Number(r.n));
   const failed = await sql`SELECT operation, error->>'code' AS code, count(*)::bigint AS n FROM jobs WHERE status = 'failed' GROUP BY operation, error->>'code'`;

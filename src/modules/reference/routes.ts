@@ -1,9 +1,9 @@
 // Reference routes: the error catalogue, pricing, the operation catalogue and the OpenAPI
 // document, each served from its single definition in src/domain.
 import { Type as T } from "@sinclair/typebox";
-import { route, type RouteDef } from "../../http/route";
+import { route, type RouteDef } from "../common/route";
 import { errorCatalogue } from "../../domain/errors";
-import { docUrl } from "../../http/errors";
+import { docUrl } from "../common/envelope";
 import { limits, otherLimits, overage, plans, apiVersion } from "../../domain/pricing";
 import { convertOptionsByTarget, convertPairs, operations, unsupportedConvertTargets, unsupportedOperations } from "../../domain/operations";
 import { config } from "../../config";

@@ -1,7 +1,7 @@
 // GET /usage/daily (extension): the current period's credits charged and pages processed per
 // UTC day and operation, read-only, for the console's usage plot. GET /usage has totals only.
 import { Type as T } from "@sinclair/typebox";
-import { route } from "../../http/route";
+import { route } from "../common/route";
 import { db } from "../../db/client";
 import { currentPeriod, periodBounds } from "../../billing/credits";
 

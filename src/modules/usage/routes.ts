@@ -1,7 +1,7 @@
 // GET /usage: the current period's included, used and remaining credits, overage, pages in
 // flight and the recent ledger, all derived from the append-only credit ledger.
 import { Type as T } from "@sinclair/typebox";
-import { route } from "../../http/route";
+import { route } from "../common/route";
 import { db } from "../../db/client";
 import { currentPeriod, overageEur, periodBounds, periodUsage } from "../../billing/credits";
 import { plans } from "../../domain/pricing";

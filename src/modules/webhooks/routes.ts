@@ -1,6 +1,6 @@
 // Webhook endpoints: create (the only response with the secret), list, get, update, delete,
 // send a test event, and the delivery log. Scope webhooks:manage; partitioned per mode.
-import { route } from "../../http/route";
+import { route } from "../common/route";
 import { otherLimits } from "../../domain/pricing";
 import {
   CreateWebhookRequest,

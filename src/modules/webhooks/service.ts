@@ -3,9 +3,9 @@
 import { randomUUID } from "node:crypto";
 import { db } from "../../db/client";
 import { config } from "../../config";
-import { ApiError } from "../../http/errors";
-import { assertOwned } from "../../http/ownership";
-import { listPage } from "../../http/pagination";
+import { ApiError } from "../../domain/errors";
+import { assertOwned } from "../common/ownership";
+import { listPage } from "../common/pagination";
 import type { AuthenticatedKey } from "../../auth/authenticate";
 import { otherLimits } from "../../domain/pricing";
 import { recordEvent, type EventType } from "../../events/record";

@@ -45,13 +45,12 @@ export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: s
 /** The machine-wide model-run lock, or null when OCR_MACHINE_LOCK=0. Per user, so workers of
  * another user (who could not open this user's file) keep a lock of their own. */
 export function ocrLockPath(): string | null {
-  if (process.env.OCR_MACHINE_LOCK === "0") return null;
+  if (!config.ocrMachineLock) return null;
   return join(tmpdir(), `docproc-ocr-${process.getuid?.() ?? 0}.lock`);
 }
 
 export function ocrThreads(): number {
-  const explicit = Number(process.env.OCR_THREADS);
-  if (Number.isInteger(explicit) && explicit > 0) return explicit;
+  if (config.ocrThreads) return config.ocrThreads;
   if (ocrLockPath()) return availableParallelism();
   const workers = Math.max(1, config.workers || 1);
   return Math.max(1, Math.floor(availableParallelism() / workers));

@@ -3,11 +3,11 @@
 // page checkpoints for progress and cancellation (see crates/engine/src/{render,redact,compress}.rs).
 import { join } from "node:path";
 import { engine } from "../../engine/native";
+import { config } from "../../config";
 import type { Executor } from "./types";
 import { baseName } from "./naming";
 
-/** Threads one render job may use; default: the engine's (all cores). */
-const renderThreads = process.env.RENDER_THREADS ? Number(process.env.RENDER_THREADS) : undefined;
+const renderThreads = config.renderThreads;
 
 /** convert pdf -> jpg: one page -> a .jpg, several -> a ZIP of page-NNNN.jpg (1-based input page numbers). */
 export const pdfToJpg: Executor = async (input) => {

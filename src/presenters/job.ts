@@ -1,7 +1,7 @@
 // The public shape of a job. Spec fields: id, object, operation, status, metadata, credits,
 // result, error, sandbox; the rest (kind, progress, timestamps, inputs) are documented additions.
-import { config } from "../../config";
-import { secretOptionNames } from "../../domain/operations";
+import { config } from "../config";
+import { secretOptionNames } from "../domain/operations";
 
 /** Passwords given to protect/unlock are never echoed (responses, webhooks, idempotent replays). */
 function publicOptions(options: Record<string, unknown>): Record<string, unknown> {

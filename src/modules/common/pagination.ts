@@ -1,8 +1,8 @@
 // The list envelope and cursor of every list route (spec: "not shown"; our choice, documented
 // in the README): newest first, `starting_after` = the id of the last object already seen,
 // one extra row fetched to tell `has_more`.
-import type { AuthenticatedKey } from "../auth/authenticate";
-import { db } from "../db/client";
+import type { AuthenticatedKey } from "../../auth/authenticate";
+import { db } from "../../db/client";
 import { assertOwned } from "./ownership";
 
 export interface Cursor {

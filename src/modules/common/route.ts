@@ -1,9 +1,9 @@
 // A route is declared once: method, path, scope, TypeBox schemas and handler. The same
 // declaration registers the Elysia handler, validates requests and generates the OpenAPI entry.
 import type { TObject, TSchema } from "@sinclair/typebox";
-import type { ErrorCode } from "../domain/errors";
-import type { Scope } from "../domain/scopes";
-import type { AuthenticatedKey } from "../auth/authenticate";
+import type { ErrorCode } from "../../domain/errors";
+import type { Scope } from "../../domain/scopes";
+import type { AuthenticatedKey } from "../../auth/authenticate";
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
