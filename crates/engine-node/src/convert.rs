@@ -160,11 +160,7 @@ pub fn pdf_to_docx<'env>(
         let opts = engine::docx::PdfToDocxOptions {
             pages,
             max_pages: options.max_pages,
-            ocr: if options.ocr.unwrap_or(false) {
-                Some(std::sync::Arc::new(engine::ocr_pipeline::EngineOcr) as std::sync::Arc<dyn engine::docx::PageOcr>)
-            } else {
-                None
-            },
+            ocr: options.ocr.unwrap_or(false),
         };
         engine::docx::pdf_to_docx(input.as_ref(), output.as_ref(), &opts, &control).map(|r| {
             PdfToDocxResult {

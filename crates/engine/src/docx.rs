@@ -26,7 +26,7 @@
 //!   and form fields are not reproduced; a filled-in text or choice field whose value its
 //!   appearance does not draw (`NeedAppearances`) gets the value as text ([`fields`]).
 //! - Pages without a text layer (scans; the OCR rule) are listed in `pages_without_text`;
-//!   with [`PdfToDocxOptions::ocr`] set they are OCRed: the recognised lines become
+//!   with [`PdfToDocxOptions::ocr`] they are OCRed: the recognised lines become
 //!   paragraphs and replace the page-sized scan picture (smaller pictures are kept).
 //! - Password-protected PDFs fail with `encrypted_input` (run `unlock` first).
 
@@ -34,7 +34,6 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::sync::Arc;
 
 use mupdf::{Colorspace, ImageFormat, Pixmap, TextPageFlags};
 
@@ -48,23 +47,16 @@ use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::checked_indexes;
 use crate::pdf::save::write_atomically;
 
-/// Recognises the text of a page that has none (a scan). Implemented by the OCR pipeline
-/// ([`crate::ocr_pipeline::EngineOcr`]).
-pub trait PageOcr: Send + Sync {
-    /// The blocks of page `index` (0-based) of `doc`, in reading order, boxes in displayed
-    /// points from the top-left of the page.
-    fn recognise(&self, doc: &mupdf::pdf::PdfDocument, index: usize) -> Result<crate::ocr_pipeline::PageJson>;
-}
-
 /// Options of [`pdf_to_docx`].
-#[derive(Clone, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct PdfToDocxOptions {
     /// 0-based pages to convert; `None` or empty = all.
     pub pages: Option<Vec<i64>>,
     /// Refuse inputs with more pages than this.
     pub max_pages: Option<u32>,
-    /// OCR for pages without text; `None` = keep their images only.
-    pub ocr: Option<Arc<dyn PageOcr>>,
+    /// OCR pages without text with the engine's OCR ([`crate::ocr_pipeline::ocr_page`],
+    /// which needs [`crate::ocr_pipeline::ocr_init`]); `false` = keep their images only.
+    pub ocr: bool,
 }
 
 /// What [`pdf_to_docx`] produced.
@@ -735,8 +727,8 @@ pub fn pdf_to_docx(
         let mut ocr_rotated: Option<Vec<String>> = None;
         if !page_has_text {
             without_text.push(index as u32);
-            if let Some(ocr) = &options.ocr {
-                let read = ocr.recognise(&opened.doc, index)?;
+            if options.ocr {
+                let read = crate::ocr_pipeline::ocr_page(&opened.doc, index)?;
                 control.checkpoint()?;
                 ocred.push(index as u32);
                 // The recognised text replaces what the page had: the (few) characters of

@@ -503,15 +503,6 @@ pub fn ocr_page(doc: &PdfDocument, index: usize) -> Result<PageJson> {
     Ok(PageJson::recognised(index, pw, ph, dpi, &result, blocks))
 }
 
-/// The engine's OCR as the pdf -> docx hook ([`crate::docx::PageOcr`]).
-pub struct EngineOcr;
-
-impl crate::docx::PageOcr for EngineOcr {
-    fn recognise(&self, doc: &PdfDocument, index: usize) -> Result<PageJson> {
-        ocr_page(doc, index)
-    }
-}
-
 /// OCRs the selected pages of `input` (PDF, JPEG, PNG or WebP).
 pub fn ocr_document(
     input: &Path,

@@ -194,7 +194,7 @@ fn append_outline(
     let mut cur = Some(g_first.try_clone().ctx(ctx)?);
     let mut seen = std::collections::HashSet::new();
     while let Some(mut item) = cur {
-        let num = crate::pdf::tree::obj_num(&item);
+        let num = crate::pdf::object::obj_num(&item);
         if !item.is_dict().unwrap_or(false) || (num != 0 && !seen.insert(num)) || added > 1_000_000
         {
             break;
