@@ -3,7 +3,7 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::{control_of, spawn_job, JobControl};
+use crate::runtime::{control_of, integers, spawn_job, JobControl};
 use engine::{EngineError, ErrorCode};
 
 fn one_char(value: Option<String>, what: &str) -> engine::Result<Option<char>> {
@@ -155,7 +155,7 @@ pub fn pdf_to_docx<'env>(
     spawn_job(env, move || {
         let pages = match options.pages {
             None => None,
-            Some(p) => Some(crate::integers(&p, "pages[]")?),
+            Some(p) => Some(integers(&p, "pages[]")?),
         };
         let opts = engine::docx::PdfToDocxOptions {
             pages,

@@ -1,11 +1,11 @@
 //! Addon exports of OCR: `ocrInit` (once per process) and `ocr`. Same conventions as the
-//! page operations in lib.rs (Promise, engine thread pool, `code` on errors,
+//! page operations (see the crate documentation: Promise, engine thread pool, `code` on errors,
 //! `JobControl` for progress and cancellation).
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::{control_of, integers, spawn_job, JobControl};
+use crate::runtime::{control_of, integers, spawn_job, JobControl};
 
 /// Where ONNX Runtime and the models are (resolved by the TypeScript side).
 #[napi(object)]

@@ -1,11 +1,11 @@
 //! Addon exports of the engine's page work: `renderJpeg`, `redact`, `compress`.
-//! Same conventions as the page operations in lib.rs (Promise, engine thread pool,
+//! Same conventions as the page operations (crate documentation: Promise, engine thread pool,
 //! `code` on errors, `JobControl` for progress and cancellation).
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::{control_of, integer, integers, spawn_job, JobControl};
+use crate::runtime::{control_of, integer, integers, spawn_job, JobControl};
 
 fn small_integer(value: f64, what: &str, max: i64) -> engine::Result<i64> {
     let v = integer(value, what)?;
@@ -111,7 +111,7 @@ pub fn redact<'env>(
             dpi: options.dpi.map(|v| small_integer(v, "dpi", 100_000)).transpose()?.map(|v| v as u32),
             max_pages: options.max_pages,
         };
-        engine::redact::redact(input.as_ref(), output.as_ref(), &options, &control).map(super::PageOpResult::from)
+        engine::redact::redact(input.as_ref(), output.as_ref(), &options, &control).map(crate::pdf::PageOpResult::from)
     })
 }
 
