@@ -53,13 +53,13 @@ export interface NativeEngine {
     opts: { level?: "light" | "balanced" | "strong"; maxPages?: number },
     control?: JobControl,
   ): Promise<{ pageCount: number; inputBytes: number; outputBytes: number; keptOriginal: boolean; path?: string }>;
-  /** Spreadsheets (issue 7; crates/engine/src/sheets): one sheet to RFC 4180 CSV. */
+  /** Spreadsheets (issue 7; crates/engine/src/convert/sheets): one sheet to RFC 4180 CSV. */
   xlsxToCsv(input: string, output: string, opts: { sheet?: number | string; delimiter?: string }, control?: JobControl): Promise<{ sheetName: string; sheetIndex: number; sheetCount: number; rows: number; columns: number }>;
-  /** pdf -> docx from MuPDF's structured text (crates/engine/src/docx.rs). */
+  /** pdf -> docx from MuPDF's structured text (crates/engine/src/convert/docx.rs). */
   pdfToDocx(input: string, output: string, opts: { pages?: number[]; maxPages?: number; ocr?: boolean }, control?: JobControl): Promise<{ pagesProcessed: number; pageCount: number; paragraphs: number; images: number; imagesSkipped: number; tables: number; pagesWithoutText: number[]; pagesOcred: number[]; outputBytes: number }>;
   /** CSV to a one-sheet workbook with typed cells. */
   csvToXlsx(input: string, output: string, opts: { delimiter?: string; hasHeader?: boolean; sheetName?: string }, control?: JobControl): Promise<{ delimiter: string; rows: number; columns: number; numbers: number; dates: number; texts: number }>;
-  /** OCR (issue 6; crates/engine/src/ocr_pipeline.rs over crates/ocr): load ONNX Runtime and the models once per process. */
+  /** OCR (issue 6; crates/engine/src/ocr/pipeline.rs over crates/ocr): load ONNX Runtime and the models once per process. */
   ocrInit(opts: { ortLibrary: string; manifest: string; modelRoot: string; intraThreads?: number; detMaxSide?: number; machineLock?: string }): Promise<void>;
   /** OCR a PDF or image: `json` is the blocks document (see docs/ocr.md); searchable_pdf also writes `output`. */
   ocr(

@@ -30,7 +30,7 @@ pub struct OcrInitOptions {
 #[napi(ts_return_type = "Promise<void>")]
 pub fn ocr_init(env: &Env, options: OcrInitOptions) -> Result<Object<'_>> {
     spawn_job(env, move || {
-        engine::ocr_pipeline::ocr_init(&engine::ocr_pipeline::OcrInit {
+        engine::ocr::pipeline::ocr_init(&engine::ocr::pipeline::OcrInit {
             ort_library: options.ort_library.into(),
             manifest: options.manifest.into(),
             model_root: options.model_root.into(),
@@ -77,8 +77,8 @@ pub fn ocr<'env>(
     let control = control_of(control);
     spawn_job(env, move || {
         let kind = match options.output.as_str() {
-            "blocks" => engine::ocr_pipeline::OcrOutput::Blocks,
-            "searchable_pdf" => engine::ocr_pipeline::OcrOutput::SearchablePdf,
+            "blocks" => engine::ocr::pipeline::OcrOutput::Blocks,
+            "searchable_pdf" => engine::ocr::pipeline::OcrOutput::SearchablePdf,
             other => {
                 return Err(engine::EngineError::new(
                     engine::ErrorCode::InvalidOptions,
@@ -86,13 +86,13 @@ pub fn ocr<'env>(
                 ))
             }
         };
-        let opts = engine::ocr_pipeline::OcrOptions {
+        let opts = engine::ocr::pipeline::OcrOptions {
             pages: options.pages.as_deref().map(|p| integers(p, "pages[]")).transpose()?,
             max_pages: options.max_pages,
             output: kind,
         };
         let out = output.map(std::path::PathBuf::from);
-        let r = engine::ocr_pipeline::ocr_document(input.as_ref(), out.as_deref(), &opts, &control)?;
+        let r = engine::ocr::pipeline::ocr_document(input.as_ref(), out.as_deref(), &opts, &control)?;
         Ok(OcrResult {
             page_count: r.page_count as u32,
             pages_processed: r.pages_processed as u32,

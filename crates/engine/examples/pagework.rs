@@ -12,9 +12,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use engine::compress::{compress, CompressLevel, CompressOptions};
-use engine::redact::{redact, RedactOptions, RedactRegion};
-use engine::render::{render_jpeg, render_page_timed, RenderOptions};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
+use engine::pagework::redact::{redact, RedactOptions, RedactRegion};
+use engine::pagework::render::{render_jpeg, render_page_timed, RenderOptions};
 use engine::JobControl;
 
 fn arg<T: std::str::FromStr>(args: &[String], i: usize) -> Option<T> {

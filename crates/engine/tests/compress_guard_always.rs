@@ -6,7 +6,7 @@
 mod common;
 
 use common::{corpus_file, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions, CompressPath};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions, CompressPath};
 use engine::JobControl;
 
 #[test]

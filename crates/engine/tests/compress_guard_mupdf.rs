@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{corpus_file, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions, CompressPath, CompressResult};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions, CompressPath, CompressResult};
 use engine::JobControl;
 
 /// pdftotext's word count (of page `page` when set) and its error output.

@@ -1,4 +1,4 @@
-//! The compress levels' image handling (src/compress/images.rs and MuPDF's rewriter
+//! The compress levels' image handling (src/pagework/compress/images.rs and MuPDF's rewriter
 //! behind it), on small PDFs built here: which images are downsampled to what, in which
 //! encoding, and what is kept (SMask, Decode, text, bitonal images).
 
@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{corpus_file, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::JobControl;
 use jpeg_encoder::{ColorType, Encoder};
 use mupdf::pdf::{PdfDocument, PdfObject};
@@ -94,7 +94,7 @@ fn pdf_with(contents: &[&str], xobjects: &str, extra: Vec<Vec<u8>>) -> Vec<u8> {
     build_pdf(&objects)
 }
 
-fn run(scratch: &Scratch, name: &str, pdf: &[u8], level: &str) -> (std::path::PathBuf, engine::compress::CompressResult) {
+fn run(scratch: &Scratch, name: &str, pdf: &[u8], level: &str) -> (std::path::PathBuf, engine::pagework::compress::CompressResult) {
     let input = scratch.path(&format!("{name}.pdf"));
     std::fs::write(&input, pdf).unwrap();
     let out = scratch.path(&format!("{name}-{level}.out.pdf"));

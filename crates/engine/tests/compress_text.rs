@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{corpus_file, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::JobControl;
 use mupdf::pdf::{PdfDocument, PdfObject};
 use mupdf::{Buffer, Colorspace, Document, Font, Matrix, Size};

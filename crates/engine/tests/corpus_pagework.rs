@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use common::{corpus_dir, guarded, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions};
-use engine::redact::{redact, RedactOptions, RedactRegion};
-use engine::render::{render_jpeg, RenderOptions};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
+use engine::pagework::redact::{redact, RedactOptions, RedactRegion};
+use engine::pagework::render::{render_jpeg, RenderOptions};
 use engine::{ErrorCode, JobControl};
 
 const TIMEOUT: Duration = Duration::from_secs(120);

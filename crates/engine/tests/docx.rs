@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use engine::docx::{pdf_to_docx, PdfToDocxOptions};
+use engine::convert::docx::{pdf_to_docx, PdfToDocxOptions};
 use engine::JobControl;
 
 mod common;

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{corpus_file, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
-use engine::redact::{redact, RedactOptions, RedactRegion};
+use engine::pagework::redact::{redact, RedactOptions, RedactRegion};
 use engine::JobControl;
 use mupdf::pdf::{PdfDocument, PdfObject};
 

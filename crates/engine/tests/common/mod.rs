@@ -28,7 +28,7 @@ pub fn corpus_path(relative: &str) -> PathBuf {
 /// Initialises the engine's OCR from the installed npm packages, as the worker does.
 pub fn init_ocr() {
     let r = repo_root();
-    engine::ocr_pipeline::ocr_init(&engine::ocr_pipeline::OcrInit {
+    engine::ocr::pipeline::ocr_init(&engine::ocr::pipeline::OcrInit {
         ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
         manifest: r.join("models/manifest.json"),
         model_root: r.join("node_modules"),

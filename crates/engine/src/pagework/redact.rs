@@ -40,7 +40,7 @@ use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::keep_encryption;
 use crate::pdf::save::{patch_write_options, save_pdf};
 use crate::pdf::PageOpResult;
-use crate::render::{checked_dpi, encode_jpeg, raster_size, render_rgb, EncodedPage};
+use crate::pagework::render::{checked_dpi, encode_jpeg, raster_size, render_rgb, EncodedPage};
 
 /// Default rasterisation resolution of affected pages.
 pub const REDACT_DEFAULT_DPI: u32 = 150;

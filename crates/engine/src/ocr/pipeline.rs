@@ -1,6 +1,6 @@
 //! OCR of PDFs and images: MuPDF renders each page, `crates/ocr` reads it, and the
 //! result is returned as `blocks` JSON and/or written as a searchable PDF (the original
-//! pages with an invisible text layer; see [`searchable`](mod@crate::searchable)).
+//! pages with an invisible text layer; see [`searchable`](mod@crate::ocr::searchable)).
 //!
 //! # Rendering
 //!
@@ -320,7 +320,7 @@ fn image_to_pdf(bytes: &[u8]) -> Result<PdfDocument> {
 }
 
 /// Largest image input accepted, in pixels (the render cap of every other operation).
-pub const MAX_IMAGE_PIXELS: u64 = crate::render::MAX_PAGE_PIXELS;
+pub const MAX_IMAGE_PIXELS: u64 = crate::pagework::render::MAX_PAGE_PIXELS;
 
 /// Refuses an image with no pixels or more than [`MAX_IMAGE_PIXELS`], before it is decoded.
 fn check_image_size(w: u32, h: u32) -> Result<()> {
@@ -541,7 +541,7 @@ pub fn ocr_document(
     control.start(selected.len() as u64)?;
     let mut pages = Vec::with_capacity(selected.len());
     let mut processed = 0usize;
-    let mut layer = crate::searchable::TextLayer::new();
+    let mut layer = crate::ocr::searchable::TextLayer::new();
     for &index in &selected {
         let page = doc.load_page(index as i32).ctx("loading the page")?;
         let bounds = page.bounds().ctx("measuring the page")?;

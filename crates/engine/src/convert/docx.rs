@@ -63,8 +63,8 @@ pub struct PdfToDocxOptions {
     pub pages: Option<Vec<i64>>,
     /// Refuse inputs with more pages than this.
     pub max_pages: Option<u32>,
-    /// OCR pages without text with the engine's OCR ([`crate::ocr_pipeline::ocr_page`],
-    /// which needs [`crate::ocr_pipeline::ocr_init`]); `false` = keep their images only.
+    /// OCR pages without text with the engine's OCR ([`crate::ocr::pipeline::ocr_page`],
+    /// which needs [`crate::ocr::pipeline::ocr_init`]); `false` = keep their images only.
     pub ocr: bool,
 }
 
@@ -84,7 +84,7 @@ pub struct PdfToDocxResult {
     /// Tables written as Word tables.
     pub tables: u32,
     /// 0-based indexes of converted pages that have no text layer (fewer than
-    /// [`crate::ocr_pipeline::TEXT_PAGE_MIN_CHARS`] non-blank characters, the OCR rule).
+    /// [`crate::ocr::pipeline::TEXT_PAGE_MIN_CHARS`] non-blank characters, the OCR rule).
     pub pages_without_text: Vec<u32>,
     /// Those of them that were OCRed (all of them when [`PdfToDocxOptions::ocr`] is set).
     pub pages_ocred: Vec<u32>,
@@ -131,7 +131,7 @@ pub fn pdf_to_docx(
         if !has_text {
             without_text.push(index as u32);
             if options.ocr {
-                let read = crate::ocr_pipeline::ocr_page(&opened.doc, index)?;
+                let read = crate::ocr::pipeline::ocr_page(&opened.doc, index)?;
                 control.checkpoint()?;
                 ocred.push(index as u32);
                 ocr_rotated = extract::replace_with_ocr(&mut items, &read, bounds);

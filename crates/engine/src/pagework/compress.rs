@@ -29,7 +29,7 @@
 //! The result is never larger than the input: when the output is not smaller, the
 //! input bytes are copied and [`CompressResult::kept_original`] is set.
 //!
-//! How (lossy levels): first the engine's own image pass (`src/compress/images.rs`):
+//! How (lossy levels): first the engine's own image pass (`src/pagework/compress/images.rs`):
 //! the grey and colour 8-bit images stored as DCT (JPEG) or flate are decoded,
 //! downsampled and re-encoded on worker threads (one per core, up to 8): JPEGs decoded
 //! by the system's libjpeg-turbo scaled in the DCT domain (1/2, 1/4, 1/8), the rest of
@@ -49,7 +49,7 @@
 //! for comparisons; `mupdf-inplace` also runs it on the document itself, as it used to).
 //!
 //! After a run in which MuPDF's rewriter or font subsetter ran, a content guard
-//! (`src/compress/guard.rs`) compares the output with its source: same page count, and
+//! (`src/pagework/compress/guard.rs`) compares the output with its source: same page count, and
 //! every word of each page's MuPDF text kept, in a font of the same name. On a loss the
 //! run is redone without MuPDF's rewriter (the engine's pass only), then losslessly,
 //! then the input is kept; [`CompressResult::path`] says which path made the output.

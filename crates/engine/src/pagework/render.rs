@@ -225,7 +225,7 @@ pub mod turbo {
     /// Encodes `comps` (1 or 3) interleaved 8-bit samples: baseline with the standard
     /// Huffman tables (no extra pass; speed first for page renders), 4:2:0 for colour.
     pub fn encode(px: &[u8], w: u32, h: u32, comps: u32, quality: u8, dpi: u32) -> Result<Vec<u8>> {
-        crate::compress::jpeg::encode(px, w, h, comps, quality as u32, dpi, 0)
+        crate::pagework::compress::jpeg::encode(px, w, h, comps, quality as u32, dpi, 0)
             .map_err(|m| EngineError::new(ErrorCode::EngineError, format!("encoding the JPEG: {m}")))
     }
 }

@@ -7,7 +7,7 @@ use mupdf::{Colorspace, ImageFormat, Pixmap, TextPageFlags};
 
 use super::{fields, tables};
 use crate::error::{MuPdfResultExt, Result};
-use crate::ocr_pipeline::{LineJson, PageJson, TEXT_PAGE_MIN_CHARS};
+use crate::ocr::pipeline::{LineJson, PageJson, TEXT_PAGE_MIN_CHARS};
 
 const MAX_IMAGE_PIXELS: u64 = 40_000_000;
 /// A picture covering at least this share of an OCRed page is the scan itself: the
