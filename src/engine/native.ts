@@ -2,6 +2,7 @@
 // the service relies on. Only worker and inspector processes import this module.
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { config } from "../config";
 
 export type DocumentKind = "pdf" | "docx" | "xlsx" | "csv" | "jpeg" | "png" | "webp" | "unknown";
 
@@ -24,7 +25,23 @@ export interface JobControl {
   progress(): { done: number; total: number };
 }
 
+/** Process-wide engine settings (crates/engine-node/src/settings.rs); config.ts fills them. */
+export interface EngineSettings {
+  threads?: number;
+  jpegEncoder?: "auto" | "rust";
+  compressSubsetFonts?: boolean;
+  compressGuardAlways?: boolean;
+  compressImages?: "engine" | "mupdf" | "mupdf-inplace";
+  ocrFuse?: boolean;
+  ocrRecSqueeze?: number;
+  ocrRecMinWidth?: number;
+  ocrTiming?: boolean;
+  ocrDebug?: boolean;
+}
+
 export interface NativeEngine {
+  /** Sets the process-wide settings before the first call; false when they were already fixed. */
+  configure(settings: EngineSettings): boolean;
   JobControl: new () => JobControl;
   identify(path: string): Promise<Identified>;
   rotate(input: string, output: string, opts: { degrees: number; pages?: number[] }, control?: JobControl): Promise<PageOpResult>;
@@ -75,7 +92,11 @@ let loaded: NativeEngine | null = null;
 export function engine(): NativeEngine {
   if (!loaded) {
     const require = createRequire(import.meta.url);
-    loaded = require(join(import.meta.dir, "../../native/index.js")) as NativeEngine;
+    const native = require(join(import.meta.dir, "../../native/index.js")) as NativeEngine;
+    // The engine reads no environment: its settings come from config.ts, once per process.
+    const { threads, ...rest } = config.engine;
+    native.configure({ ...rest, threads: threads || undefined });
+    loaded = native;
   }
   return loaded;
 }

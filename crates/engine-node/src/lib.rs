@@ -3,7 +3,7 @@
 //! # Threads
 //!
 //! Every function returns a Promise at once and runs the work on the addon's own pool
-//! of engine threads (size: `ENGINE_THREADS`, default the number of cores), never on
+//! of engine threads (size: `configure({ threads })`, default the number of cores), never on
 //! the JS thread and not on the runtime's libuv pool. MuPDF keeps one context per
 //! thread; a document never leaves the thread that opened it. Panics are caught and
 //! reported as `engine_error`.
@@ -30,8 +30,9 @@
 //!
 //! # Layout
 //!
-//! `runtime` holds the thread pool, the Promise/error plumbing and `JobControl`; each other
-//! module exports one capability of the engine: `pdf` (identify and page operations),
+//! `runtime` holds the thread pool, the Promise/error plumbing and `JobControl`; `settings`
+//! the process-wide settings the service hands over once (`configure`: the engine and the
+//! addon read no environment); each other module exports one capability of the engine: `pdf` (identify and page operations),
 //! `pagework` (render, redact, compress), `ocr`, `convert` (sheets, pdf -> docx).
 
 #![deny(clippy::all)]
@@ -41,3 +42,4 @@ mod ocr;
 mod pagework;
 mod pdf;
 mod runtime;
+mod settings;

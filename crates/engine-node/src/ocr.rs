@@ -37,6 +37,7 @@ pub fn ocr_init(env: &Env, options: OcrInitOptions) -> Result<Object<'_>> {
             intra_threads: options.intra_threads.unwrap_or(1) as usize,
             det_max_side: options.det_max_side.map(|v| v as usize),
             machine_lock: options.machine_lock.map(Into::into),
+            tuning: crate::settings::settings().ocr.clone(),
         })
     })
 }

@@ -6,6 +6,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::runtime::{control_of, integer, integers, spawn_job, JobControl};
+use crate::settings::settings;
 
 fn small_integer(value: f64, what: &str, max: i64) -> engine::Result<i64> {
     let v = integer(value, what)?;
@@ -59,6 +60,7 @@ pub fn render_jpeg<'env>(
             pages: options.pages.as_deref().map(|p| integers(p, "pages[]")).transpose()?,
             threads: options.threads.map(|v| small_integer(v, "threads", 64)).transpose()?.map(|v| v as usize),
             max_pages: options.max_pages,
+            jpeg_encoder: settings().jpeg_encoder,
         };
         engine::pagework::render::render_jpeg(input.as_ref(), output.as_ref(), &options, &control).map(|r| RenderJpegResult {
             pages_processed: r.pages_processed,
@@ -110,6 +112,7 @@ pub fn redact<'env>(
             regions,
             dpi: options.dpi.map(|v| small_integer(v, "dpi", 100_000)).transpose()?.map(|v| v as u32),
             max_pages: options.max_pages,
+            jpeg_encoder: settings().jpeg_encoder,
         };
         engine::pagework::redact::redact(input.as_ref(), output.as_ref(), &options, &control).map(crate::pdf::PageOpResult::from)
     })
@@ -147,7 +150,14 @@ pub fn compress<'env>(
     let control = control_of(control);
     spawn_job(env, move || {
         let level = engine::pagework::compress::CompressLevel::parse(options.level.as_deref().unwrap_or("balanced"))?;
-        let options = engine::pagework::compress::CompressOptions { level, max_pages: options.max_pages };
+        let s = settings();
+        let options = engine::pagework::compress::CompressOptions {
+            level,
+            max_pages: options.max_pages,
+            subset_fonts: s.compress_subset_fonts,
+            guard_always: s.compress_guard_always,
+            images: s.compress_images.unwrap_or(engine::pagework::compress::ImagePass::Engine),
+        };
         engine::pagework::compress::compress(input.as_ref(), output.as_ref(), &options, &control).map(|r| CompressResult {
             page_count: r.page_count,
             input_bytes: r.input_bytes as f64,

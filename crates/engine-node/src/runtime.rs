@@ -20,10 +20,8 @@ fn submit(job: Job) {
     let sender = POOL.get_or_init(|| {
         let (tx, rx) = mpsc::channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
-        let threads = std::env::var("ENGINE_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|&n| n > 0)
+        let threads = crate::settings::settings()
+            .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
         for i in 0..threads {
             let rx = rx.clone();

@@ -58,7 +58,7 @@ fn pdf20_utf8_keeps_its_text_and_font_at_every_level() {
         (CompressLevel::Strong, CompressPath::Images),
     ] {
         let out = scratch.path(&format!("{level:?}.pdf"));
-        let r = compress(&input, &out, &CompressOptions { level, max_pages: None }, &JobControl::new()).unwrap();
+        let r = compress(&input, &out, &CompressOptions { level, ..Default::default() }, &JobControl::new()).unwrap();
         assert_eq!(r.page_count, 1);
         assert_eq!(r.path, path, "{level:?}: {r:?}");
         let (after, errors) = words(&out);

@@ -98,7 +98,7 @@ fn run(scratch: &Scratch, name: &str, pdf: &[u8], level: &str) -> (std::path::Pa
     let input = scratch.path(&format!("{name}.pdf"));
     std::fs::write(&input, pdf).unwrap();
     let out = scratch.path(&format!("{name}-{level}.out.pdf"));
-    let o = CompressOptions { level: CompressLevel::parse(level).unwrap(), max_pages: None };
+    let o = CompressOptions { level: CompressLevel::parse(level).unwrap(), ..Default::default() };
     let r = compress(&input, &out, &o, &JobControl::new()).unwrap();
     (out, r)
 }
@@ -261,7 +261,7 @@ fn the_large_flate_scan_of_the_corpus_is_halved() {
     let Some(input) = corpus_file("scanned-multipage-assembly.pdf") else { return };
     let scratch = Scratch::new("compress-img-corpus");
     let out = scratch.path("assembly.pdf");
-    let o = CompressOptions { level: CompressLevel::Balanced, max_pages: None };
+    let o = CompressOptions { level: CompressLevel::Balanced, ..Default::default() };
     let r = compress(&input, &out, &o, &JobControl::new()).unwrap();
     assert_eq!(r.page_count, 6);
     assert!(!r.kept_original);
@@ -280,7 +280,7 @@ fn the_image_walk_leaves_form_and_font_resources_intact() {
     let Some(input) = corpus_file("geotopo-117-pages.pdf") else { return };
     let scratch = Scratch::new("compress-img-geotopo");
     let out = scratch.path("geotopo.pdf");
-    let o = CompressOptions { level: CompressLevel::Balanced, max_pages: None };
+    let o = CompressOptions { level: CompressLevel::Balanced, ..Default::default() };
     compress(&input, &out, &o, &JobControl::new()).unwrap();
     let page40 = |p: &Path| {
         let o = Command::new("pdftotext").args(["-f", "40", "-l", "40"]).arg(p).arg("-").output().unwrap();

@@ -29,7 +29,7 @@ fn redact_page(input: &Path, out: &Path, page: i64) -> engine::PageOpResult {
     let options = RedactOptions {
         regions: vec![region],
         dpi: Some(72),
-        max_pages: None,
+        ..Default::default()
     };
     redact(input, out, &options, &JobControl::new()).unwrap()
 }

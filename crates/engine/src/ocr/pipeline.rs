@@ -82,7 +82,11 @@ pub struct OcrInit {
     /// File locked around every model run by every process on the machine (see
     /// [`ocr::OcrConfig::machine_lock`]); `None` runs without it.
     pub machine_lock: Option<PathBuf>,
+    /// Settings for comparisons and diagnostics (default: what the service runs).
+    pub tuning: OcrTuning,
 }
+
+pub use ocr::OcrTuning;
 
 static OCR: OnceLock<ocr::Ocr> = OnceLock::new();
 static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -109,6 +113,7 @@ pub fn ocr_init(init: &OcrInit) -> Result<()> {
         intra_threads: init.intra_threads.max(1),
         det_max_side: init.det_max_side.unwrap_or(ocr::DET_MAX_SIDE),
         machine_lock: init.machine_lock.clone(),
+        tuning: init.tuning.clone(),
     })
     .map_err(ocr_failed)?;
     let _ = OCR.set(engine);

@@ -35,6 +35,7 @@ pub fn init_ocr() {
         intra_threads: 2,
         det_max_side: None,
         machine_lock: None,
+        tuning: Default::default(),
     })
     .unwrap();
 }
