@@ -286,7 +286,7 @@ fn rebuild_page(doc: &mut PdfDocument, mut page: PdfObject, burnt: &BurntPage) -
     let page_ctm = page.page_ctm().ctx(ctx)?;
     let inverse = page_ctm.invert().ok_or_else(|| {
         EngineError::new(
-            crate::ErrorCode::InvalidPdf,
+            crate::error::ErrorCode::InvalidPdf,
             "the page has a degenerate size",
         )
     })?;

@@ -137,3 +137,17 @@ pub fn guarded<T: Send + 'static>(
         Err(mpsc::RecvTimeoutError::Disconnected) => Err("PANIC".to_owned()),
     }
 }
+
+/// Opens a PDF with MuPDF (panics on failure).
+pub fn open(path: &Path) -> mupdf::pdf::PdfDocument {
+    mupdf::pdf::PdfDocument::open(path.to_str().unwrap()).unwrap()
+}
+
+/// `qpdf --check` passes (when qpdf is installed) and qpdf counts `pages` pages.
+pub fn assert_valid(path: &Path, pages: u32, password: Option<&str>) {
+    let code = qpdf_check(path, password);
+    assert!(qpdf_ok(code), "qpdf --check {} exited {code:?}", path.display());
+    if let Some(n) = qpdf_pages(path, password) {
+        assert_eq!(n, pages, "qpdf page count of {}", path.display());
+    }
+}
