@@ -2,6 +2,7 @@
 // generates from the Rust signatures (native/index.d.ts, written by `bun run build:native`).
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { config } from "../config";
 import type * as Addon from "../../native/index";
 
 /** The addon's exports, as native/index.d.ts declares them; no option struct is restated here. */
@@ -16,7 +17,11 @@ let loaded: NativeEngine | null = null;
 export function engine(): NativeEngine {
   if (!loaded) {
     const require = createRequire(import.meta.url);
-    loaded = require(join(import.meta.dir, "../../native/index.js")) as NativeEngine;
+    const native = require(join(import.meta.dir, "../../native/index.js")) as NativeEngine;
+    // The engine reads no environment: its settings come from config.ts, once per process.
+    const { threads, ...rest } = config.engine;
+    native.configure({ ...rest, threads: threads || undefined });
+    loaded = native;
   }
   return loaded;
 }

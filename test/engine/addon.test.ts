@@ -48,6 +48,18 @@ describe("addon surface", () => {
   });
 });
 
+describe("settings (configure)", () => {
+  test("an unknown JPEG encoder or image pass is refused", () => {
+    expect(() => engine.configure({ jpegEncoder: "mozjpeg" })).toThrow(/invalid_options/);
+    expect(() => engine.configure({ compressImages: "ghostscript" })).toThrow(/invalid_options/);
+  });
+
+  test("settings are fixed once the engine has run: a later configure returns false", async () => {
+    await rejection(engine.identify(out("no-such-file.pdf")));
+    expect(engine.configure({ threads: 1 })).toBe(false);
+  });
+});
+
 describe("identify", () => {
   withCorpus("reports kind, page count and encryption from the bytes", async () => {
     expect(await engine.identify(corpus("latex-outline-4-pages.pdf"))).toEqual({

@@ -1,9 +1,9 @@
-//! Conversions of issue 7: xlsx -> csv, csv -> xlsx (engine::sheets), pdf -> docx (engine::docx).
+//! Conversions of issue 7: xlsx -> csv, csv -> xlsx (engine::convert::sheets), pdf -> docx (engine::convert::docx).
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::{control_of, spawn_job, JobControl};
+use crate::runtime::{control_of, integers, spawn_job, JobControl};
 use engine::{EngineError, ErrorCode};
 
 fn one_char(value: Option<String>, what: &str) -> engine::Result<Option<char>> {
@@ -50,14 +50,14 @@ pub fn xlsx_to_csv<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let opts = engine::sheets::XlsxToCsvOptions {
+        let opts = engine::convert::sheets::XlsxToCsvOptions {
             sheet: options.sheet.map(|s| match s {
-                Either::A(i) => engine::sheets::SheetSelector::Index(i as usize),
-                Either::B(n) => engine::sheets::SheetSelector::Name(n),
+                Either::A(i) => engine::convert::sheets::SheetSelector::Index(i as usize),
+                Either::B(n) => engine::convert::sheets::SheetSelector::Name(n),
             }),
             delimiter: one_char(options.delimiter, "delimiter")?.unwrap_or(','),
         };
-        engine::sheets::xlsx_to_csv(input.as_ref(), output.as_ref(), &opts, &control).map(|r| {
+        engine::convert::sheets::xlsx_to_csv(input.as_ref(), output.as_ref(), &opts, &control).map(|r| {
             XlsxToCsvResult {
                 sheet_name: r.sheet_name,
                 sheet_index: r.sheet_index as u32,
@@ -99,12 +99,12 @@ pub fn csv_to_xlsx<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let opts = engine::sheets::CsvToXlsxOptions {
+        let opts = engine::convert::sheets::CsvToXlsxOptions {
             delimiter: one_char(options.delimiter, "delimiter")?,
             has_header: options.has_header.unwrap_or(false),
             sheet_name: options.sheet_name,
         };
-        engine::sheets::csv_to_xlsx(input.as_ref(), output.as_ref(), &opts, &control).map(|r| {
+        engine::convert::sheets::csv_to_xlsx(input.as_ref(), output.as_ref(), &opts, &control).map(|r| {
             CsvToXlsxResult {
                 delimiter: r.delimiter.to_string(),
                 rows: r.rows as f64,
@@ -155,18 +155,14 @@ pub fn pdf_to_docx<'env>(
     spawn_job(env, move || {
         let pages = match options.pages {
             None => None,
-            Some(p) => Some(crate::integers(&p, "pages[]")?),
+            Some(p) => Some(integers(&p, "pages[]")?),
         };
-        let opts = engine::docx::PdfToDocxOptions {
+        let opts = engine::convert::docx::PdfToDocxOptions {
             pages,
             max_pages: options.max_pages,
-            ocr: if options.ocr.unwrap_or(false) {
-                Some(std::sync::Arc::new(engine::ocr_pipeline::EngineOcr) as std::sync::Arc<dyn engine::docx::PageOcr>)
-            } else {
-                None
-            },
+            ocr: options.ocr.unwrap_or(false),
         };
-        engine::docx::pdf_to_docx(input.as_ref(), output.as_ref(), &opts, &control).map(|r| {
+        engine::convert::docx::pdf_to_docx(input.as_ref(), output.as_ref(), &opts, &control).map(|r| {
             PdfToDocxResult {
                 pages_processed: r.pages_processed,
                 page_count: r.page_count,

@@ -1,11 +1,11 @@
 //! Addon exports of OCR: `ocrInit` (once per process) and `ocr`. Same conventions as the
-//! page operations in lib.rs (Promise, engine thread pool, `code` on errors,
+//! page operations (see the crate documentation: Promise, engine thread pool, `code` on errors,
 //! `JobControl` for progress and cancellation).
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::{control_of, integers, spawn_job, JobControl};
+use crate::runtime::{control_of, integers, spawn_job, JobControl};
 
 /// Where ONNX Runtime and the models are (resolved by the TypeScript side).
 #[napi(object)]
@@ -30,13 +30,14 @@ pub struct OcrInitOptions {
 #[napi(ts_return_type = "Promise<void>")]
 pub fn ocr_init(env: &Env, options: OcrInitOptions) -> Result<Object<'_>> {
     spawn_job(env, move || {
-        engine::ocr_pipeline::ocr_init(&engine::ocr_pipeline::OcrInit {
+        engine::ocr::pipeline::ocr_init(&engine::ocr::pipeline::OcrInit {
             ort_library: options.ort_library.into(),
             manifest: options.manifest.into(),
             model_root: options.model_root.into(),
             intra_threads: options.intra_threads.unwrap_or(1) as usize,
             det_max_side: options.det_max_side.map(|v| v as usize),
             machine_lock: options.machine_lock.map(Into::into),
+            tuning: crate::settings::settings().ocr.clone(),
         })
     })
 }
@@ -77,8 +78,8 @@ pub fn ocr<'env>(
     let control = control_of(control);
     spawn_job(env, move || {
         let kind = match options.output.as_str() {
-            "blocks" => engine::ocr_pipeline::OcrOutput::Blocks,
-            "searchable_pdf" => engine::ocr_pipeline::OcrOutput::SearchablePdf,
+            "blocks" => engine::ocr::pipeline::OcrOutput::Blocks,
+            "searchable_pdf" => engine::ocr::pipeline::OcrOutput::SearchablePdf,
             other => {
                 return Err(engine::EngineError::new(
                     engine::ErrorCode::InvalidOptions,
@@ -86,13 +87,13 @@ pub fn ocr<'env>(
                 ))
             }
         };
-        let opts = engine::ocr_pipeline::OcrOptions {
+        let opts = engine::ocr::pipeline::OcrOptions {
             pages: options.pages.as_deref().map(|p| integers(p, "pages[]")).transpose()?,
             max_pages: options.max_pages,
             output: kind,
         };
         let out = output.map(std::path::PathBuf::from);
-        let r = engine::ocr_pipeline::ocr_document(input.as_ref(), out.as_deref(), &opts, &control)?;
+        let r = engine::ocr::pipeline::ocr_document(input.as_ref(), out.as_deref(), &opts, &control)?;
         Ok(OcrResult {
             page_count: r.page_count as u32,
             pages_processed: r.pages_processed as u32,

@@ -1,11 +1,12 @@
 //! Addon exports of the engine's page work: `renderJpeg`, `redact`, `compress`.
-//! Same conventions as the page operations in lib.rs (Promise, engine thread pool,
+//! Same conventions as the page operations (crate documentation: Promise, engine thread pool,
 //! `code` on errors, `JobControl` for progress and cancellation).
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::{control_of, integer, integers, spawn_job, JobControl};
+use crate::runtime::{control_of, integer, integers, spawn_job, JobControl};
+use crate::settings::settings;
 
 fn small_integer(value: f64, what: &str, max: i64) -> engine::Result<i64> {
     let v = integer(value, what)?;
@@ -53,14 +54,15 @@ pub fn render_jpeg<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let options = engine::render::RenderOptions {
+        let options = engine::pagework::render::RenderOptions {
             dpi: options.dpi.map(|v| small_integer(v, "dpi", 100_000)).transpose()?.map(|v| v as u32),
             quality: options.quality.map(|v| small_integer(v, "quality", 255)).transpose()?.map(|v| v as u8),
             pages: options.pages.as_deref().map(|p| integers(p, "pages[]")).transpose()?,
             threads: options.threads.map(|v| small_integer(v, "threads", 64)).transpose()?.map(|v| v as usize),
             max_pages: options.max_pages,
+            jpeg_encoder: settings().jpeg_encoder,
         };
-        engine::render::render_jpeg(input.as_ref(), output.as_ref(), &options, &control).map(|r| RenderJpegResult {
+        engine::pagework::render::render_jpeg(input.as_ref(), output.as_ref(), &options, &control).map(|r| RenderJpegResult {
             pages_processed: r.pages_processed,
             page_count: r.page_count,
             zip: r.zip,
@@ -103,15 +105,16 @@ pub fn redact<'env>(
             .regions
             .iter()
             .map(|r| {
-                Ok(engine::redact::RedactRegion { page: integer(r.page, "regions[].page")?, x: r.x, y: r.y, w: r.w, h: r.h })
+                Ok(engine::pagework::redact::RedactRegion { page: integer(r.page, "regions[].page")?, x: r.x, y: r.y, w: r.w, h: r.h })
             })
             .collect::<engine::Result<Vec<_>>>()?;
-        let options = engine::redact::RedactOptions {
+        let options = engine::pagework::redact::RedactOptions {
             regions,
             dpi: options.dpi.map(|v| small_integer(v, "dpi", 100_000)).transpose()?.map(|v| v as u32),
             max_pages: options.max_pages,
+            jpeg_encoder: settings().jpeg_encoder,
         };
-        engine::redact::redact(input.as_ref(), output.as_ref(), &options, &control).map(super::PageOpResult::from)
+        engine::pagework::redact::redact(input.as_ref(), output.as_ref(), &options, &control).map(crate::pdf::PageOpResult::from)
     })
 }
 
@@ -146,9 +149,16 @@ pub fn compress<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let level = engine::compress::CompressLevel::parse(options.level.as_deref().unwrap_or("balanced"))?;
-        let options = engine::compress::CompressOptions { level, max_pages: options.max_pages };
-        engine::compress::compress(input.as_ref(), output.as_ref(), &options, &control).map(|r| CompressResult {
+        let level = engine::pagework::compress::CompressLevel::parse(options.level.as_deref().unwrap_or("balanced"))?;
+        let s = settings();
+        let options = engine::pagework::compress::CompressOptions {
+            level,
+            max_pages: options.max_pages,
+            subset_fonts: s.compress_subset_fonts,
+            guard_always: s.compress_guard_always,
+            images: s.compress_images.unwrap_or(engine::pagework::compress::ImagePass::Engine),
+        };
+        engine::pagework::compress::compress(input.as_ref(), output.as_ref(), &options, &control).map(|r| CompressResult {
             page_count: r.page_count,
             input_bytes: r.input_bytes as f64,
             output_bytes: r.output_bytes as f64,

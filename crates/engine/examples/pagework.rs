@@ -8,13 +8,18 @@
 //! pagework compress <in> <out> <light|balanced|strong>
 //! pagework pageop   <merge|split|rotate|delete|encrypt|decrypt> <in> <out> [second input | password]
 //! ```
+//!
+//! The engine reads no environment; for comparisons this tool maps the variables the
+//! service's configuration reads (src/config.ts) onto the options: ENGINE_JPEG=rust (render,
+//! redact, pagetimes), ENGINE_COMPRESS_SUBSET=off, ENGINE_COMPRESS_GUARD=always,
+//! ENGINE_COMPRESS_IMAGES=mupdf|mupdf-inplace (compress).
 
 use std::path::Path;
 use std::time::Instant;
 
-use engine::compress::{compress, CompressLevel, CompressOptions};
-use engine::redact::{redact, RedactOptions, RedactRegion};
-use engine::render::{render_jpeg, render_page_timed, RenderOptions};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions, ImagePass};
+use engine::pagework::redact::{redact, RedactOptions, RedactRegion};
+use engine::pagework::render::{render_jpeg, render_page_timed, JpegEncoder, RenderOptions};
 use engine::JobControl;
 
 fn arg<T: std::str::FromStr>(args: &[String], i: usize) -> Option<T> {
@@ -31,7 +36,7 @@ fn main() {
                 let (a, b) = s.split_once(',').unwrap_or((s, s));
                 (a.parse::<i64>().unwrap()..=b.parse::<i64>().unwrap()).collect::<Vec<_>>()
             });
-            let o = RenderOptions { dpi: arg(&args, 4), quality: arg(&args, 5), threads: threads_arg(), pages, max_pages: None };
+            let o = RenderOptions { dpi: arg(&args, 4), quality: arg(&args, 5), threads: threads_arg(), pages, max_pages: None, jpeg_encoder: jpeg_encoder() };
             let t = Instant::now();
             render_jpeg(Path::new(&args[2]), Path::new(&args[3]), &o, &control).map(|r| {
                 format!(
@@ -55,7 +60,7 @@ fn main() {
             let mut bytes = 0usize;
             for i in first..=last {
                 let t = Instant::now();
-                let (jpeg, r) = render_page_timed(&doc, i, dpi, q).expect("render");
+                let (jpeg, r) = render_page_timed(&doc, i, dpi, q, jpeg_encoder()).expect("render");
                 bytes += jpeg.jpeg.len();
                 let all = t.elapsed();
                 times.push(format!("{:.2}", all.as_secs_f64() * 1e3));
@@ -77,7 +82,7 @@ fn main() {
                 w: arg(&args, 7).unwrap(),
                 h: arg(&args, 8).unwrap(),
             };
-            let o = RedactOptions { regions: vec![region], dpi: arg(&args, 9), max_pages: None };
+            let o = RedactOptions { regions: vec![region], dpi: arg(&args, 9), max_pages: None, jpeg_encoder: jpeg_encoder() };
             let t = Instant::now();
             redact(Path::new(&args[2]), Path::new(&args[3]), &o, &control).map(|r| {
                 format!(
@@ -90,7 +95,13 @@ fn main() {
         }
         "compress" => {
             let level = CompressLevel::parse(args.get(4).map_or("balanced", String::as_str)).unwrap();
-            let o = CompressOptions { level, max_pages: None };
+            let o = CompressOptions {
+                level,
+                subset_fonts: std::env::var("ENGINE_COMPRESS_SUBSET").map_or(true, |v| v != "off"),
+                guard_always: std::env::var("ENGINE_COMPRESS_GUARD").is_ok_and(|v| v == "always"),
+                images: ImagePass::parse(&std::env::var("ENGINE_COMPRESS_IMAGES").unwrap_or_else(|_| "engine".into())).unwrap(),
+                max_pages: None,
+            };
             let t = Instant::now();
             compress(Path::new(&args[2]), Path::new(&args[3]), &o, &control).map(|r| {
                 format!(
@@ -159,6 +170,11 @@ fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// `ENGINE_JPEG` env var (`rust` or `auto`, the default).
+fn jpeg_encoder() -> JpegEncoder {
+    JpegEncoder::parse(&std::env::var("ENGINE_JPEG").unwrap_or_else(|_| "auto".into())).unwrap()
 }
 
 /// `RENDER_THREADS` env var; default: the engine's (number of cores).

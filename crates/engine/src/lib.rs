@@ -1,16 +1,29 @@
-//! Document engine of the document-processing service: type sniffing and PDF page
-//! operations, on MuPDF. Pure Rust (no N-API); the Node/Bun addon in `engine-node` is a
-//! thin layer over this crate.
+//! Document engine of the document-processing service, on MuPDF: type sniffing, PDF page
+//! operations, page rendering/redaction/compression, OCR and conversions. Pure Rust over
+//! MuPDF and a few C shims (`csrc/`); no N-API: the Node/Bun addon in `engine-node` is a
+//! thin layer over this crate, and the engine reads no environment variables (every
+//! setting is an option, filled by the addon from the service's configuration or by the
+//! examples and benches).
 //!
-//! # Scope
+//! # Scope, by capability
 //!
-//! - [`identify()`]: kind (pdf, docx, xlsx, csv, jpeg, png, webp, unknown), page count and
-//!   encryption, from the bytes alone. The page-count rules are in [`identify`](mod@identify).
-//! - PDF page operations: [`rotate`], [`reorder`], [`delete_pages`], [`merge`], [`split`],
-//!   [`protect`], [`unlock`]. They take file paths, write the output to `<output>.tmp`
-//!   and rename it into place, so a failed or cancelled job leaves nothing at `output`.
-//! - [`JobControl`]: progress counters and a cancellation flag shared with the caller;
-//!   operations check it before starting and at every page.
+//! | module | what |
+//! |---|---|
+//! | [`identify()`] | kind (pdf, docx, xlsx, csv, jpeg, png, webp, unknown), page count and encryption, from the bytes alone; rules in [`identify`](mod@identify) |
+//! | [`pdf`] | page operations that edit the object graph only: [`rotate`], [`reorder`], [`delete_pages`], [`merge`], [`split`], [`protect`], [`unlock`] |
+//! | [`pagework`] | operations that rasterise or re-encode content: [`pagework::render`] (pdf -> jpg), [`pagework::redact`], [`pagework::compress`] |
+//! | [`ocr`](mod@ocr) | OCR of PDFs and images (blocks JSON, searchable PDF) over the `ocr` crate |
+//! | [`convert`] | pdf -> docx ([`convert::docx`]) and xlsx <-> csv ([`convert::sheets`]) |
+//! | [`control`], [`error`] | shared by all: progress/cancellation and the error codes |
+//!
+//! Layers point down: `convert` uses `ocr`, which uses `pagework::render` (raster caps) and
+//! `pdf` (opening, content checks, saving); `pagework` uses `pdf`; `pdf` uses only `control`
+//! and `error`.
+//!
+//! Every operation takes file paths, writes its output to `<output>.tmp` and renames it
+//! into place, so a failed or cancelled job leaves nothing at `output`. [`JobControl`]
+//! carries progress counters and a cancellation flag shared with the caller; operations
+//! check it before starting and at every page.
 //!
 //! ```no_run
 //! use std::path::Path;
@@ -34,7 +47,8 @@
 //!   content streams are decoded once, in Rust, with a 256 MiB cap, only to check them:
 //!   a stream that fails part-way is cut to what decodes (what viewers show), one that
 //!   exceeds the cap or uses an image codec is `invalid_pdf` (decompression bombs); see
-//!   `src/pdf/content.rs`.
+//!   `src/pdf/content.rs`. Render, redact, compress, OCR and pdf -> docx run the same check
+//!   before MuPDF interprets a page.
 //! - Broken files: MuPDF repairs the xref table; a broken page tree is rebuilt from
 //!   the `/Type /Page` objects found in the file (so a truncated file may yield fewer
 //!   pages than its metadata claims).
@@ -43,9 +57,18 @@
 //!   into single pages on one core.
 //! - Saving garbage-collects unreachable objects and compresses unfiltered streams, but
 //!   does not de-duplicate objects (quadratic in MuPDF) and writes a classic xref
-//!   table without object streams, so an output can be larger than its input.
+//!   table without object streams, so an output can be larger than its input (compress
+//!   is the operation that makes files smaller).
+//! - A page raster is capped at 100 megapixels ([`pagework::render::MAX_PAGE_PIXELS`]):
+//!   render and redact refuse larger pages with `page_too_large`, OCR lowers its dpi.
+//! - OCR needs [`ocr::pipeline::ocr_init`] once per process (ONNX Runtime and the model
+//!   files, hash-checked); it reads horizontal text (pages turned by 90/180/270 degrees are
+//!   detected), not vertical text.
+//! - pdf -> docx keeps text, styles, pictures and simple tables, not absolute positions,
+//!   text boxes or vector drawings; the full list is in [`convert::docx`].
 //! - Not thread-safe across calls on the same document; each call owns its documents
-//!   and runs on one thread. Concurrent calls on different threads are fine.
+//!   and runs on its thread (render and compress add worker threads of their own).
+//!   Concurrent calls on different threads are fine.
 //! - MuPDF cannot be interrupted mid-call: cancellation takes effect at the next page
 //!   checkpoint, not inside the final save.
 //! - What merge keeps from the second and later inputs is listed in [`merge`](mod@pdf::merge);
@@ -55,16 +78,12 @@
 #![deny(missing_docs)]
 
 pub mod control;
+pub mod convert;
 pub mod error;
 pub mod identify;
+pub mod ocr;
+pub mod pagework;
 pub mod pdf;
-pub mod ocr_pipeline;
-pub mod searchable;
-pub mod render;
-pub mod compress;
-pub mod redact;
-pub mod sheets;
-pub mod docx;
 
 pub use control::{JobControl, Progress};
 pub use error::{EngineError, ErrorCode, Result};

@@ -1,6 +1,6 @@
 //! compress must not lose text: MuPDF's image rewriter, run on the document itself,
 //! damaged pdf20-utf8-test.pdf (the page's font reference became null, so its text was
-//! gone). It now runs on a second opening, and the content guard (src/compress/guard.rs,
+//! gone). It now runs on a second opening, and the content guard (src/pagework/compress/guard.rs,
 //! its fallbacks tested in compress_guard_mupdf.rs) checks what comes out. Checked with
 //! pdftotext (poppler), an independent reader.
 
@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{corpus_file, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions, CompressPath};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions, CompressPath};
 use engine::JobControl;
 use mupdf::pdf::PdfDocument;
 
@@ -58,7 +58,7 @@ fn pdf20_utf8_keeps_its_text_and_font_at_every_level() {
         (CompressLevel::Strong, CompressPath::Images),
     ] {
         let out = scratch.path(&format!("{level:?}.pdf"));
-        let r = compress(&input, &out, &CompressOptions { level, max_pages: None }, &JobControl::new()).unwrap();
+        let r = compress(&input, &out, &CompressOptions { level, ..Default::default() }, &JobControl::new()).unwrap();
         assert_eq!(r.page_count, 1);
         assert_eq!(r.path, path, "{level:?}: {r:?}");
         let (after, errors) = words(&out);

@@ -1,22 +1,20 @@
-//! The content guard run after every lossy run (`ENGINE_COMPRESS_GUARD=always`) must not
+//! The content guard run after every lossy run (`CompressOptions::guard_always`) must not
 //! see a loss where there is none: the save renumbers objects (MuPDF names Type3 fonts
-//! after their object number), merges duplicates and packs object streams. A test
-//! binary of its own: the variable is process-wide.
+//! after their object number), merges duplicates and packs object streams.
 
 mod common;
 
 use common::{corpus_file, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions, CompressPath};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions, CompressPath};
 use engine::JobControl;
 
 #[test]
 fn the_guard_passes_geotopos_own_pass_output_type3_fonts_included() {
     let Some(input) = corpus_file("geotopo-117-pages.pdf") else { return };
-    std::env::set_var("ENGINE_COMPRESS_GUARD", "always");
     let scratch = Scratch::new("guard-always");
     for level in [CompressLevel::Balanced, CompressLevel::Strong] {
         let out = scratch.path("out.pdf");
-        let r = compress(&input, &out, &CompressOptions { level, max_pages: None }, &JobControl::new()).unwrap();
+        let r = compress(&input, &out, &CompressOptions { level, guard_always: true, ..Default::default() }, &JobControl::new()).unwrap();
         assert_eq!(r.path, CompressPath::Images, "{level:?}: {r:?}");
         assert!(!r.kept_original && r.output_bytes < r.input_bytes, "{level:?}: {r:?}");
     }

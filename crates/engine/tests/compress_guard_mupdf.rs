@@ -1,9 +1,9 @@
-//! MuPDF's image rewriter doing every image (`ENGINE_COMPRESS_IMAGES`, as before the
+//! MuPDF's image rewriter doing every image (`CompressOptions::images`, as before the
 //! engine had its own pass). Run on the document itself (`mupdf-inplace`, how it used to
 //! run) it damages pdf20-utf8-test.pdf (font lost) and geotopo-117-pages.pdf (a
 //! figure's fonts and patterns on page 40): the content guard must see both and fall
 //! back to lossless. Run on its own opening (`mupdf`, the way it runs now) it keeps
-//! both. One test binary and one test: the variable is process-wide.
+//! both.
 
 mod common;
 
@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{corpus_file, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions, CompressPath, CompressResult};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions, CompressPath, CompressResult, ImagePass};
 use engine::JobControl;
 
 /// pdftotext's word count (of page `page` when set) and its error output.
@@ -24,8 +24,8 @@ fn words(path: &Path, page: Option<u32>) -> (usize, String) {
     (String::from_utf8_lossy(&o.stdout).split_whitespace().count(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
-fn run(input: &Path, out: &Path, level: CompressLevel) -> CompressResult {
-    compress(input, out, &CompressOptions { level, max_pages: None }, &JobControl::new()).unwrap()
+fn run(input: &Path, out: &Path, level: CompressLevel, images: ImagePass) -> CompressResult {
+    compress(input, out, &CompressOptions { level, images, ..Default::default() }, &JobControl::new()).unwrap()
 }
 
 #[test]
@@ -37,20 +37,18 @@ fn mupdfs_rewriter_damage_is_caught_in_place_and_avoided_on_its_own_opening() {
     let out = scratch.path("out.pdf");
     let (pdf20_words, _) = words(&pdf20, None);
     let (page40_words, _) = words(&geotopo, Some(40));
-    for (mode, path) in [("mupdf-inplace", CompressPath::LosslessFallback), ("mupdf", CompressPath::Images)] {
-        std::env::set_var("ENGINE_COMPRESS_IMAGES", mode);
-        let r = run(&pdf20, &out, CompressLevel::Strong);
-        assert_eq!(r.path, path, "{mode}: pdf20 {r:?}");
+    for (mode, path) in [(ImagePass::MupdfInPlace, CompressPath::LosslessFallback), (ImagePass::Mupdf, CompressPath::Images)] {
+        let r = run(&pdf20, &out, CompressLevel::Strong, mode);
+        assert_eq!(r.path, path, "{mode:?}: pdf20 {r:?}");
         let (w, errors) = words(&out, None);
-        assert_eq!(w, pdf20_words, "{mode}: pdf20");
-        assert!(!errors.contains("font"), "{mode}: {errors}");
+        assert_eq!(w, pdf20_words, "{mode:?}: pdf20");
+        assert!(!errors.contains("font"), "{mode:?}: {errors}");
 
-        let r = run(&geotopo, &out, CompressLevel::Strong);
-        assert_eq!(r.path, path, "{mode}: geotopo {r:?}");
+        let r = run(&geotopo, &out, CompressLevel::Strong, mode);
+        assert_eq!(r.path, path, "{mode:?}: geotopo {r:?}");
         assert_eq!(r.page_count, 117);
         let (w, errors) = words(&out, Some(40));
-        assert_eq!(w, page40_words, "{mode}: geotopo page 40");
-        assert!(!errors.contains("Error"), "{mode}: {errors}");
+        assert_eq!(w, page40_words, "{mode:?}: geotopo page 40");
+        assert!(!errors.contains("Error"), "{mode:?}: {errors}");
     }
-    std::env::remove_var("ENGINE_COMPRESS_IMAGES");
 }

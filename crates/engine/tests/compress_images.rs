@@ -1,4 +1,4 @@
-//! The compress levels' image handling (src/compress/images.rs and MuPDF's rewriter
+//! The compress levels' image handling (src/pagework/compress/images.rs and MuPDF's rewriter
 //! behind it), on small PDFs built here: which images are downsampled to what, in which
 //! encoding, and what is kept (SMask, Decode, text, bitonal images).
 
@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{corpus_file, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::JobControl;
 use jpeg_encoder::{ColorType, Encoder};
 use mupdf::pdf::{PdfDocument, PdfObject};
@@ -94,11 +94,11 @@ fn pdf_with(contents: &[&str], xobjects: &str, extra: Vec<Vec<u8>>) -> Vec<u8> {
     build_pdf(&objects)
 }
 
-fn run(scratch: &Scratch, name: &str, pdf: &[u8], level: &str) -> (std::path::PathBuf, engine::compress::CompressResult) {
+fn run(scratch: &Scratch, name: &str, pdf: &[u8], level: &str) -> (std::path::PathBuf, engine::pagework::compress::CompressResult) {
     let input = scratch.path(&format!("{name}.pdf"));
     std::fs::write(&input, pdf).unwrap();
     let out = scratch.path(&format!("{name}-{level}.out.pdf"));
-    let o = CompressOptions { level: CompressLevel::parse(level).unwrap(), max_pages: None };
+    let o = CompressOptions { level: CompressLevel::parse(level).unwrap(), ..Default::default() };
     let r = compress(&input, &out, &o, &JobControl::new()).unwrap();
     (out, r)
 }
@@ -261,7 +261,7 @@ fn the_large_flate_scan_of_the_corpus_is_halved() {
     let Some(input) = corpus_file("scanned-multipage-assembly.pdf") else { return };
     let scratch = Scratch::new("compress-img-corpus");
     let out = scratch.path("assembly.pdf");
-    let o = CompressOptions { level: CompressLevel::Balanced, max_pages: None };
+    let o = CompressOptions { level: CompressLevel::Balanced, ..Default::default() };
     let r = compress(&input, &out, &o, &JobControl::new()).unwrap();
     assert_eq!(r.page_count, 6);
     assert!(!r.kept_original);
@@ -280,7 +280,7 @@ fn the_image_walk_leaves_form_and_font_resources_intact() {
     let Some(input) = corpus_file("geotopo-117-pages.pdf") else { return };
     let scratch = Scratch::new("compress-img-geotopo");
     let out = scratch.path("geotopo.pdf");
-    let o = CompressOptions { level: CompressLevel::Balanced, max_pages: None };
+    let o = CompressOptions { level: CompressLevel::Balanced, ..Default::default() };
     compress(&input, &out, &o, &JobControl::new()).unwrap();
     let page40 = |p: &Path| {
         let o = Command::new("pdftotext").args(["-f", "40", "-l", "40"]).arg(p).arg("-").output().unwrap();

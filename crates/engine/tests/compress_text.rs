@@ -9,13 +9,13 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{corpus_file, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::JobControl;
 use mupdf::pdf::{PdfDocument, PdfObject};
 use mupdf::{Buffer, Colorspace, Document, Font, Matrix, Size};
 
 fn run(input: &Path, output: &Path, level: CompressLevel) -> u64 {
-    compress(input, output, &CompressOptions { level, max_pages: None }, &JobControl::new())
+    compress(input, output, &CompressOptions { level, ..Default::default() }, &JobControl::new())
         .unwrap_or_else(|e| panic!("{}: {e:?}", input.display()))
         .output_bytes
 }

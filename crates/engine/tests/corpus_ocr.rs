@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use common::{corpus_dir, guarded, init_ocr, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
-use engine::ocr_pipeline::{ocr_document, OcrOptions, OcrOutput};
+use engine::ocr::pipeline::{ocr_document, OcrOptions, OcrOutput};
 use engine::{ErrorCode, JobControl};
 
 const TIMEOUT: Duration = Duration::from_secs(120);

@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use common::{corpus_dir, guarded, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
-use engine::compress::{compress, CompressLevel, CompressOptions};
-use engine::redact::{redact, RedactOptions, RedactRegion};
-use engine::render::{render_jpeg, RenderOptions};
+use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
+use engine::pagework::redact::{redact, RedactOptions, RedactRegion};
+use engine::pagework::render::{render_jpeg, RenderOptions};
 use engine::{ErrorCode, JobControl};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -85,12 +85,12 @@ fn every_corpus_pdf_renders_redacts_and_compresses_or_fails_with_a_documented_co
                         let o = RedactOptions {
                             regions: vec![RedactRegion { page: 0, x: 1.0, y: 1.0, w: 10.0, h: 10.0 }],
                             dpi: Some(72),
-                            max_pages: None,
+                            ..Default::default()
                         };
                         redact(&input, &out2, &o, &c).map(|r| (r.page_count, false))
                     }
                     level => {
-                        let o = CompressOptions { level: CompressLevel::parse(level)?, max_pages: None };
+                        let o = CompressOptions { level: CompressLevel::parse(level)?, ..Default::default() };
                         compress(&input, &out2, &o, &c).map(|r| (r.page_count, r.kept_original))
                     }
                 }

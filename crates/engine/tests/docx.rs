@@ -2,10 +2,8 @@
 //! Word tables, form field values, reading order.
 use std::io::Read;
 use std::path::Path;
-use std::sync::Arc;
 
-use engine::docx::{pdf_to_docx, PdfToDocxOptions};
-use engine::ocr_pipeline::EngineOcr;
+use engine::convert::docx::{pdf_to_docx, PdfToDocxOptions};
 use engine::JobControl;
 
 mod common;
@@ -39,7 +37,7 @@ fn docx_scanned_page_is_ocred_into_editable_paragraphs() {
     assert!(r.pages_ocred.is_empty());
     assert!(text_of(&document_xml(&out)).trim().is_empty());
     // With OCR: paragraphs of recognised words in reading order, the scan picture replaced.
-    let opts = PdfToDocxOptions { ocr: Some(Arc::new(EngineOcr)), ..Default::default() };
+    let opts = PdfToDocxOptions { ocr: true, ..Default::default() };
     let r = pdf_to_docx(&input, &out, &opts, &JobControl::new()).unwrap();
     assert_eq!(r.pages_without_text, vec![0]);
     assert_eq!(r.pages_ocred, vec![0]);

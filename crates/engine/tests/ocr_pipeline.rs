@@ -2,13 +2,13 @@
 //! pages with text skipped, rotated pages read upright.
 use std::process::Command;
 
-use engine::ocr_pipeline::{ocr_document, OcrOptions, OcrOutput};
+use engine::ocr::pipeline::{ocr_document, OcrOptions, OcrOutput};
 use engine::JobControl;
 
 mod common;
 use common::{corpus_path as corpus, init_ocr};
 
-fn json(result: &engine::ocr_pipeline::OcrResult) -> serde_json::Value {
+fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
     serde_json::from_str(&result.json).unwrap()
 }
 
@@ -183,5 +183,5 @@ fn a_decompression_bomb_is_refused_before_mupdf_reads_it() {
 }
 
 fn crate_has_text(s: &str) -> bool {
-    engine::ocr_pipeline::has_text_layer(s)
+    engine::ocr::pipeline::has_text_layer(s)
 }

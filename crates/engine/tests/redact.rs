@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{corpus_file, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
-use engine::redact::{redact, RedactOptions, RedactRegion};
+use engine::pagework::redact::{redact, RedactOptions, RedactRegion};
 use engine::JobControl;
 use mupdf::pdf::{PdfDocument, PdfObject};
 
@@ -29,7 +29,7 @@ fn redact_page(input: &Path, out: &Path, page: i64) -> engine::PageOpResult {
     let options = RedactOptions {
         regions: vec![region],
         dpi: Some(72),
-        max_pages: None,
+        ..Default::default()
     };
     redact(input, out, &options, &JobControl::new()).unwrap()
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{corpus_file, Scratch};
-use engine::render::{render_jpeg, RenderOptions};
+use engine::pagework::render::{render_jpeg, RenderOptions};
 use engine::JobControl;
 
 fn render(input: &std::path::Path, pages: Vec<i64>, threads: usize, out: &std::path::Path) -> Vec<u8> {

@@ -4,7 +4,7 @@
 //! characters and right-to-left text in logical order. No OCR models needed.
 use std::process::Command;
 
-use engine::searchable::{LayerWord, TextLayer};
+use engine::ocr::searchable::{LayerWord, TextLayer};
 use mupdf::pdf::PdfDocument;
 
 mod common;

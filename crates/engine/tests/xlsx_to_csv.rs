@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use engine::control::JobControl;
-use engine::sheets::{xlsx_to_csv, XlsxToCsvOptions};
+use engine::convert::sheets::{xlsx_to_csv, XlsxToCsvOptions};
 use rust_xlsxwriter::{Format, Workbook};
 
 fn convert(input: &Path, dir: &Path) -> engine::error::Result<Vec<Vec<String>>> {

@@ -1,5 +1,6 @@
 //! `cargo run --release -p ocr --example ocr_image -- IMAGE...`: prints the text and timings.
-//! Needs node_modules (run from the repository root).
+//! Needs node_modules (run from the repository root). OCR_NO_FUSE, OCR_TIMING and OCR_DEBUG
+//! set the engine's `OcrTuning` as in the service.
 use std::path::Path;
 use std::time::Instant;
 
@@ -15,6 +16,12 @@ fn main() {
         intra_threads: threads,
         det_max_side: det,
         machine_lock: None,
+        tuning: ocr::OcrTuning {
+            fuse: std::env::var_os("OCR_NO_FUSE").is_none(),
+            timing: std::env::var_os("OCR_TIMING").is_some(),
+            debug: std::env::var_os("OCR_DEBUG").is_some(),
+            ..Default::default()
+        },
     })
     .unwrap();
     eprintln!("init {:?}", t.elapsed());

@@ -201,8 +201,9 @@ pub struct DetBox {
     pub score: f32,
 }
 
-/// Runs the DB post-processing over a `mw` x `mh` probability map.
-pub fn boxes_from_map(map: &[f32], mw: usize, mh: usize) -> Vec<DetBox> {
+/// Runs the DB post-processing over a `mw` x `mh` probability map; `debug` prints the
+/// boxes dropped for a low score on stderr.
+pub fn boxes_from_map(map: &[f32], mw: usize, mh: usize, debug: bool) -> Vec<DetBox> {
     let mut label = vec![0u32; mw * mh];
     let mut out = Vec::new();
     let mut stack: Vec<usize> = Vec::new();
@@ -255,7 +256,7 @@ pub fn boxes_from_map(map: &[f32], mw: usize, mh: usize) -> Vec<DetBox> {
         }
         let score = mean_inside(map, mw, mh, &rect);
         if score < BOX_THRESH {
-            if std::env::var_os("OCR_DEBUG").is_some() {
+            if debug {
                 eprintln!("dropped {rect:?} score {score:.2} pixels {count}");
             }
             continue;
@@ -293,7 +294,7 @@ mod tests {
                 map[y * mw + x] = 0.9;
             }
         }
-        let b = boxes_from_map(&map, mw, mh);
+        let b = boxes_from_map(&map, mw, mh, false);
         assert_eq!(b.len(), 1);
         let r = b[0].rect;
         // 30 x 4 grows by d = 30 * 4 * UNCLIP_RATIO / 68 on each side.

@@ -45,17 +45,20 @@ pub mod fuse;
 pub mod image;
 pub mod layout;
 pub mod rec;
+mod config;
+mod models;
 
-use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
 use ort::value::Tensor;
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use serde::Serialize;
 
+pub use crate::config::{OcrConfig, OcrTuning};
 pub use crate::det::RotRect;
+pub use crate::models::{ModelFile, ModelFiles};
+use crate::models::{environment, read_verified};
 pub use crate::image::{Grey, Image};
 
 /// Errors of the OCR crate.
@@ -94,92 +97,6 @@ pub const REC_SQUEEZE: f32 = 1.0;
 pub const REC_MIN_WIDTH: usize = 160;
 /// Lines whose mean character confidence is below this are dropped (PaddleOCR's drop_score).
 pub const DROP_SCORE: f32 = 0.5;
-
-/// One model file and its expected SHA-256 (hex).
-#[derive(Clone, Debug, Deserialize)]
-pub struct ModelFile {
-    /// Path of the file.
-    pub path: PathBuf,
-    /// Lower-case hex SHA-256 the file must have.
-    pub sha256: String,
-}
-
-/// The files the pipeline needs.
-#[derive(Clone, Debug, Deserialize)]
-pub struct ModelFiles {
-    /// DB text detection model.
-    pub det: ModelFile,
-    /// CTC recognition model.
-    pub rec: ModelFile,
-    /// 0/180 text direction classifier.
-    pub cls: ModelFile,
-    /// Recognition dictionary, one character per line.
-    pub dict: ModelFile,
-}
-
-#[derive(Deserialize)]
-struct ManifestEntry {
-    name: String,
-    file: String,
-    sha256: String,
-}
-
-#[derive(Deserialize)]
-struct Manifest {
-    models: Vec<ManifestEntry>,
-}
-
-impl ModelFiles {
-    /// Reads `models/manifest.json` (entries `det`, `rec`, `cls`, `dict`, with `file`
-    /// relative to `root`, usually `node_modules`).
-    pub fn from_manifest(manifest: &Path, root: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(manifest)
-            .map_err(|e| OcrError::Init(format!("reading {}: {e}", manifest.display())))?;
-        let m: Manifest = serde_json::from_str(&text)
-            .map_err(|e| OcrError::Init(format!("parsing {}: {e}", manifest.display())))?;
-        let get = |name: &str| -> Result<ModelFile> {
-            let e = m
-                .models
-                .iter()
-                .find(|e| e.name == name)
-                .ok_or_else(|| OcrError::Init(format!("manifest has no `{name}` entry")))?;
-            Ok(ModelFile { path: root.join(&e.file), sha256: e.sha256.to_lowercase() })
-        };
-        Ok(Self { det: get("det")?, rec: get("rec")?, cls: get("cls")?, dict: get("dict")? })
-    }
-}
-
-/// Reads a file and checks its SHA-256.
-fn read_verified(f: &ModelFile) -> Result<Vec<u8>> {
-    let bytes =
-        std::fs::read(&f.path).map_err(|e| OcrError::Init(format!("reading {}: {e}", f.path.display())))?;
-    let digest = Sha256::digest(&bytes);
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    if hex != f.sha256 {
-        return Err(OcrError::Init(format!(
-            "{}: sha256 {hex} does not match the manifest ({})",
-            f.path.display(),
-            f.sha256
-        )));
-    }
-    Ok(bytes)
-}
-
-/// Engine configuration.
-#[derive(Clone, Debug)]
-pub struct OcrConfig {
-    /// Path of `libonnxruntime.so.1`.
-    pub ort_library: PathBuf,
-    /// Model files.
-    pub models: ModelFiles,
-    /// ONNX Runtime intra-op threads per session.
-    pub intra_threads: usize,
-    /// Longest side of the detection input (pixels, rounded to a multiple of 32).
-    pub det_max_side: usize,
-    /// A file locked exclusively around every model run (created if missing); `None`
-    /// runs models without it.
-    pub machine_lock: Option<PathBuf>,
-}
 
 /// The machine-wide lock held for one model run; unlocked when dropped.
 struct MachineRun<'a>(Option<std::sync::MutexGuard<'a, std::fs::File>>);
@@ -264,7 +181,7 @@ pub struct Ocr {
     rec: Mutex<Session>,
     dict: Vec<String>,
     det_max_side: usize,
-    rec_squeeze: f32,
+    tuning: OcrTuning,
     // The mutex keeps threads of this process to one run too: flock is held per open file,
     // so it would not keep two of our own threads apart.
     machine_lock: Option<Mutex<std::fs::File>>,
@@ -282,12 +199,11 @@ impl Ocr {
         let load = |f: &ModelFile| -> Result<Session> {
             let verified = read_verified(f)?;
             // Exact rewrites ONNX Runtime does not do itself (see [`fuse`]); a model they
-            // do not understand is loaded as it is. OCR_NO_FUSE=1 turns them off (the
-            // tests compare both).
-            let bytes = if std::env::var_os("OCR_NO_FUSE").is_some() {
-                verified
-            } else {
+            // do not understand is loaded as it is.
+            let bytes = if config.tuning.fuse {
                 fuse::optimise(&verified).map(|(b, _)| b).unwrap_or(verified)
+            } else {
+                verified
             };
             let build = || -> ort::Result<Session> {
                 Session::builder(&env)?
@@ -329,7 +245,7 @@ impl Ocr {
             rec: Mutex::new(rec),
             dict,
             det_max_side: config.det_max_side.max(320),
-            rec_squeeze: std::env::var("OCR_REC_SQUEEZE").ok().and_then(|v| v.parse().ok()).unwrap_or(REC_SQUEEZE),
+            tuning: config.tuning.clone(),
         })
     }
 
@@ -352,7 +268,7 @@ impl Ocr {
         let scale_back = image.width as f32 / grey.width as f32;
         let scale_back_y = image.height as f32 / grey.height as f32;
 
-        let timing = std::env::var_os("OCR_TIMING").is_some();
+        let timing = self.tuning.timing;
         let t0 = std::time::Instant::now();
         // Detection.
         let rects = self.detect(&grey)?;
@@ -470,7 +386,7 @@ impl Ocr {
         drop(run);
         let (shape, map) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
         let (mh, mw) = (shape[2] as usize, shape[3] as usize);
-        let boxes = det::boxes_from_map(map, mw, mh);
+        let boxes = det::boxes_from_map(map, mw, mh, self.tuning.debug);
         let sx = grey.width as f32 / mw as f32;
         let sy = grey.height as f32 / mh as f32;
         Ok(boxes
@@ -555,12 +471,12 @@ impl Ocr {
     ) -> Result<Vec<(RotRect, Vec<(String, f32, RotRect)>, f32)>> {
         let widths: Vec<usize> = rects
             .iter()
-            .map(|r| ((r.w / r.h.max(1.0) * REC_HEIGHT as f32 * self.rec_squeeze).round() as usize).clamp(16, REC_MAX_WIDTH))
+            .map(|r| ((r.w / r.h.max(1.0) * REC_HEIGHT as f32 * self.tuning.rec_squeeze).round() as usize).clamp(16, REC_MAX_WIDTH))
             .collect();
         let mut idx: Vec<usize> = (0..rects.len()).collect();
         idx.sort_by_key(|&i| widths[i]);
         let mut results: Vec<Option<(RotRect, Vec<(String, f32, RotRect)>, f32)>> = vec![None; rects.len()];
-        let rec_min: usize = std::env::var("OCR_REC_MIN_WIDTH").ok().and_then(|v| v.parse().ok()).unwrap_or(REC_MIN_WIDTH);
+        let rec_min = self.tuning.rec_min_width;
         let max_batch_pixels = REC_HEIGHT * 320 * 16;
         let mut start = 0;
         while start < idx.len() {
@@ -588,7 +504,7 @@ impl Ocr {
                     }
                 }
             }
-            if std::env::var_os("OCR_TIMING").is_some() {
+            if self.tuning.timing {
                 eprintln!("rec batch n={n} width={bw} sum_widths={}", batch.iter().map(|&i| widths[i]).sum::<usize>());
             }
             let tensor = Tensor::from_array(([n, 3, REC_HEIGHT, bw], data)).map_err(inference)?;
@@ -597,7 +513,7 @@ impl Ocr {
             let run = self.machine_run()?;
             let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
             drop(run);
-            if std::env::var_os("OCR_TIMING").is_some() {
+            if self.tuning.timing {
                 eprintln!("  run {:?}", tr.elapsed());
             }
             let (shape, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
@@ -613,7 +529,7 @@ impl Ocr {
                 }
                 let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
                 let conf = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len().max(1) as f32;
-                if std::env::var_os("OCR_DEBUG").is_some() {
+                if self.tuning.debug {
                     let text: String = glyphs.iter().map(|g| g.ch.as_str()).collect();
                     eprintln!("line {:?} conf {conf:.2} {text}", rects[i]);
                 }
@@ -640,18 +556,6 @@ impl Ocr {
         }
         Ok(results.into_iter().flatten().collect())
     }
-}
-
-/// The process-wide ONNX Runtime environment (ONNX Runtime allows one).
-fn environment(lib: &Path) -> Result<ort::environment::Environment> {
-    static ENV: std::sync::OnceLock<std::result::Result<ort::environment::Environment, String>> =
-        std::sync::OnceLock::new();
-    ENV.get_or_init(|| {
-        let builder = ort::init_from(lib).map_err(|e| format!("loading {}: {e}", lib.display()))?;
-        builder.with_name("ocr").build().map_err(|e| e.to_string())
-    })
-    .clone()
-    .map_err(OcrError::Init)
 }
 
 /// Maps the dictionary's full-width forms (U+FF01-FF5E, U+3000) to ASCII: the Chinese

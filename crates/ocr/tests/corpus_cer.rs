@@ -37,6 +37,7 @@ fn engine() -> ocr::Ocr {
         intra_threads: 2,
         det_max_side: ocr::DET_MAX_SIDE,
         machine_lock: None,
+        tuning: Default::default(),
     })
     .unwrap()
 }
@@ -172,6 +173,7 @@ fn model_runs_wait_for_the_machine_lock() {
         intra_threads: 1,
         det_max_side: ocr::DET_MAX_SIDE,
         machine_lock: Some(lock.clone()),
+        tuning: Default::default(),
     })
     .unwrap();
     // Another process's run, as far as flock is concerned: a second open of the file.

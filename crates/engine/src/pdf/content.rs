@@ -22,7 +22,7 @@ use mupdf::Buffer;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
-use crate::pdf::tree::obj_num;
+use crate::pdf::object::obj_num;
 
 /// Largest decoded size accepted for one content stream.
 pub const CONTENT_CAP: usize = 256 << 20;

@@ -12,15 +12,11 @@ use std::collections::{HashMap, HashSet};
 use mupdf::pdf::{PdfDocument, PdfObject};
 
 use crate::error::{MuPdfResultExt, Result};
-use crate::pdf::tree::obj_num;
+use crate::pdf::object::{is_name, obj_num};
 
 /// Caps that keep hostile (cyclic, absurdly deep) structures bounded.
 const MAX_DEPTH: usize = 64;
 const MAX_ITEMS: usize = 1_000_000;
-
-pub(crate) fn is_name(obj: &PdfObject, name: &str) -> bool {
-    obj.is_name().unwrap_or(false) && obj.as_name().map(|n| n == name.as_bytes()).unwrap_or(false)
-}
 
 fn dest_key(obj: &PdfObject) -> Option<Vec<u8>> {
     if obj.is_string().unwrap_or(false) {

@@ -156,7 +156,7 @@ fn get_or_insert(
     parent
         .get_dict(key)
         .ctx(ctx)?
-        .ok_or_else(|| EngineError::new(crate::ErrorCode::EngineError, "catalog entry vanished"))
+        .ok_or_else(|| EngineError::new(crate::error::ErrorCode::EngineError, "catalog entry vanished"))
 }
 
 fn append_outline(
@@ -186,7 +186,7 @@ fn append_outline(
     let root_ref = dst_catalog
         .get_dict("Outlines")
         .ctx(ctx)?
-        .ok_or_else(|| EngineError::new(crate::ErrorCode::EngineError, "outline vanished"))?;
+        .ok_or_else(|| EngineError::new(crate::error::ErrorCode::EngineError, "outline vanished"))?;
 
     // Re-parent the grafted top level; the grafted copy of the source root is then
     // unreferenced and dropped when saving.
@@ -194,7 +194,7 @@ fn append_outline(
     let mut cur = Some(g_first.try_clone().ctx(ctx)?);
     let mut seen = std::collections::HashSet::new();
     while let Some(mut item) = cur {
-        let num = crate::pdf::tree::obj_num(&item);
+        let num = crate::pdf::object::obj_num(&item);
         if !item.is_dict().unwrap_or(false) || (num != 0 && !seen.insert(num)) || added > 1_000_000
         {
             break;

@@ -4,6 +4,7 @@
 pub(crate) mod content;
 mod links;
 pub mod merge;
+mod object;
 pub(crate) mod open;
 pub(crate) mod pages;
 pub(crate) mod save;

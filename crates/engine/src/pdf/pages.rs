@@ -11,7 +11,8 @@ use crate::pdf::content::repair_page_contents;
 use crate::pdf::links::prune_removed_pages;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::save::{save_pdf, write_options};
-use crate::pdf::tree::{install_page_tree, obj_num, page_rotation};
+use crate::pdf::object::obj_num;
+use crate::pdf::tree::{install_page_tree, page_rotation};
 use crate::pdf::PageOpResult;
 
 /// Options of [`rotate`].

@@ -150,7 +150,7 @@ pub fn split(
             let pages = std::mem::take(&mut opened.pages);
             if pages.len() != n {
                 return Err(EngineError::new(
-                    crate::ErrorCode::EngineError,
+                    crate::error::ErrorCode::EngineError,
                     "the page count changed between two reads of the input",
                 ));
             }
@@ -199,7 +199,7 @@ mod tests {
         assert_eq!(parts, vec![vec![1, 2], vec![0]]);
         for bad in [(0, 1), (2, 1), (1, 4)] {
             let err = plan(&SplitMode::Ranges(vec![bad]), 3).unwrap_err();
-            assert_eq!(err.code, crate::ErrorCode::InvalidOptions);
+            assert_eq!(err.code, crate::error::ErrorCode::InvalidOptions);
         }
     }
 }

@@ -8,6 +8,7 @@
 use mupdf::pdf::{PdfDocument, PdfObject};
 
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
+use crate::pdf::object::{is_name, obj_num};
 
 /// Attributes a page may inherit from its ancestors (ISO 32000-2, 7.7.3.4).
 const INHERITABLE: [&str; 4] = ["Resources", "MediaBox", "CropBox", "Rotate"];
@@ -55,7 +56,7 @@ pub(crate) fn pages_by_scan(doc: &PdfDocument) -> Result<Vec<PdfObject>> {
             .get_dict("Type")
             .ok()
             .flatten()
-            .is_some_and(|t| crate::pdf::links::is_name(&t, "Page"));
+            .is_some_and(|t| is_name(&t, "Page"));
         if is_page {
             pages.push(doc.new_indirect(num as i32, 0).ctx("scanning for pages")?);
         }
@@ -67,15 +68,6 @@ pub(crate) fn pages_by_scan(doc: &PdfDocument) -> Result<Vec<PdfObject>> {
         }
     }
     Ok(pages)
-}
-
-/// Object number of an indirect reference; 0 for direct objects.
-pub(crate) fn obj_num(obj: &PdfObject) -> i32 {
-    if obj.is_indirect().unwrap_or(false) {
-        obj.as_indirect().unwrap_or(0)
-    } else {
-        0
-    }
 }
 
 /// Copies inherited attributes onto the page itself.

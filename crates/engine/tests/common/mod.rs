@@ -28,13 +28,14 @@ pub fn corpus_path(relative: &str) -> PathBuf {
 /// Initialises the engine's OCR from the installed npm packages, as the worker does.
 pub fn init_ocr() {
     let r = repo_root();
-    engine::ocr_pipeline::ocr_init(&engine::ocr_pipeline::OcrInit {
+    engine::ocr::pipeline::ocr_init(&engine::ocr::pipeline::OcrInit {
         ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
         manifest: r.join("models/manifest.json"),
         model_root: r.join("node_modules"),
         intra_threads: 2,
         det_max_side: None,
         machine_lock: None,
+        tuning: Default::default(),
     })
     .unwrap();
 }
@@ -134,5 +135,19 @@ pub fn guarded<T: Send + 'static>(
         }
         Err(mpsc::RecvTimeoutError::Timeout) => Err(format!("TIMEOUT > {}s", timeout.as_secs())),
         Err(mpsc::RecvTimeoutError::Disconnected) => Err("PANIC".to_owned()),
+    }
+}
+
+/// Opens a PDF with MuPDF (panics on failure).
+pub fn open(path: &Path) -> mupdf::pdf::PdfDocument {
+    mupdf::pdf::PdfDocument::open(path.to_str().unwrap()).unwrap()
+}
+
+/// `qpdf --check` passes (when qpdf is installed) and qpdf counts `pages` pages.
+pub fn assert_valid(path: &Path, pages: u32, password: Option<&str>) {
+    let code = qpdf_check(path, password);
+    assert!(qpdf_ok(code), "qpdf --check {} exited {code:?}", path.display());
+    if let Some(n) = qpdf_pages(path, password) {
+        assert_eq!(n, pages, "qpdf page count of {}", path.display());
     }
 }

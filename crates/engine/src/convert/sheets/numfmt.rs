@@ -6,7 +6,9 @@
 //! render (text-only sections, unknown syntax) give `None`, and the caller writes the plain
 //! value.
 
-use super::xlsx_to_csv::format_number;
+mod fraction;
+
+use fraction::fraction;
 
 /// `value` rendered with the format code `code`, or `None` when `code` is General, empty or
 /// uses a feature we do not render.
@@ -24,6 +26,25 @@ pub fn format_with_code(value: f64, code: &str) -> Option<String> {
     }
     let tokens = tokenize(section)?;
     render(value, &tokens, signed)
+}
+
+/// The shortest decimal that has the value rounded to 15 significant digits (what Excel
+/// displays in a General cell, without its 11-character width limit).
+pub fn format_number(f: f64) -> String {
+    if !f.is_finite() {
+        return "#NUM!".to_owned();
+    }
+    if f == 0.0 {
+        return "0".to_owned();
+    }
+    let rounded: f64 = format!("{f:.14e}").parse().unwrap_or(f);
+    if rounded.fract() == 0.0 && rounded.abs() < 1e15 {
+        return format!("{}", rounded as i64);
+    }
+    let s = format!("{rounded}");
+    // Rust prints very large/small values in full; keep that (no exponent), as Excel's
+    // CSV export does for General cells up to its own width limits.
+    s
 }
 
 fn is_general(section: &str) -> bool {
@@ -203,108 +224,6 @@ fn tokenize(section: &str) -> Option<Vec<Tok>> {
         i += 1;
     }
     Some(toks)
-}
-
-/// Fraction formats: `# ?/?`, `# ??/??`, `?/4`, `# ?/8`, `0 ??/100` (an optional whole
-/// part, then numerator/denominator; a denominator of placeholders is the best one with at
-/// most that many digits, a number is fixed). `None` for anything else.
-fn fraction(value: f64, section: &str, signed: bool) -> Option<String> {
-    let body: String = section.chars().filter(|c| !matches!(c, '[' | ']')).collect();
-    if !body.contains('/') || section.contains('"') || section.contains('[') {
-        return None;
-    }
-    let is_place = |c: char| matches!(c, '#' | '0' | '?');
-    let parts: Vec<&str> = body.split_whitespace().collect();
-    let (whole, frac) = match parts.as_slice() {
-        [w, f] if w.chars().all(is_place) => (Some(*w), *f),
-        [f] => (None, *f),
-        _ => return None,
-    };
-    let (num, den) = frac.split_once('/')?;
-    if num.is_empty() || !num.chars().all(is_place) || den.is_empty() {
-        return None;
-    }
-    let fixed: Option<u64> = den.parse().ok().filter(|d| *d > 0);
-    if fixed.is_none() && !den.chars().all(is_place) {
-        return None;
-    }
-    let x = value.abs();
-    let (mut int, rest) = match whole {
-        Some(_) => (x.trunc() as u64, x.fract()),
-        None => (0, x),
-    };
-    let (mut n, d) = match fixed {
-        Some(d) => ((rest * d as f64).round() as u64, d),
-        None => closest_fraction(rest, 10u64.pow(den.len().min(9) as u32) - 1),
-    };
-    if whole.is_some() && n == d {
-        int += 1;
-        n = 0;
-    }
-    let mut out = String::new();
-    if signed && value < 0.0 && (int > 0 || n > 0) {
-        out.push('-');
-    }
-    let pad = |s: String, width: usize, right: bool| {
-        let fill = " ".repeat(width.saturating_sub(s.len()));
-        if right { s + &fill } else { fill + &s }
-    };
-    match whole {
-        Some(_) if n == 0 => {
-            // A whole number shows no fraction: its place is kept as spaces.
-            out.push_str(&int.to_string());
-            out.push_str(&" ".repeat(1 + num.len() + 1 + den.len()));
-        }
-        Some(w) => {
-            if int > 0 || w.contains('0') {
-                out.push_str(&int.to_string());
-            }
-            out.push(' ');
-            out.push_str(&pad(n.to_string(), num.len(), false));
-            out.push('/');
-            out.push_str(&pad(d.to_string(), den.len(), true));
-        }
-        None => {
-            out.push_str(&pad(n.to_string(), num.len(), false));
-            out.push('/');
-            out.push_str(&pad(d.to_string(), den.len(), true));
-        }
-    }
-    Some(out)
-}
-
-/// The fraction n/d closest to `x` (0 <= x < 1 for a whole part, any x >= 0 otherwise) with
-/// 1 <= d <= `max`, the smallest d among equally close ones: from the continued fraction of
-/// x, its last convergent within `max` or the semiconvergent beyond it (O(log max), where
-/// trying every denominator would cost `max` steps per cell).
-fn closest_fraction(x: f64, max: u64) -> (u64, u64) {
-    let (mut p0, mut q0, mut p1, mut q1) = (0u64, 1u64, 1u64, 0u64);
-    let mut r = x;
-    loop {
-        let a = r.floor();
-        if a > 1e15 {
-            break;
-        }
-        let a = a as u64;
-        let (p2, q2) = (a.saturating_mul(p1).saturating_add(p0), a.saturating_mul(q1).saturating_add(q0));
-        if q2 > max {
-            // Best semiconvergent (p0 + k p1)/(q0 + k q1) within `max`, against the convergent.
-            let k = (max - q0) / q1.max(1);
-            let (ps, qs) = (p0 + k * p1, q0 + k * q1);
-            let err = |p: u64, q: u64| (x - p as f64 / q as f64).abs();
-            if q1 == 0 || (qs > 0 && err(ps, qs) < err(p1, q1) - 1e-15) {
-                return (ps, qs.max(1));
-            }
-            return (p1, q1);
-        }
-        (p0, q0, p1, q1) = (p1, q1, p2, q2);
-        let f = r - a as f64;
-        if f < 1e-12 {
-            break;
-        }
-        r = 1.0 / f;
-    }
-    (p1, q1.max(1))
 }
 
 fn char_offset(s: &str, chars: usize) -> usize {
@@ -575,7 +494,18 @@ fn render(value: f64, toks: &[Tok], signed: bool) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::format_number;
     use super::format_with_code as f;
+
+    #[test]
+    fn numbers_drop_binary_noise() {
+        assert_eq!(format_number(0.1 + 0.2), "0.3");
+        assert_eq!(format_number(1.0 / 3.0), "0.333333333333333");
+        assert_eq!(format_number(42.0), "42");
+        assert_eq!(format_number(-1.5), "-1.5");
+        assert_eq!(format_number(1e-7), "0.0000001");
+        assert_eq!(format_number(123456789012.0), "123456789012");
+    }
 
     #[test]
     fn decimals_round_half_away_from_zero_on_the_decimal_value() {
@@ -629,34 +559,6 @@ mod tests {
         assert_eq!(f(99999.0, "0.00E+00").as_deref(), Some("1.00E+05"));
         assert_eq!(f(12345.0, "##0.0E+0").as_deref(), Some("12.3E+3"));
         assert_eq!(f(0.0, "0.00E+00").as_deref(), Some("0.00E+00"));
-    }
-
-    #[test]
-    fn closest_fraction_matches_trying_every_denominator() {
-        let brute = |x: f64, max: u64| {
-            let mut best = (0u64, 1u64, f64::INFINITY);
-            for d in 1..=max {
-                let n = (x * d as f64).round();
-                let err = (x - n / d as f64).abs();
-                if err < best.2 - 1e-12 {
-                    best = (n as u64, d, err);
-                }
-            }
-            (best.0, best.1)
-        };
-        for i in 0..2000u32 {
-            // Values spread over [0, 1), including exact fractions and near-ties.
-            let x = ((i as f64 * 0.6180339887498949) % 1.0 * 1e6).round() / 1e6;
-            for max in [9, 99, 999] {
-                let (n, d) = super::closest_fraction(x, max);
-                let (bn, bd) = brute(x, max);
-                let (e, be) = ((x - n as f64 / d as f64).abs(), (x - bn as f64 / bd as f64).abs());
-                assert!(e <= be + 1e-12, "{x} max {max}: {n}/{d} vs {bn}/{bd}");
-            }
-        }
-        assert_eq!(super::closest_fraction(0.5, 9), (1, 2));
-        assert_eq!(super::closest_fraction(0.14159, 99), (14, 99));
-        assert_eq!(super::closest_fraction(0.0, 9).0, 0);
     }
 
     #[test]

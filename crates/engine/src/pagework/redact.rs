@@ -40,7 +40,7 @@ use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::keep_encryption;
 use crate::pdf::save::{patch_write_options, save_pdf};
 use crate::pdf::PageOpResult;
-use crate::render::{checked_dpi, encode_jpeg, raster_size, render_rgb, EncodedPage};
+use crate::pagework::render::{checked_dpi, encode_jpeg, raster_size, render_rgb, EncodedPage, JpegEncoder};
 
 /// Default rasterisation resolution of affected pages.
 pub const REDACT_DEFAULT_DPI: u32 = 150;
@@ -75,6 +75,8 @@ pub struct RedactOptions {
     pub dpi: Option<u32>,
     /// Refuse inputs with more pages than this (`page_limit`).
     pub max_pages: Option<u32>,
+    /// JPEG encoder of the rebuilt pages (as for render).
+    pub jpeg_encoder: JpegEncoder,
 }
 
 const SLACK: f64 = 0.01;
@@ -145,7 +147,7 @@ pub fn redact(
     let mut replaced = HashSet::new();
     for (&index, regions) in &by_page {
         control.checkpoint()?;
-        let burnt = burn_in(&opened.doc, index, dpi, regions)?;
+        let burnt = burn_in(&opened.doc, index, dpi, regions, options.jpeg_encoder)?;
         let page_obj = opened.pages[index].clone();
         replaced.extend(rebuild_page(&mut opened.doc, page_obj, &burnt)?);
         control.advance()?;
@@ -176,7 +178,7 @@ struct BurntPage {
 
 /// Renders page `index` at `dpi`, paints the regions black and encodes the JPEG. Paints in MuPDF's pixmap when it is packed RGB
 /// (no copy of the raster), as rendering does.
-fn burn_in(doc: &Document, index: usize, dpi: u32, regions: &[RedactRegion]) -> Result<BurntPage> {
+fn burn_in(doc: &Document, index: usize, dpi: u32, regions: &[RedactRegion], encoder: JpegEncoder) -> Result<BurntPage> {
     let page = doc.load_page(index as i32).ctx("loading the page")?;
     let bounds = page.bounds().ctx("measuring the page")?;
     let (pw, ph) = (
@@ -209,7 +211,7 @@ fn burn_in(doc: &Document, index: usize, dpi: u32, regions: &[RedactRegion]) -> 
         let samples = pix.samples_mut();
         paint_black(samples, stride, w, h, dpi, regions);
         let jpeg = if stride == row {
-            encode_jpeg(w, h, &samples[..row * h as usize], REDACT_JPEG_QUALITY, dpi)?
+            encode_jpeg(w, h, &samples[..row * h as usize], REDACT_JPEG_QUALITY, dpi, encoder)?
         } else {
             let packed: Vec<u8> = samples
                 .chunks(stride)
@@ -217,7 +219,7 @@ fn burn_in(doc: &Document, index: usize, dpi: u32, regions: &[RedactRegion]) -> 
                 .flat_map(|l| &l[..row])
                 .copied()
                 .collect();
-            encode_jpeg(w, h, &packed, REDACT_JPEG_QUALITY, dpi)?
+            encode_jpeg(w, h, &packed, REDACT_JPEG_QUALITY, dpi, encoder)?
         };
         return Ok(BurntPage { bounds, w, h, jpeg });
     }
@@ -225,7 +227,7 @@ fn burn_in(doc: &Document, index: usize, dpi: u32, regions: &[RedactRegion]) -> 
     drop(page);
     let (w, h, mut rgb) = render_rgb(doc, index, dpi)?;
     paint_black(&mut rgb, w as usize * 3, w, h, dpi, regions);
-    let jpeg = encode_jpeg(w, h, &rgb, REDACT_JPEG_QUALITY, dpi)?;
+    let jpeg = encode_jpeg(w, h, &rgb, REDACT_JPEG_QUALITY, dpi, encoder)?;
     Ok(BurntPage { bounds, w, h, jpeg })
 }
 
@@ -284,7 +286,7 @@ fn rebuild_page(doc: &mut PdfDocument, mut page: PdfObject, burnt: &BurntPage) -
     let page_ctm = page.page_ctm().ctx(ctx)?;
     let inverse = page_ctm.invert().ok_or_else(|| {
         EngineError::new(
-            crate::ErrorCode::InvalidPdf,
+            crate::error::ErrorCode::InvalidPdf,
             "the page has a degenerate size",
         )
     })?;

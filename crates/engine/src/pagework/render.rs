@@ -79,6 +79,29 @@ pub struct RenderOptions {
     pub threads: Option<usize>,
     /// Refuse inputs with more pages than this (`page_limit`).
     pub max_pages: Option<u32>,
+    /// Which JPEG encoder writes the pages; default [`JpegEncoder::Auto`].
+    pub jpeg_encoder: JpegEncoder,
+}
+
+/// The JPEG encoder of rendered (and redacted) pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JpegEncoder {
+    /// The system's libjpeg-turbo when it is installed ([`turbo`]), else jpeg-encoder.
+    #[default]
+    Auto,
+    /// jpeg-encoder (pure Rust) always: for comparisons.
+    Rust,
+}
+
+impl JpegEncoder {
+    /// Parses `auto` (also `turbo`) or `rust`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "auto" | "turbo" => Ok(Self::Auto),
+            "rust" => Ok(Self::Rust),
+            other => Err(EngineError::invalid_options(format!("jpeg encoder must be auto or rust, not {other:?}"))),
+        }
+    }
 }
 
 /// What [`render_jpeg`] wrote.
@@ -168,10 +191,12 @@ fn is_grey(rgb: &[u8]) -> bool {
 }
 
 /// Encodes an RGB raster as JPEG (greyscale when the raster is grey).
-pub fn encode_jpeg(w: u32, h: u32, rgb: &[u8], quality: u8, dpi: u32) -> Result<EncodedPage> {
+pub fn encode_jpeg(w: u32, h: u32, rgb: &[u8], quality: u8, dpi: u32, encoder: JpegEncoder) -> Result<EncodedPage> {
     let grey = is_grey(rgb);
+    #[cfg(not(engine_turbo))]
+    let _ = encoder;
     #[cfg(engine_turbo)]
-    if turbo::enabled() {
+    if encoder == JpegEncoder::Auto && turbo::available() {
         let luma: Vec<u8>;
         let (px, comps) = if grey {
             luma = rgb.chunks_exact(3).map(|p| p[0]).collect();
@@ -202,7 +227,7 @@ pub fn encode_jpeg(w: u32, h: u32, rgb: &[u8], quality: u8, dpi: u32) -> Result<
 
 /// The system's libjpeg-turbo (SIMD), loaded at run time by csrc/turbo.c; about 3x
 /// faster than jpeg-encoder on 150-dpi pages (measured, docs/render.md). Used when the
-/// library is installed, unless `ENGINE_JPEG=rust`.
+/// library is installed, unless [`JpegEncoder::Rust`] is asked for.
 #[cfg(engine_turbo)]
 pub mod turbo {
     use std::ffi::c_int;
@@ -214,24 +239,22 @@ pub mod turbo {
         fn engine_turbo_available() -> c_int;
     }
 
-    /// True when libjpeg-turbo was found and not disabled with `ENGINE_JPEG=rust`.
-    pub fn enabled() -> bool {
+    /// True when libjpeg-turbo was found.
+    pub fn available() -> bool {
         static ON: OnceLock<bool> = OnceLock::new();
-        *ON.get_or_init(|| {
-            std::env::var("ENGINE_JPEG").map_or(true, |v| v != "rust") && unsafe { engine_turbo_available() } != 0
-        })
+        *ON.get_or_init(|| unsafe { engine_turbo_available() } != 0)
     }
 
     /// Encodes `comps` (1 or 3) interleaved 8-bit samples: baseline with the standard
     /// Huffman tables (no extra pass; speed first for page renders), 4:2:0 for colour.
     pub fn encode(px: &[u8], w: u32, h: u32, comps: u32, quality: u8, dpi: u32) -> Result<Vec<u8>> {
-        crate::compress::jpeg::encode(px, w, h, comps, quality as u32, dpi, 0)
+        crate::pagework::compress::jpeg::encode(px, w, h, comps, quality as u32, dpi, 0)
             .map_err(|m| EngineError::new(ErrorCode::EngineError, format!("encoding the JPEG: {m}")))
     }
 }
 
-fn render_page(doc: &Document, index: usize, dpi: u32, quality: u8) -> Result<EncodedPage> {
-    render_page_timed(doc, index, dpi, quality).map(|(page, _)| page)
+fn render_page(doc: &Document, index: usize, dpi: u32, quality: u8, encoder: JpegEncoder) -> Result<EncodedPage> {
+    render_page_timed(doc, index, dpi, quality, encoder).map(|(page, _)| page)
 }
 
 /// Renders page `index` of `doc` and encodes it (the path of [`render_jpeg`]); returns
@@ -242,6 +265,7 @@ pub fn render_page_timed(
     index: usize,
     dpi: u32,
     quality: u8,
+    encoder: JpegEncoder,
 ) -> Result<(EncodedPage, std::time::Duration)> {
     let t = std::time::Instant::now();
     let page = doc.load_page(index as i32).ctx("loading the page")?;
@@ -254,14 +278,14 @@ pub fn render_page_timed(
     let raster = t.elapsed();
     let (w, h) = (pix.width(), pix.height());
     let rgb = packed_rgb(w, h, pix.n() as usize, pix.stride() as usize, pix.samples());
-    Ok((encode_jpeg(w, h, &rgb, quality, dpi)?, raster))
+    Ok((encode_jpeg(w, h, &rgb, quality, dpi, encoder)?, raster))
 }
 
 /// [`render_page`] on a render thread's own document.
-fn render_private_page(doc: &PrivateDoc, index: usize, dpi: u32, quality: u8) -> Result<EncodedPage> {
+fn render_private_page(doc: &PrivateDoc, index: usize, dpi: u32, quality: u8, encoder: JpegEncoder) -> Result<EncodedPage> {
     let r = doc.render(index, dpi)?;
     let rgb = packed_rgb(r.width, r.height, r.n, r.stride, r.samples());
-    encode_jpeg(r.width, r.height, &rgb, quality, dpi)
+    encode_jpeg(r.width, r.height, &rgb, quality, dpi, encoder)
 }
 
 /// Checks `dpi` against [`MIN_DPI`]..=[`MAX_DPI`] (or custom bounds).
@@ -340,11 +364,11 @@ pub fn render_jpeg(
         if threads == 0 {
             for &i in &selected {
                 control.checkpoint()?;
-                let page = render_page(&opened.doc, i, dpi, quality)?;
+                let page = render_page(&opened.doc, i, dpi, quality, options.jpeg_encoder)?;
                 write(i, page)?;
             }
         } else {
-            render_parallel(input, &selected, dpi, quality, threads, control, &mut write)?;
+            render_parallel(input, &selected, (dpi, quality, options.jpeg_encoder), threads, control, &mut write)?;
         }
         sink.finish()
     })?;
@@ -362,8 +386,7 @@ pub fn render_jpeg(
 fn render_parallel(
     input: &Path,
     selected: &[usize],
-    dpi: u32,
-    quality: u8,
+    (dpi, quality, encoder): (u32, u8, JpegEncoder),
     threads: usize,
     control: &JobControl,
     write: &mut dyn FnMut(usize, EncodedPage) -> Result<()>,
@@ -391,7 +414,7 @@ fn render_parallel(
                         if k >= selected.len() || stop.load(Ordering::SeqCst) || control.is_cancelled() {
                             return;
                         }
-                        let page = render_private_page(&doc, selected[k], dpi, quality);
+                        let page = render_private_page(&doc, selected[k], dpi, quality, encoder);
                         if tx.send((k, page)).is_err() {
                             return;
                         }

@@ -4,7 +4,7 @@
 //! pdf20-utf8-test.pdf, whose one image has corrupt flate data, the page's font
 //! reference becomes null and the text is gone). So after a lossy run the output is
 //! compared with its source page by page, and a run that lost content is redone on a
-//! safer path (src/compress.rs).
+//! safer path (src/pagework/compress.rs).
 //!
 //! The rule: the page count is the same, and on every page each word of the source's
 //! MuPDF text (structured text, default flags; words split at whitespace and where the
@@ -82,7 +82,7 @@ fn font_key(name: &str) -> &str {
 }
 
 /// A font name without its subset tag (`ABCDEF+Name` -> `Name`): font subsetting
-/// (src/compress.rs) tags the fonts it subsets, the same font under a new tag.
+/// (src/pagework/compress.rs) tags the fonts it subsets, the same font under a new tag.
 fn strip_subset_tag(name: &str) -> &str {
     let b = name.as_bytes();
     if b.len() > 7 && b[6] == b'+' && b[..6].iter().all(u8::is_ascii_uppercase) {

@@ -248,7 +248,7 @@ pub(crate) fn format_cell(cell: &Data, number_format: Option<&str>, out: &mut St
                 let _ = write!(out, "{i}");
             }
         },
-        Data::Float(f) => out.push_str(&formatted(*f).unwrap_or_else(|| format_number(*f))),
+        Data::Float(f) => out.push_str(&formatted(*f).unwrap_or_else(|| numfmt::format_number(*f))),
         Data::Bool(b) => out.push_str(if *b { "TRUE" } else { "FALSE" }),
         Data::DateTime(dt) => out.push_str(&format_datetime(dt)),
         Data::DateTimeIso(s) | Data::DurationIso(s) => out.push_str(s),
@@ -258,25 +258,6 @@ pub(crate) fn format_cell(cell: &Data, number_format: Option<&str>, out: &mut St
 
 fn error_text(e: &CellErrorType) -> String {
     e.to_string()
-}
-
-/// The shortest decimal that has the value rounded to 15 significant digits (what Excel
-/// displays in a General cell, without its 11-character width limit).
-pub fn format_number(f: f64) -> String {
-    if !f.is_finite() {
-        return "#NUM!".to_owned();
-    }
-    if f == 0.0 {
-        return "0".to_owned();
-    }
-    let rounded: f64 = format!("{f:.14e}").parse().unwrap_or(f);
-    if rounded.fract() == 0.0 && rounded.abs() < 1e15 {
-        return format!("{}", rounded as i64);
-    }
-    let s = format!("{rounded}");
-    // Rust prints very large/small values in full; keep that (no exponent), as Excel's
-    // CSV export does for General cells up to its own width limits.
-    s
 }
 
 fn format_datetime(dt: &ExcelDateTime) -> String {
@@ -310,16 +291,6 @@ fn format_datetime(dt: &ExcelDateTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_drop_binary_noise() {
-        assert_eq!(format_number(0.1 + 0.2), "0.3");
-        assert_eq!(format_number(1.0 / 3.0), "0.333333333333333");
-        assert_eq!(format_number(42.0), "42");
-        assert_eq!(format_number(-1.5), "-1.5");
-        assert_eq!(format_number(1e-7), "0.0000001");
-        assert_eq!(format_number(123456789012.0), "123456789012");
-    }
 
     #[test]
     fn fields_are_quoted_by_rfc_4180() {

@@ -14,8 +14,8 @@
 //! programs, fonts of annotations included; bare Type 1 programs are not converted or
 //! subset). A font it cannot parse is left as it is; encrypted documents are not
 //! subset. After subsetting the content guard (below) compares every page's words, and
-//! a loss redoes the run without subsetting. `ENGINE_COMPRESS_SUBSET=off` turns it off
-//! (for comparisons).
+//! a loss redoes the run without subsetting. [`CompressOptions::subset_fonts`] turns it
+//! off (for comparisons).
 //!
 //! The lossy levels also drop the document's `/OutputIntents` (the print-condition ICC
 //! profile of PDF/X and PDF/A files, often hundreds of KB), as Ghostscript does.
@@ -29,7 +29,7 @@
 //! The result is never larger than the input: when the output is not smaller, the
 //! input bytes are copied and [`CompressResult::kept_original`] is set.
 //!
-//! How (lossy levels): first the engine's own image pass (`src/compress/images.rs`):
+//! How (lossy levels): first the engine's own image pass (`src/pagework/compress/images.rs`):
 //! the grey and colour 8-bit images stored as DCT (JPEG) or flate are decoded,
 //! downsampled and re-encoded on worker threads (one per core, up to 8): JPEGs decoded
 //! by the system's libjpeg-turbo scaled in the DCT domain (1/2, 1/4, 1/8), the rest of
@@ -45,11 +45,11 @@
 //! calls go through `csrc/compress.c` and `csrc/compress_images.c` (the crate exposes
 //! neither) in a private MuPDF context on the calling thread. Cancellation is checked
 //! between images; MuPDF's rewriter and the save cannot be interrupted.
-//! `ENGINE_COMPRESS_IMAGES=mupdf` skips the pass (MuPDF's rewriter does every image:
-//! for comparisons; `mupdf-inplace` also runs it on the document itself, as it used to).
+//! [`ImagePass::Mupdf`] skips the pass (MuPDF's rewriter does every image: for
+//! comparisons; [`ImagePass::MupdfInPlace`] also runs it on the document itself, as it used to).
 //!
 //! After a run in which MuPDF's rewriter or font subsetter ran, a content guard
-//! (`src/compress/guard.rs`) compares the output with its source: same page count, and
+//! (`src/pagework/compress/guard.rs`) compares the output with its source: same page count, and
 //! every word of each page's MuPDF text kept, in a font of the same name. On a loss the
 //! run is redone without MuPDF's rewriter (the engine's pass only), then losslessly,
 //! then the input is kept; [`CompressResult::path`] says which path made the output.
@@ -130,13 +130,33 @@ pub const BALANCED: ImageSettings =
 pub const STRONG: ImageSettings =
     ImageSettings { threshold_dpi: 108, target_dpi: 72, jpeg_quality: 50, lossless_stays_lossless: false };
 
-/// Options of [`compress`].
+/// Options of [`compress`]. The last three exist for comparisons and measurements; the
+/// defaults are what the service runs.
 #[derive(Debug, Clone)]
 pub struct CompressOptions {
     /// Level; default balanced.
     pub level: CompressLevel,
     /// Refuse inputs with more pages than this (`page_limit`).
     pub max_pages: Option<u32>,
+    /// Subset embedded fonts; default true.
+    pub subset_fonts: bool,
+    /// Run the content guard after every lossy run, not only after MuPDF's rewriter or
+    /// subsetter; default false.
+    pub guard_always: bool,
+    /// Who re-encodes the images; default [`ImagePass::Engine`].
+    pub images: ImagePass,
+}
+
+impl Default for CompressOptions {
+    fn default() -> Self {
+        Self {
+            level: CompressLevel::Balanced,
+            max_pages: None,
+            subset_fonts: true,
+            guard_always: false,
+            images: ImagePass::Engine,
+        }
+    }
 }
 
 /// What [`compress`] wrote.
@@ -287,13 +307,13 @@ fn run_guarded(
         recompress_flate: 1,
         garbage: 3,
         object_streams: 1,
-        rewrite_in_place: (images_mode() == ImagesMode::MupdfInPlace) as c_int,
-        subset_fonts: subset_fonts_enabled() as c_int,
+        rewrite_in_place: (options.images == ImagePass::MupdfInPlace) as c_int,
+        subset_fonts: options.subset_fonts as c_int,
         // Thumbnails, PieceInfo and repeated metadata: not at light (lossless).
         drop_private: settings.is_some() as c_int,
         ..RawOptions::default()
     };
-    let pass = settings.filter(|_| own_image_pass());
+    let pass = settings.filter(|_| options.images == ImagePass::Engine);
     // The source's words, read once, only when some output needs checking.
     let mut before = None;
     let mut path = if settings.is_some() { CompressPath::Images } else { CompressPath::Lossless };
@@ -305,7 +325,7 @@ fn run_guarded(
             Some(format!("compressing: {message}"))
         } else if raw.page_count as usize != page_count {
             Some(format!("{} pages instead of {page_count}", raw.page_count))
-        } else if raw.rewriter_ran != 0 || raw.fonts_subset != 0 || guard_always() {
+        } else if raw.rewriter_ran != 0 || raw.fonts_subset != 0 || options.guard_always {
             if before.is_none() {
                 // A source MuPDF's text extraction cannot open gives no pages to compare
                 // with: the output then counts as a loss and the safer paths are taken.
@@ -340,39 +360,32 @@ fn run_guarded(
     }
 }
 
-/// The content guard runs after every lossy run, not only after MuPDF's rewriter, with
-/// `ENGINE_COMPRESS_GUARD=always` (for measurements).
-fn guard_always() -> bool {
-    std::env::var("ENGINE_COMPRESS_GUARD").is_ok_and(|v| v == "always")
-}
-
-/// Font subsetting is on unless `ENGINE_COMPRESS_SUBSET=off` (for comparisons).
-fn subset_fonts_enabled() -> bool {
-    !std::env::var("ENGINE_COMPRESS_SUBSET").is_ok_and(|v| v == "off")
-}
-
-/// `ENGINE_COMPRESS_IMAGES`, for comparisons: unset, the engine's image pass and MuPDF's
-/// rewriter (on a second opening) for the rest; `mupdf`, MuPDF's rewriter for every
-/// image (as before the pass existed, but on a second opening); `mupdf-inplace`, as
-/// `mupdf` with the rewriter on the document itself, as it used to run (content
-/// damage included: the guard's fallbacks are tested with it).
+/// Who re-encodes the images of a lossy level ([`CompressOptions::images`]; the last two
+/// for comparisons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ImagesMode {
-    OwnPass,
+pub enum ImagePass {
+    /// The engine's image pass, then MuPDF's rewriter (on a second opening) for the rest.
+    Engine,
+    /// MuPDF's rewriter for every image (as before the pass existed, but on a second
+    /// opening).
     Mupdf,
+    /// As `Mupdf` with the rewriter on the document itself, as it used to run (content
+    /// damage included: the guard's fallbacks are tested with it).
     MupdfInPlace,
 }
 
-fn images_mode() -> ImagesMode {
-    match std::env::var("ENGINE_COMPRESS_IMAGES").as_deref() {
-        Ok("mupdf") => ImagesMode::Mupdf,
-        Ok("mupdf-inplace") => ImagesMode::MupdfInPlace,
-        _ => ImagesMode::OwnPass,
+impl ImagePass {
+    /// Parses `engine`, `mupdf` or `mupdf-inplace`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "engine" => Ok(Self::Engine),
+            "mupdf" => Ok(Self::Mupdf),
+            "mupdf-inplace" => Ok(Self::MupdfInPlace),
+            other => Err(EngineError::invalid_options(format!(
+                "image pass must be engine, mupdf or mupdf-inplace, not {other:?}"
+            ))),
+        }
     }
-}
-
-fn own_image_pass() -> bool {
-    images_mode() == ImagesMode::OwnPass
 }
 
 /// One open, image pass (when `pass` is set), MuPDF's rewriter and save; returns the C

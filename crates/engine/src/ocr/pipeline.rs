@@ -1,6 +1,6 @@
 //! OCR of PDFs and images: MuPDF renders each page, `crates/ocr` reads it, and the
 //! result is returned as `blocks` JSON and/or written as a searchable PDF (the original
-//! pages with an invisible text layer; see [`searchable`](mod@crate::searchable)).
+//! pages with an invisible text layer; see [`searchable`](mod@crate::ocr::searchable)).
 //!
 //! # Rendering
 //!
@@ -82,7 +82,11 @@ pub struct OcrInit {
     /// File locked around every model run by every process on the machine (see
     /// [`ocr::OcrConfig::machine_lock`]); `None` runs without it.
     pub machine_lock: Option<PathBuf>,
+    /// Settings for comparisons and diagnostics (default: what the service runs).
+    pub tuning: OcrTuning,
 }
+
+pub use ocr::OcrTuning;
 
 static OCR: OnceLock<ocr::Ocr> = OnceLock::new();
 static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -109,6 +113,7 @@ pub fn ocr_init(init: &OcrInit) -> Result<()> {
         intra_threads: init.intra_threads.max(1),
         det_max_side: init.det_max_side.unwrap_or(ocr::DET_MAX_SIDE),
         machine_lock: init.machine_lock.clone(),
+        tuning: init.tuning.clone(),
     })
     .map_err(ocr_failed)?;
     let _ = OCR.set(engine);
@@ -320,7 +325,7 @@ fn image_to_pdf(bytes: &[u8]) -> Result<PdfDocument> {
 }
 
 /// Largest image input accepted, in pixels (the render cap of every other operation).
-pub const MAX_IMAGE_PIXELS: u64 = crate::render::MAX_PAGE_PIXELS;
+pub const MAX_IMAGE_PIXELS: u64 = crate::pagework::render::MAX_PAGE_PIXELS;
 
 /// Refuses an image with no pixels or more than [`MAX_IMAGE_PIXELS`], before it is decoded.
 fn check_image_size(w: u32, h: u32) -> Result<()> {
@@ -503,15 +508,6 @@ pub fn ocr_page(doc: &PdfDocument, index: usize) -> Result<PageJson> {
     Ok(PageJson::recognised(index, pw, ph, dpi, &result, blocks))
 }
 
-/// The engine's OCR as the pdf -> docx hook ([`crate::docx::PageOcr`]).
-pub struct EngineOcr;
-
-impl crate::docx::PageOcr for EngineOcr {
-    fn recognise(&self, doc: &PdfDocument, index: usize) -> Result<PageJson> {
-        ocr_page(doc, index)
-    }
-}
-
 /// OCRs the selected pages of `input` (PDF, JPEG, PNG or WebP).
 pub fn ocr_document(
     input: &Path,
@@ -550,7 +546,7 @@ pub fn ocr_document(
     control.start(selected.len() as u64)?;
     let mut pages = Vec::with_capacity(selected.len());
     let mut processed = 0usize;
-    let mut layer = crate::searchable::TextLayer::new();
+    let mut layer = crate::ocr::searchable::TextLayer::new();
     for &index in &selected {
         let page = doc.load_page(index as i32).ctx("loading the page")?;
         let bounds = page.bounds().ctx("measuring the page")?;

@@ -1,0 +1,12 @@
+//! OCR of PDFs and images on top of the `ocr` crate (ONNX Runtime, PaddleOCR models): MuPDF
+//! renders the pages, the `ocr` crate reads the pixels.
+//!
+//! - [`pipeline`]: loading ONNX Runtime and the models once per process ([`pipeline::ocr_init`]),
+//!   then blocks JSON and/or a searchable PDF for the selected pages
+//!   ([`pipeline::ocr_document`]); pages that already carry text are not OCRed.
+//! - [`searchable`]: the invisible, Unicode text layer written over the original pages.
+//!
+//! Inside this module `ocr::` names the `ocr` crate, `crate::ocr` this module.
+
+pub mod pipeline;
+pub mod searchable;

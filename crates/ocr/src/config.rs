@@ -1,0 +1,47 @@
+//! What [`crate::Ocr::new`] is given: ONNX Runtime, the model files, threads, the machine
+//! lock, and the settings kept for comparisons and diagnostics ([`OcrTuning`]).
+
+use std::path::PathBuf;
+
+use crate::{ModelFiles, REC_MIN_WIDTH, REC_SQUEEZE};
+
+/// Engine configuration.
+#[derive(Clone, Debug)]
+pub struct OcrConfig {
+    /// Path of `libonnxruntime.so.1`.
+    pub ort_library: PathBuf,
+    /// Model files.
+    pub models: ModelFiles,
+    /// ONNX Runtime intra-op threads per session.
+    pub intra_threads: usize,
+    /// Longest side of the detection input (pixels, rounded to a multiple of 32).
+    pub det_max_side: usize,
+    /// A file locked exclusively around every model run (created if missing); `None`
+    /// runs models without it.
+    pub machine_lock: Option<PathBuf>,
+    /// Settings for comparisons and diagnostics; the defaults are what the service runs.
+    pub tuning: OcrTuning,
+}
+
+/// Settings of [`OcrConfig`] for comparisons and diagnostics.
+#[derive(Clone, Debug)]
+pub struct OcrTuning {
+    /// Apply the exact graph rewrites of [`crate::fuse`] before loading a model (a model
+    /// they do not understand is loaded as it is); default true, false loads the models
+    /// unchanged (the tests compare both).
+    pub fuse: bool,
+    /// Horizontal scale of the recognition crops; default [`REC_SQUEEZE`].
+    pub rec_squeeze: f32,
+    /// Narrowest recognition batch, in pixels; default [`REC_MIN_WIDTH`].
+    pub rec_min_width: usize,
+    /// Per-stage times and recognition batches on stderr.
+    pub timing: bool,
+    /// Every recognised line and every dropped detection box on stderr.
+    pub debug: bool,
+}
+
+impl Default for OcrTuning {
+    fn default() -> Self {
+        Self { fuse: true, rec_squeeze: REC_SQUEEZE, rec_min_width: REC_MIN_WIDTH, timing: false, debug: false }
+    }
+}
