@@ -1,7 +1,7 @@
 // Tuning aid for the reading order (issue 18 item 2): re-orders the lines our OCR found in the last
 // `bun run bench ocr-eval` run (bench/out/ocr-eval-run.json) with the current crates/ocr layout
 // (example layout_replay), and prints CER before/after per class, for the tune split only unless
-// `--holdout` or `--all` is given. Pages read after a rotation keep their text (their boxes are
+// `--holdout` or `--all` is given (`--run=FILE`: another run file of the same shape). Pages read after a rotation keep their text (their boxes are
 // given on the page as displayed, not upright). Not a benchmark: the bench re-runs the OCR.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -10,7 +10,8 @@ import { scoreRow, summary, type Row } from "./ocr-eval.bench";
 
 const root = resolve(import.meta.dir, "../..");
 const which = process.argv.includes("--all") ? null : process.argv.includes("--holdout") ? "holdout" : "tune";
-const run = JSON.parse(readFileSync(join(root, "bench/out/ocr-eval-run.json"), "utf8")) as any[];
+const runFile = process.argv.find((a) => a.startsWith("--run="))?.slice(6) ?? join(root, "bench/out/ocr-eval-run.json");
+const run = JSON.parse(readFileSync(runFile, "utf8")) as any[];
 const pages = run.filter((p) => which === null || p.split === which);
 const upright = (p: any) => p.ours.every((pg: any) => (pg.text_rotation ?? 0) === 0);
 const input = pages.map((p) => (upright(p) ? p.ours.flatMap((pg: any) => pg.blocks.flatMap((b: any) => b.lines.map((l: any) => [...l.bbox, l.text]))) : []));

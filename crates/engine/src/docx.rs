@@ -733,6 +733,7 @@ pub fn pdf_to_docx(
             items = with_tables(items, bounds.x1 - bounds.x0);
         }
         let mut ocr_rotated: Option<Vec<String>> = None;
+        let mut ocr_blocks = false;
         if !page_has_text {
             without_text.push(index as u32);
             if let Some(ocr) = &options.ocr {
@@ -749,6 +750,7 @@ pub fn pdf_to_docx(
                     Item::Image(_) => (r.x1 - r.x0) * (r.y1 - r.y0) < SCAN_IMAGE_AREA * page_area,
                 });
                 if read.text_rotation == 0 {
+                    ocr_blocks = true;
                     for block in &read.blocks {
                         let lines: Vec<Line> = block
                             .lines
@@ -778,7 +780,22 @@ pub fn pdf_to_docx(
         }
         let rects: Vec<mupdf::Rect> = items.iter().map(|(r, _)| *r).collect();
         let mut items: Vec<Option<Item>> = items.into_iter().map(|(_, i)| Some(i)).collect();
-        for k in reading_order(&rects) {
+        let mut order = reading_order(&rects);
+        if ocr_blocks {
+            // The recognised blocks keep the OCR's reading order (that of the JSON and of the
+            // searchable PDF's text layer, crates/ocr/src/layout.rs); this order only places the
+            // pictures kept among them. The text items are exactly the OCR blocks, pushed in order.
+            let is_text = |k: usize| matches!(items[k], Some(Item::Text(_)));
+            let mut texts: Vec<usize> = order.iter().copied().filter(|&k| is_text(k)).collect();
+            texts.sort_unstable();
+            let mut next = texts.into_iter();
+            for k in order.iter_mut() {
+                if is_text(*k) {
+                    *k = next.next().unwrap();
+                }
+            }
+        }
+        for k in order {
             match items[k].take() {
                 Some(Item::Image(Some(png))) => {
                     let r = rects[k];
