@@ -1,17 +1,17 @@
 // Child process of ocr.bench.ts: runs our OCR over the files given in argv[2] (JSON:
-// { threads, output, files[], keepDir? }) and prints { results, maxRssKb } as JSON, so the benchmark can
+// { threads, output, files[], keepDir?, withPages? }) and prints { results, maxRssKb } as JSON, so the benchmark can
 // read the peak RSS of a process doing only OCR (like a worker).
 import { engine } from "../../src/engine/native";
 import { ocrPaths } from "../../src/worker/operations/ocr";
 import { basename, join } from "node:path";
 import { tmpdir } from "node:os";
 
-const job = JSON.parse(process.argv[2]!) as { threads: number; output: "blocks" | "searchable_pdf"; files: string[]; machineLock?: string; keepDir?: string };
+const job = JSON.parse(process.argv[2]!) as { threads: number; output: "blocks" | "searchable_pdf"; files: string[]; machineLock?: string; keepDir?: string; withPages?: boolean };
 const e = engine();
 const t0 = performance.now();
 await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads, machineLock: job.machineLock });
 const initMs = performance.now() - t0;
-const results: { file: string; ms: number; pages: number; text: string }[] = [];
+const results: { file: string; ms: number; pages: number; text: string; json?: unknown }[] = [];
 let n = 0;
 for (const file of job.files) {
   // keepDir: the searchable PDFs are kept there (the OCRmyPDF comparison reads them back).
@@ -20,7 +20,8 @@ for (const file of job.files) {
   const r = await e.ocr(file, out, { output: job.output });
   const ms = performance.now() - t;
   const j = JSON.parse(r.json);
-  results.push({ file, ms, pages: r.pagesProcessed, text: j.pages.map((p: any) => p.text).join("\n\n") });
+  // withPages: the JSON pages too (lines and their boxes, for replaying the reading order).
+  results.push({ file, ms, pages: r.pagesProcessed, text: j.pages.map((p: any) => p.text).join("\n\n"), json: job.withPages ? j.pages : undefined });
   if (out && !job.keepDir) await Bun.file(out).delete?.();
 }
 console.log(JSON.stringify({ initMs, results, maxRssKb: process.resourceUsage().maxRSS }));

@@ -84,7 +84,7 @@ export function bow(ref: string, hyp: string): number {
   return 1 - matched / Math.max(1, r.length);
 }
 
-function runChild(root: string, job: { threads: number; output: string; files: string[]; machineLock?: string; keepDir?: string }): Promise<any> {
+export function runChild(root: string, job: { threads: number; output: string; files: string[]; machineLock?: string; keepDir?: string; withPages?: boolean }): Promise<any> {
   return new Promise((resolve, reject) => {
     const p = spawn("bun", [join(root, "scripts/bench/ocr-child.ts"), JSON.stringify(job)], { cwd: root, env: { ...process.env } });
     let out = "";
@@ -95,7 +95,7 @@ function runChild(root: string, job: { threads: number; output: string; files: s
   });
 }
 
-function tesseract(image: string, extra: string[] = []): Promise<{ ms: number; text: string; rssKb: number }> {
+export function tesseract(image: string, extra: string[] = []): Promise<{ ms: number; text: string; rssKb: number }> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
     const args = ["-f", "%M", "tesseract", image, "stdout", "-l", "eng", ...extra];
@@ -113,7 +113,7 @@ function tesseract(image: string, extra: string[] = []): Promise<{ ms: number; t
 }
 
 /** Runs `tasks` with `n` at a time; returns results in order. */
-async function pool<T>(n: number, tasks: (() => Promise<T>)[]): Promise<T[]> {
+export async function pool<T>(n: number, tasks: (() => Promise<T>)[]): Promise<T[]> {
   const results = new Array<T>(tasks.length);
   let next = 0;
   await Promise.all(

@@ -13,6 +13,8 @@ export interface BenchContext {
   outDir: string;
   /** Quick mode (BENCH_QUICK=1): fewer repetitions, for smoke runs. */
   quick: boolean;
+  /** `--full` on the command line: suites that sample a large set run all of it. */
+  full: boolean;
 }
 
 export interface BenchSection {
@@ -27,10 +29,11 @@ const ctx: BenchContext = {
   corpusDir: process.env.CORPUS_DIR || resolve(root, "../shared/corpus"),
   outDir: join(root, "bench/out"),
   quick: process.env.BENCH_QUICK === "1",
+  full: process.argv.includes("--full"),
 };
 mkdirSync(ctx.outDir, { recursive: true });
 
-const wanted = process.argv.slice(2);
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const suites = readdirSync(import.meta.dir)
   .filter((f) => f.endsWith(".bench.ts"))
   .filter((f) => !wanted.length || wanted.includes(f.replace(/\.bench\.ts$/, "")))

@@ -128,16 +128,18 @@ pub fn pdf_to_docx(
         let bounds = page.bounds().ctx("measuring the page")?;
         let (mut items, has_text) = extract::page_items(&page, bounds)?;
         let mut ocr_rotated = Vec::new();
+        let mut ocr_blocks = false;
         if !has_text {
             without_text.push(index as u32);
             if options.ocr {
                 let read = crate::ocr::pipeline::ocr_page(&opened.doc, index)?;
                 control.checkpoint()?;
                 ocred.push(index as u32);
+                ocr_blocks = read.text_rotation == 0;
                 ocr_rotated = extract::replace_with_ocr(&mut items, &read, bounds);
             }
         }
-        write_items(&mut w, items, bounds);
+        write_items(&mut w, items, bounds, ocr_blocks);
         for para in ocr_rotated {
             w.plain_paragraph(&para);
         }
@@ -160,11 +162,25 @@ pub fn pdf_to_docx(
     })
 }
 
-/// Writes a page's items in reading order.
-fn write_items(w: &mut Writer, items: Vec<(mupdf::Rect, Item)>, bounds: mupdf::Rect) {
+/// Writes a page's items in reading order. With `ocr_blocks`, the text items are the OCR's
+/// blocks, pushed in the OCR's reading order (that of the JSON and of the searchable PDF's text
+/// layer, crates/ocr/src/layout.rs): they keep it, and this order only places the pictures kept.
+fn write_items(w: &mut Writer, items: Vec<(mupdf::Rect, Item)>, bounds: mupdf::Rect, ocr_blocks: bool) {
     let rects: Vec<mupdf::Rect> = items.iter().map(|(r, _)| *r).collect();
     let mut items: Vec<Option<Item>> = items.into_iter().map(|(_, i)| Some(i)).collect();
-    for k in reading_order(&rects) {
+    let mut order = reading_order(&rects);
+    if ocr_blocks {
+        let is_text = |k: usize| matches!(items[k], Some(Item::Text(_)));
+        let mut texts: Vec<usize> = order.iter().copied().filter(|&k| is_text(k)).collect();
+        texts.sort_unstable();
+        let mut next = texts.into_iter();
+        for k in order.iter_mut() {
+            if is_text(*k) {
+                *k = next.next().unwrap();
+            }
+        }
+    }
+    for k in order {
         match items[k].take() {
             Some(Item::Image(Some(png))) => {
                 let r = rects[k];

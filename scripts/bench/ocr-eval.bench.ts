@@ -1,0 +1,84 @@
+// OCR on pages nobody tuned on (issue 18 item 1): the evaluation set of ocr-eval-set.ts, ours
+// (2 threads, one process) and Tesseract 5 (`tesseract IMG stdout -l eng`, two single-threaded
+// processes, OMP_THREAD_LIMIT=1) on the same images in the same run. CER in reading order and
+// bag-of-words (ocr.bench.ts's definitions) per layout class, per split, per variant, per file.
+// Default: the sample fixed by ocr-eval-set.ts (hash-chosen before any result); `--full`: every page.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { bow, cer, pool, runChild, tesseract } from "./ocr.bench";
+import { evalSet, type EvalPage } from "./ocr-eval-set";
+import type { BenchContext, BenchSection } from "./run";
+
+/** A page misses when our CER is above this share of Tesseract's on the same image. */
+export const MISS_RATIO = 0.75;
+
+export interface Row {
+  name: string;
+  cls: string;
+  split: string;
+  variant: string;
+  ours: { cer: number; bow: number };
+  tesseract: { cer: number; bow: number };
+  miss: boolean;
+}
+
+const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+
+export function scoreRow(p: EvalPage, ours: string, theirs: string): Row {
+  const o = { cer: cer(p.reference, ours), bow: bow(p.reference, ours) };
+  const t = { cer: cer(p.reference, theirs), bow: bow(p.reference, theirs) };
+  return { name: p.name, cls: p.cls, split: p.split, variant: p.variant, ours: o, tesseract: t, miss: o.cer > MISS_RATIO * t.cer };
+}
+
+/** Summary table: one row per group (mean CER and BoW of both engines, their ratio, misses). */
+export function summary(rows: Row[], key: (r: Row) => string, title: string): string[] {
+  const groups = new Map<string, Row[]>();
+  for (const r of rows) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
+  const line = (k: string, g: Row[]) => {
+    const [oc, tc] = [mean(g.map((r) => r.ours.cer)), mean(g.map((r) => r.tesseract.cer))];
+    return `| ${k} | ${g.length} | ${pct(oc)} | ${pct(tc)} | ${tc > 0 ? (oc / tc).toFixed(2) : "-"} | ${pct(mean(g.map((r) => r.ours.bow)))} | ${pct(mean(g.map((r) => r.tesseract.bow)))} | ${g.filter((r) => r.miss).length} |`;
+  };
+  return [
+    `| ${title} | pages | ours CER | Tesseract CER | ratio | ours BoW | Tesseract BoW | misses |`,
+    "|---|---|---|---|---|---|---|---|",
+    ...[...groups.keys()].sort().map((k) => line(k, groups.get(k)!)),
+    line("**all**", rows),
+  ];
+}
+
+export default async function (ctx: BenchContext): Promise<BenchSection> {
+  const cache = join(ctx.outDir, "ocr-eval");
+  mkdirSync(cache, { recursive: true });
+  const { pages: all, blankPages } = evalSet(ctx.corpusDir, cache);
+  const pages = ctx.full ? all : all.filter((p) => p.sampled);
+  const images = pages.map((p) => p.image());
+  // Both engines at once: only accuracy is measured here (speed is ocr.bench.ts's).
+  const [ours, tess] = await Promise.all([
+    runChild(ctx.root, { threads: 2, output: "blocks", files: images, withPages: true }),
+    pool(2, images.map((f) => () => tesseract(f))),
+  ]);
+  const rows = pages.map((p, i) => scoreRow(p, ours.results[i].text, tess[i]!.text));
+  // Kept for scripts/bench/ocr-eval-replay.ts (re-ordering our lines without re-running OCR).
+  writeFileSync(
+    join(ctx.outDir, "ocr-eval-run.json"),
+    JSON.stringify(pages.map((p, i) => ({ name: p.name, cls: p.cls, split: p.split, variant: p.variant, reference: p.reference, ours: ours.results[i].json, tesseract: tess[i]!.text, row: rows[i] }))),
+  );
+  const misses = rows.filter((r) => r.miss);
+  const md = [
+    `${ctx.full ? "Every page" : "The default sample"} of the evaluation set (scripts/bench/ocr-eval-set.ts): ${ctx.full ? "" : `of ${all.length} images, the ${pages.length} chosen by hash before any result (\`bun run bench ocr-eval --full\` runs all); `}every page of every born-digital unencrypted corpus PDF at 300 dpi (reference: \`pdftotext -f N -l N\`), one in four of them again at 150 dpi and one in four at 200 dpi (skew 0.3-1.5 degrees, Gaussian noise sigma 8-16), and the corpus scans (ocr/ images with references; scanned PDFs of the LinnSequencer page, rendered at 300 dpi); ${blankPages.length} pages without text skipped (${blankPages.join(", ")}). Layout class by rule (pdftotext -bbox-layout geometry, script counts, images; see classify()); split by SHA-1 of the page id (tune: first byte < 128). CER in reading order and BoW as in the OCR section; a page **misses** when our CER > ${MISS_RATIO} x Tesseract's on the same image.`,
+    "",
+    ...summary(rows, (r) => `${r.cls} / ${r.split}`, "class / split"),
+    "",
+    ...summary(rows, (r) => r.split, "split"),
+    "",
+    ...summary(rows, (r) => r.variant, "variant"),
+    "",
+    `Misses (${misses.length} of ${rows.length}): ${misses.map((r) => `${r.name} (${pct(r.ours.cer)} vs ${pct(r.tesseract.cer)})`).join(", ") || "none"}.`,
+    "",
+    "| image | class | split | ours CER | Tesseract CER | ours BoW | Tesseract BoW | miss |",
+    "|---|---|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.name} | ${r.cls} | ${r.split} | ${pct(r.ours.cer)} | ${pct(r.tesseract.cer)} | ${pct(r.ours.bow)} | ${pct(r.tesseract.bow)} | ${r.miss ? "**miss**" : ""} |`),
+  ].join("\n");
+  return { title: "OCR evaluation set: ours vs Tesseract 5 -l eng, per layout class and split", markdown: md, json: { full: ctx.full, images: pages.length, of: all.length, blankPages, rows } };
+}
