@@ -65,7 +65,7 @@ export interface NativeEngine {
   ocr(
     input: string,
     output: string | null,
-    opts: { output: "blocks" | "searchable_pdf"; pages?: number[]; maxPages?: number },
+    opts: { output: "blocks" | "searchable_pdf"; pages?: number[]; maxPages?: number; languages?: string[] },
     control?: JobControl,
   ): Promise<{ pageCount: number; pagesProcessed: number; json: string; outputBytes: number }>;
 }
