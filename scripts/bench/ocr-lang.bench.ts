@@ -9,10 +9,12 @@
 // ignore whitespace (those scripts have none between words, and both engines insert some);
 // the others collapse whitespace runs to one space and map typographic quotes and dashes.
 // Ours runs in one child process (2 intra-op threads) over every page, each with its
-// language, so its peak RSS is that of a worker with both recognisers loaded.
+// language, so its peak RSS is that of a worker with both recognisers loaded. It writes
+// searchable PDFs: their text layer read back by pdftotext is compared with the JSON text
+// (item 4: same non-empty lines, whitespace runs as one space; CJK lines without spaces).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { BenchContext, BenchSection } from "./run";
 import { normalise } from "./ocr.bench";
 import { cjkLanguages, renderLangPages } from "../../test/support/lang-pages";
@@ -35,9 +37,9 @@ export function langCer(lang: string, ref: string, hyp: string): number {
   return prev[h.length]! / Math.max(1, r.length);
 }
 
-function ours(root: string, files: string[], languages: string[][]): Promise<{ results: { ms: number; text: string; engine: string }[]; maxRssKb: number; initMs: number }> {
+function ours(root: string, files: string[], languages: string[][], keepDir: string): Promise<{ results: { ms: number; text: string; engine: string }[]; maxRssKb: number; initMs: number }> {
   return new Promise((resolve, reject) => {
-    const job = { threads: 2, output: "blocks", files, languages };
+    const job = { threads: 2, output: "searchable_pdf", files, languages, keepDir };
     const p = spawn("bun", [join(root, "scripts/bench/ocr-child.ts"), JSON.stringify(job)], { cwd: root, env: { ...process.env } });
     let out = "";
     let err = "";
@@ -70,23 +72,28 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const langs = ctx.quick ? ["deu", "jpn", "chi_tra"] : ocrLanguages;
   for (const p of renderLangPages(join(dir, "generated"), langs)) pages.push({ name: `generated ${p.lang}`, ...p });
 
+  const pdfDir = join(dir, "searchable");
+  mkdirSync(pdfDir, { recursive: true });
   const t0 = performance.now();
-  const run = await ours(ctx.root, pages.map((p) => p.png), pages.map((p) => [p.lang]));
+  const run = await ours(ctx.root, pages.map((p) => p.png), pages.map((p) => [p.lang]), pdfDir);
   const oursWall = performance.now() - t0;
   const rows = pages.map((p, i) => {
     const o = run.results[i]!;
     const t = tesseract(p.png, p.lang);
     writeFileSync(join(dir, `${p.lang}-${i}.ours.txt`), o.text);
     writeFileSync(join(dir, `${p.lang}-${i}.tesseract.txt`), t.text);
-    return { page: p.name, lang: p.lang, engine: o.engine, oursCer: langCer(p.lang, p.text, o.text), tessCer: langCer(p.lang, p.text, t.text), oursMs: o.ms, tessMs: t.ms, tessRssKb: t.rssKb };
+    const layer = spawnSync("pdftotext", [join(pdfDir, basename(p.png)), "-"], { encoding: "utf8" }).stdout;
+    const lines = (s: string) => s.split("\n").map((l) => l.replace(/\s+/g, " ").trim()).filter(Boolean);
+    const layerIsJson = JSON.stringify(lines(layer)) === JSON.stringify(lines(o.text));
+    return { page: p.name, lang: p.lang, engine: o.engine, oursCer: langCer(p.lang, p.text, o.text), tessCer: langCer(p.lang, p.text, t.text), oursMs: o.ms, tessMs: t.ms, tessRssKb: t.rssKb, layerIsJson };
   });
   const misses = rows.filter((r) => r.oursCer > r.tessCer);
   const mean = (k: "oursCer" | "tessCer") => rows.reduce((a, r) => a + r[k], 0) / Math.max(1, rows.length);
   const table = [
-    "| page | language | our model | ours CER | Tesseract CER | ratio | ours s | Tesseract s |",
-    "|---|---|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.page} | ${r.lang} | ${r.engine} | ${pct(r.oursCer)} | ${pct(r.tessCer)} | ${r.tessCer > 0 ? (r.oursCer / r.tessCer).toFixed(2) : r.oursCer > 0 ? "inf" : "-"} | ${(r.oursMs / 1000).toFixed(2)} | ${(r.tessMs / 1000).toFixed(2)} |`),
-    `| **mean** | | | ${pct(mean("oursCer"))} | ${pct(mean("tessCer"))} | ${(mean("oursCer") / Math.max(1e-9, mean("tessCer"))).toFixed(2)} | | |`,
+    "| page | language | our model | ours CER | Tesseract CER | ratio | ours s (searchable PDF) | Tesseract s | pdftotext of our layer = JSON |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.page} | ${r.lang} | ${r.engine} | ${pct(r.oursCer)} | ${pct(r.tessCer)} | ${r.tessCer > 0 ? (r.oursCer / r.tessCer).toFixed(2) : r.oursCer > 0 ? "inf" : "-"} | ${(r.oursMs / 1000).toFixed(2)} | ${(r.tessMs / 1000).toFixed(2)} | ${r.layerIsJson ? "yes" : "**no**"} |`),
+    `| **mean** | | | ${pct(mean("oursCer"))} | ${pct(mean("tessCer"))} | ${(mean("oursCer") / Math.max(1e-9, mean("tessCer"))).toFixed(2)} | | | |`,
   ].join("\n");
   const maxTessRss = Math.max(...rows.map((r) => r.tessRssKb));
   const markdown = [
@@ -95,8 +102,9 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     table,
     "",
     `Goal: ours no worse than Tesseract on every page. Pages that miss: ${misses.length ? misses.map((r) => `${r.page} (${pct(r.oursCer)} vs ${pct(r.tessCer)})`).join(", ") : "none"}.`,
+    `Text layer read back by pdftotext equal to the JSON text: ${rows.filter((r) => r.layerIsJson).length} of ${rows.length} pages${rows.some((r) => !r.layerIsJson) ? ` (not: ${rows.filter((r) => !r.layerIsJson).map((r) => r.page).join(", ")})` : ""}.`,
     "",
     `Peak RSS of our process with both recognisers loaded: ${(run.maxRssKb / 1024).toFixed(0)} MB (goal < 1024 MB); Tesseract's largest: ${(maxTessRss / 1024).toFixed(0)} MB. Our model load: ${(run.initMs / 1000).toFixed(2)} s; all pages: ${(oursWall / 1000).toFixed(1)} s wall.`,
   ].join("\n");
-  return { title: "OCR languages: ours vs Tesseract traineddata (issue 18 item 3)", markdown, json: { rows, maxRssKb: run.maxRssKb, tesseractMaxRssKb: maxTessRss, misses: misses.map((r) => r.page) } };
+  return { title: "OCR languages: ours vs Tesseract traineddata (issue 18 item 3)", markdown, json: { rows, maxRssKb: run.maxRssKb, tesseractMaxRssKb: maxTessRss, misses: misses.map((r) => r.page), layerNotJson: rows.filter((r) => !r.layerIsJson).map((r) => r.page) } };
 }

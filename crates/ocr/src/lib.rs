@@ -368,7 +368,12 @@ impl Ocr {
             )),
             None => None,
         };
-        let files = config.models.recognisers.clone();
+        let mut files = config.models.recognisers.clone();
+        if files.is_empty() {
+            // Model files built by hand, without recognisers: the default reads what it reads.
+            let m = &config.models;
+            files.push(RecogniserFiles { name: "rec".into(), engine: "rec".into(), languages: Vec::new(), rec: m.rec.clone(), dict: m.dict.clone() });
+        }
         let mut recognisers: Vec<Mutex<Option<Arc<Recogniser>>>> = files.iter().map(|_| Mutex::new(None)).collect();
         recognisers[0] = Mutex::new(Some(Arc::new(default)));
         Ok(Self {
