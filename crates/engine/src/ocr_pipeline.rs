@@ -35,6 +35,13 @@
 //! minutes on it), and a stream that fails to decode part-way is replaced by the part that
 //! decodes, so the searchable PDF passes `qpdf --check`.
 //!
+//! # Languages
+//!
+//! [`OcrOptions::languages`] (Tesseract-style codes) chooses the recognition model once per
+//! document ([`recogniser_for`]; the rules are in `ocr::languages`): none is the default
+//! recogniser; a model other than the default is loaded at its first use in the process.
+//! The JSON's `engine` names the model that read the pages.
+//!
 //! # Coordinates
 //!
 //! Boxes in `blocks` are `[x0, y0, x1, y1]` in PDF points (1/72 inch) from the top-left
