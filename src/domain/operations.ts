@@ -2,6 +2,7 @@
 // rule, defined once. POST /jobs validation, credit reservation, GET /operations and the
 // OpenAPI document all read from here.
 import { Type as T, type TSchema } from "@sinclair/typebox";
+import { defaultOcrLanguages, ocrLanguages } from "./ocr-languages";
 
 export type JobKind = "ocr" | "convert" | "compress" | "merge" | "split" | "page_ops" | "protect" | "unlock" | "redact";
 export type InputKind = "pdf" | "docx" | "xlsx" | "csv" | "jpeg" | "png" | "webp";
@@ -9,6 +10,19 @@ export type InputKind = "pdf" | "docx" | "xlsx" | "csv" | "jpeg" | "png" | "webp
 const pageIndexes = (description: string) =>
   T.Array(T.Integer({ minimum: 0 }), { maxItems: 10000, uniqueItems: true, description });
 const strict = { additionalProperties: false } as const;
+/** ocr and searchable_pdf: an extension (not in the spec), marked x-extension. */
+const ocrLanguagesOption = () =>
+  T.Optional(
+    T.Array(T.Union(ocrLanguages.map((c) => T.Literal(c))), {
+      minItems: 1,
+      maxItems: ocrLanguages.length,
+      uniqueItems: true,
+      "x-extension": true,
+      description:
+        `Extension. Tesseract-style language codes of the text, e.g. ["jpn"] or ["eng", "deu"]; one of ${ocrLanguages.join(", ")}. ` +
+        `Default (absent): ${defaultOcrLanguages.join(", ")} (Latin script and simplified Chinese). Chooses the recognition model; see docs/ocr.md.`,
+    }),
+  );
 
 export interface OperationDefinition {
   name: string;
@@ -61,6 +75,7 @@ export const operations: Record<string, OperationDefinition> = {
         mode: T.Optional(T.Union([T.Literal("gundam"), T.Literal("base")], { description: "gundam = single page, base = multi-page (default base)" })),
         output: T.Optional(T.Union([T.Literal("blocks"), T.Literal("searchable_pdf")], { description: "default blocks" })),
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
+        languages: ocrLanguagesOption(),
       },
       strict,
     ),
@@ -77,6 +92,7 @@ export const operations: Record<string, OperationDefinition> = {
       {
         mode: T.Optional(T.Union([T.Literal("gundam"), T.Literal("base")])),
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
+        languages: ocrLanguagesOption(),
       },
       strict,
     ),

@@ -44,6 +44,12 @@ export function check<T>(schema: TSchema, value: unknown, paramPrefix = "", code
       message = "Unknown field";
     }
   }
+  // A union of constants (an enumeration: mode, output, language codes...): name the
+  // accepted values instead of TypeBox's "Expected union value".
+  const alternatives = (first?.schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf;
+  if (first && alternatives?.length && alternatives.every((a) => a.const !== undefined)) {
+    message = `${JSON.stringify(first.value)} is not supported; expected one of ${alternatives.map((a) => String(a.const)).join(", ")}`;
+  }
   const where = param ? `\`${param}\`: ` : "";
   throw new ApiError(code, `${where}${message}.`, param);
 }

@@ -3,6 +3,7 @@
 import { Type as T, type TSchema } from "@sinclair/typebox";
 import type { RouteDef } from "../modules/common/route";
 import { errorCatalogue, type ErrorCode } from "../domain/errors";
+import { operations } from "../domain/operations";
 import { apiVersion } from "../domain/pricing";
 import { config } from "../config";
 
@@ -128,7 +129,14 @@ export function buildOpenApi(routes: RouteDef[]): object {
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "`svk_live_...` (live) or `svk_test_...` (sandbox) keys." } },
-      schemas: { ErrorEnvelope: plain(ErrorEnvelope) },
+      schemas: {
+        ErrorEnvelope: plain(ErrorEnvelope),
+        // `options` of POST /jobs per operation (the same schemas GET /operations lists and
+        // POST /jobs validates with); options marked x-extension are not in the spec.
+        ...Object.fromEntries(
+          Object.values(operations).map((o) => [`Options_${o.name}`, { ...plain(o.options), description: `\`options\` of POST /jobs for operation ${o.name}.` }]),
+        ),
+      },
       headers: Object.fromEntries(Object.entries(responseHeaders).map(([k, v]) => [k, { description: v.description, schema: v.schema }])),
     },
   };

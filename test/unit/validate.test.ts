@@ -193,3 +193,13 @@ describe("readJson", () => {
     expect((await failsAsync(readJson(req(big, "application/json")))).message).toMatch(/1 MB/);
   });
 });
+
+describe("enumerations", () => {
+  test("a value outside a union of constants is refused naming the accepted values", () => {
+    const schema = T.Object({ codes: T.Array(T.Union([T.Literal("eng"), T.Literal("jpn")])) }, { additionalProperties: false });
+    const e = fails(() => check(schema, { codes: ["jpn", "kor"] }, "options", "invalid_options"));
+    expect(e.code).toBe("invalid_options");
+    expect(e.param).toBe("options.codes[1]");
+    expect(e.message).toBe('`options.codes[1]`: "kor" is not supported; expected one of eng, jpn.');
+  });
+});

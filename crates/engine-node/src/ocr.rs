@@ -51,6 +51,10 @@ pub struct OcrOptions {
     pub pages: Option<Vec<f64>>,
     /// Reject with `page_limit` when the input has more pages.
     pub max_pages: Option<u32>,
+    /// Tesseract-style language codes (`eng`, `jpn`, ...); default the Latin + simplified
+    /// Chinese recogniser. Rejects with `invalid_options` (naming the supported codes) when
+    /// empty or when no model reads a code.
+    pub languages: Option<Vec<String>>,
 }
 
 #[napi(object)]
@@ -91,6 +95,7 @@ pub fn ocr<'env>(
             pages: options.pages.as_deref().map(|p| integers(p, "pages[]")).transpose()?,
             max_pages: options.max_pages,
             output: kind,
+            languages: options.languages,
         };
         let out = output.map(std::path::PathBuf::from);
         let r = engine::ocr::pipeline::ocr_document(input.as_ref(), out.as_deref(), &opts, &control)?;

@@ -15,7 +15,7 @@ fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
 #[test]
 fn each_of_four_turned_scan_pages_is_read_upright() {
     init_ocr();
-    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&corpus("files/scanned-rotated-4-directions.pdf"), None, &options, &JobControl::new()).unwrap();
     assert_eq!(r.pages_processed, 4);
     let v = json(&r);
@@ -48,7 +48,7 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
     let dir = std::env::temp_dir().join(format!("ocr-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("out.pdf");
-    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::SearchablePdf };
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::SearchablePdf, languages: None };
     let input = corpus("ocr/ocrmypdf-linn-brochure-scan.pdf");
     let r = ocr_document(&input, Some(&out), &options, &JobControl::new()).unwrap();
     assert_eq!(r.pages_processed, 1);
@@ -72,7 +72,7 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
 #[test]
 fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count() {
     init_ocr();
-    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&corpus("files/rotated-page-attribute.pdf"), None, &options, &JobControl::new()).unwrap();
     let v = json(&r);
     // Billing by the spec: every returned page counts, including pages read from their layer.
@@ -85,7 +85,7 @@ fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count()
 #[test]
 fn an_image_input_is_one_page() {
     init_ocr();
-    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&corpus("files/phototest-rotated-90.png"), None, &options, &JobControl::new()).unwrap();
     assert_eq!((r.page_count, r.pages_processed), (1, 1));
     let v = json(&r);
@@ -97,7 +97,7 @@ fn a_cancelled_job_stops() {
     init_ocr();
     let control = JobControl::new();
     control.cancel();
-    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let e = ocr_document(&corpus("files/scanned-rotated-4-directions.pdf"), None, &options, &control).unwrap_err();
     assert_eq!(e.code, engine::ErrorCode::Cancelled);
 }
@@ -125,7 +125,7 @@ fn a_webp_image_is_decoded_with_its_alpha_flattened_on_white_and_read() {
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-webp-{}.webp", std::process::id()));
     phototest_as_transparent_webp(&path);
-    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&path, None, &options, &JobControl::new());
     let _ = std::fs::remove_file(&path);
     let r = r.unwrap();
@@ -161,7 +161,7 @@ fn an_image_above_the_pixel_cap_is_refused_before_it_is_decoded() {
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-huge-{}.png", std::process::id()));
     std::fs::write(&path, png_claiming(40_000, 40_000)).unwrap();
-    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&path, None, &options, &JobControl::new());
     let _ = std::fs::remove_file(&path);
     let e = r.unwrap_err();
@@ -173,7 +173,7 @@ fn a_decompression_bomb_is_refused_before_mupdf_reads_it() {
     init_ocr();
     for output in [OcrOutput::Blocks, OcrOutput::SearchablePdf] {
         let out = std::env::temp_dir().join(format!("ocr-bomb-{}.pdf", std::process::id()));
-        let options = OcrOptions { pages: None, max_pages: None, output };
+        let options = OcrOptions { pages: None, max_pages: None, output, languages: None };
         let started = std::time::Instant::now();
         let e = ocr_document(&corpus("files/decompression-bomb.pdf"), Some(&out), &options, &JobControl::new()).unwrap_err();
         assert_eq!(e.code, engine::ErrorCode::InvalidPdf, "{e}");

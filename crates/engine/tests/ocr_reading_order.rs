@@ -2,10 +2,9 @@
 //! searchable PDF's text layer (in content-stream order) and pdf -> docx's paragraphs.
 use std::io::Read;
 use std::process::Command;
-use std::sync::Arc;
 
 use engine::convert::docx::{pdf_to_docx, PdfToDocxOptions};
-use engine::ocr::pipeline::{ocr_document, EngineOcr, OcrOptions, OcrOutput};
+use engine::ocr::pipeline::{ocr_document, OcrOptions, OcrOutput};
 use engine::JobControl;
 
 mod common;
@@ -26,7 +25,7 @@ fn json_text_layer_and_docx_follow_the_same_reading_order() {
     // A two-column scan with a heading across it: the order is not simply top to bottom.
     let input = corpus.join("ocr/ocrmypdf-linn-brochure-scan.pdf");
 
-    let blocks = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks };
+    let blocks = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&input, None, &blocks, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
     let page = &v["pages"][0];
@@ -43,14 +42,14 @@ fn json_text_layer_and_docx_follow_the_same_reading_order() {
     assert_eq!(letters(page["text"].as_str().unwrap()), json, "pages[].text and the blocks' words");
 
     let pdf = dir.join("searchable.pdf");
-    let searchable = OcrOptions { pages: None, max_pages: None, output: OcrOutput::SearchablePdf };
+    let searchable = OcrOptions { pages: None, max_pages: None, output: OcrOutput::SearchablePdf, languages: None };
     ocr_document(&input, Some(&pdf), &searchable, &JobControl::new()).unwrap();
     // -raw: the text in content-stream order, not pdftotext's own layout analysis.
     let raw = Command::new("pdftotext").arg("-raw").arg(&pdf).arg("-").output().unwrap();
     assert_eq!(letters(&String::from_utf8(raw.stdout).unwrap()), json, "searchable PDF text layer");
 
     let docx = dir.join("out.docx");
-    let opts = PdfToDocxOptions { ocr: Some(Arc::new(EngineOcr)), ..Default::default() };
+    let opts = PdfToDocxOptions { ocr: true, ..Default::default() };
     pdf_to_docx(&input, &docx, &opts, &JobControl::new()).unwrap();
     let mut zip = zip::ZipArchive::new(std::fs::File::open(&docx).unwrap()).unwrap();
     let mut xml = String::new();

@@ -37,18 +37,26 @@
 //!    similar widths; CTC decoding keeps frame positions, which give the word boxes and
 //!    recover dropped spaces ([`rec`]);
 //! 5. lines are ordered by a recursive XY-cut with column detection ([`layout`]).
+//!
+//! # Languages
+//!
+//! The manifest lists one or more recognisers, each with the Tesseract-style language codes
+//! its dictionary covers ([`languages`]). The first is the default and is loaded by
+//! [`Ocr::new`]; the others are loaded the first time a request needs them
+//! ([`Ocr::recognise_with`]), once per process, and kept.
 
 #![deny(missing_docs)]
 
 pub mod det;
 pub mod fuse;
 pub mod image;
+pub mod languages;
 pub mod layout;
 pub mod rec;
 mod config;
 mod models;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
@@ -57,9 +65,10 @@ use serde::Serialize;
 
 pub use crate::config::{OcrConfig, OcrTuning};
 pub use crate::det::RotRect;
-pub use crate::models::{ModelFile, ModelFiles};
+pub use crate::models::{ModelFile, ModelFiles, RecogniserFiles};
 use crate::models::{environment, read_verified};
 pub use crate::image::{Grey, Image};
+pub use crate::languages::{LanguageError, LanguageSets};
 
 /// Errors of the OCR crate.
 #[derive(Debug, thiserror::Error)]
@@ -174,12 +183,24 @@ impl PageText {
     }
 }
 
-/// The OCR engine: three ONNX Runtime sessions and the dictionary.
+/// A recognition session and its dictionary.
+struct Recogniser {
+    session: Mutex<Session>,
+    dict: Vec<String>,
+}
+
+/// The OCR engine: detection, direction and recognition sessions and the dictionaries.
 pub struct Ocr {
     det: Mutex<Session>,
     cls: Mutex<Session>,
-    rec: Mutex<Session>,
-    dict: Vec<String>,
+    /// One slot per recogniser of [`ModelFiles::recognisers`]; the first is loaded by
+    /// [`Ocr::new`], the others at their first use.
+    recognisers: Vec<Mutex<Option<Arc<Recogniser>>>>,
+    recogniser_files: Vec<RecogniserFiles>,
+    languages: LanguageSets,
+    env: ort::environment::Environment,
+    intra_threads: usize,
+    spinning: bool,
     det_max_side: usize,
     tuning: OcrTuning,
     // The mutex keeps threads of this process to one run too: flock is held per open file,
@@ -192,41 +213,21 @@ fn inference<E: std::fmt::Display>(e: E) -> OcrError {
 }
 
 impl Ocr {
-    /// Loads ONNX Runtime (once per process) and creates the sessions.
+    /// Loads ONNX Runtime (once per process) and creates the sessions of detection, the
+    /// direction classifier and the default recogniser.
     pub fn new(config: &OcrConfig) -> Result<Self> {
         let env = environment(&config.ort_library)?;
         let threads = config.intra_threads.max(1);
-        let load = |f: &ModelFile| -> Result<Session> {
-            let verified = read_verified(f)?;
-            // Exact rewrites ONNX Runtime does not do itself (see [`fuse`]); a model they
-            // do not understand is loaded as it is.
-            let bytes = if config.tuning.fuse {
-                fuse::optimise(&verified).map(|(b, _)| b).unwrap_or(verified)
-            } else {
-                verified
-            };
-            let build = || -> ort::Result<Session> {
-                Session::builder(&env)?
-                    .with_optimization_level(GraphOptimizationLevel::Level3)?
-                    .with_memory_pattern(false)?
-                    .with_intra_threads(threads)?
-                    .with_inter_threads(1)?
-                    // Under the machine lock the pool must not spin after a run: its threads
-                    // would take cycles from the process that holds the lock next (measured,
-                    // 2 processes x 7 pages: 16.0 s spinning, 12.9 s not; one process: same).
-                    .with_intra_op_spinning(config.machine_lock.is_none())?
-                    .commit_from_memory(&bytes)
-            };
-            build().map_err(|e| OcrError::Init(format!("{}: {e}", f.path.display())))
+        // Under the machine lock the pool must not spin after a run: its threads would take
+        // cycles from the process that holds the lock next (measured, 2 processes x 7
+        // pages: 16.0 s spinning, 12.9 s not; one process: same).
+        let spinning = config.machine_lock.is_none();
+        let det = load_session(&env, threads, spinning, config.tuning.fuse, &config.models.det)?;
+        let cls = load_session(&env, threads, spinning, config.tuning.fuse, &config.models.cls)?;
+        let default = Recogniser {
+            session: Mutex::new(load_session(&env, threads, spinning, config.tuning.fuse, &config.models.rec)?),
+            dict: load_dict(&config.models.dict)?,
         };
-        let det = load(&config.models.det)?;
-        let cls = load(&config.models.cls)?;
-        let rec = load(&config.models.rec)?;
-        let dict_bytes = read_verified(&config.models.dict)?;
-        let dict: Vec<String> = String::from_utf8_lossy(&dict_bytes)
-            .lines()
-            .map(|l| ascii_fold(l.trim_end_matches('\r')))
-            .collect();
         let machine_lock = match &config.machine_lock {
             Some(path) => Some(Mutex::new(
                 std::fs::OpenOptions::new()
@@ -238,15 +239,69 @@ impl Ocr {
             )),
             None => None,
         };
+        let mut files = config.models.recognisers.clone();
+        if files.is_empty() {
+            // Model files built by hand, without recognisers: the default reads what it reads.
+            let m = &config.models;
+            files.push(RecogniserFiles { name: "rec".into(), engine: "rec".into(), languages: Vec::new(), rec: m.rec.clone(), dict: m.dict.clone() });
+        }
+        let mut recognisers: Vec<Mutex<Option<Arc<Recogniser>>>> = files.iter().map(|_| Mutex::new(None)).collect();
+        recognisers[0] = Mutex::new(Some(Arc::new(default)));
         Ok(Self {
             machine_lock,
             det: Mutex::new(det),
             cls: Mutex::new(cls),
-            rec: Mutex::new(rec),
-            dict,
+            languages: LanguageSets::new(files.iter().map(|r| r.languages.clone()).collect()),
+            recognisers,
+            recogniser_files: files,
+            env,
+            intra_threads: threads,
+            spinning,
             det_max_side: config.det_max_side.max(320),
             tuning: config.tuning.clone(),
         })
+    }
+
+    /// The recogniser (an index into [`ModelFiles::recognisers`]) that reads `languages`;
+    /// `None` is the default (0). See [`languages`].
+    pub fn recogniser_for(&self, languages: Option<&[String]>) -> std::result::Result<usize, LanguageError> {
+        self.languages.choose(languages)
+    }
+
+    /// Every language code some recogniser reads, in manifest order.
+    pub fn supported_languages(&self) -> Vec<&str> {
+        self.languages.supported()
+    }
+
+    /// Engine name of a recogniser (`pp-ocrv6-tiny`, ...).
+    pub fn engine_name(&self, recogniser: usize) -> &str {
+        self.recogniser_files.get(recogniser).map_or("unknown", |r| r.engine.as_str())
+    }
+
+    /// Whether a recogniser's session exists in this process (the default always does;
+    /// the others from their first use).
+    pub fn is_loaded(&self, recogniser: usize) -> bool {
+        self.recognisers.get(recogniser).is_some_and(|m| m.lock().is_ok_and(|g| g.is_some()))
+    }
+
+    /// The recogniser's session, loading it (hash checked) the first time.
+    fn recogniser(&self, index: usize) -> Result<Arc<Recogniser>> {
+        let slot = self
+            .recognisers
+            .get(index)
+            .ok_or_else(|| OcrError::Init(format!("no recogniser {index}")))?;
+        // Held while loading, so concurrent first uses load the model once.
+        let mut guard = slot.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
+        if let Some(r) = guard.as_ref() {
+            return Ok(r.clone());
+        }
+        let files = &self.recogniser_files[index];
+        let r = Arc::new(Recogniser {
+            session: Mutex::new(load_session(&self.env, self.intra_threads, self.spinning, self.tuning.fuse, &files.rec)?),
+            dict: load_dict(&files.dict)?,
+        });
+        *guard = Some(r.clone());
+        Ok(r)
     }
 
     /// Waits for the machine-wide lock (when configured) before a model run.
@@ -257,8 +312,15 @@ impl Ocr {
         Ok(MachineRun(Some(file)))
     }
 
-    /// Recognises the text of an image.
+    /// Recognises the text of an image with the default recogniser.
     pub fn recognise(&self, image: &Image) -> Result<PageText> {
+        self.recognise_with(image, 0)
+    }
+
+    /// Recognises the text of an image with a recogniser chosen by
+    /// [`recogniser_for`](Self::recogniser_for) (loaded at its first use).
+    pub fn recognise_with(&self, image: &Image, recogniser: usize) -> Result<PageText> {
+        let rec = self.recogniser(recogniser)?;
         let mut grey = image.to_grey();
         let longest = grey.width.max(grey.height);
         let factor = longest.div_ceil(MAX_INPUT_SIDE).max(1);
@@ -304,7 +366,7 @@ impl Ocr {
         if timing {
             eprintln!("orientation {:?}", t0.elapsed());
         }
-        let lines = self.recognise_lines(&upright, &rects)?;
+        let lines = self.recognise_lines(&upright, &rects, &rec)?;
         if timing {
             eprintln!("rec {:?}", t0.elapsed());
         }
@@ -468,6 +530,7 @@ impl Ocr {
         &self,
         grey: &Grey,
         rects: &[RotRect],
+        rec: &Recogniser,
     ) -> Result<Vec<(RotRect, Vec<(String, f32, RotRect)>, f32)>> {
         let widths: Vec<usize> = rects
             .iter()
@@ -508,7 +571,7 @@ impl Ocr {
                 eprintln!("rec batch n={n} width={bw} sum_widths={}", batch.iter().map(|&i| widths[i]).sum::<usize>());
             }
             let tensor = Tensor::from_array(([n, 3, REC_HEIGHT, bw], data)).map_err(inference)?;
-            let mut session = self.rec.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
+            let mut session = rec.session.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
             let tr = std::time::Instant::now();
             let run = self.machine_run()?;
             let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
@@ -521,7 +584,7 @@ impl Ocr {
             let frame_px = bw as f32 / t as f32;
             for (k, &i) in batch.iter().enumerate() {
                 let valid = ((widths[i] as f32 / frame_px).ceil() as usize).min(t);
-                let glyphs = rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &self.dict);
+                let glyphs = rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &rec.dict);
                 let glyphs = rec::recover_spaces(glyphs);
                 let spans = rec::words(&glyphs);
                 if spans.is_empty() {
@@ -556,6 +619,31 @@ impl Ocr {
         }
         Ok(results.into_iter().flatten().collect())
     }
+}
+
+/// Creates a session for a model file (hash checked, graph rewrites applied).
+fn load_session(env: &ort::environment::Environment, threads: usize, spinning: bool, fuse_graph: bool, f: &ModelFile) -> Result<Session> {
+    let verified = read_verified(f)?;
+    // Exact rewrites ONNX Runtime does not do itself (see [`fuse`]); a model they do not
+    // understand is loaded as it is; [`OcrTuning::fuse`] false loads it unchanged (the
+    // tests compare both).
+    let bytes = if fuse_graph { fuse::optimise(&verified).map(|(b, _)| b).unwrap_or(verified) } else { verified };
+    let build = || -> ort::Result<Session> {
+        Session::builder(env)?
+            .with_optimization_level(GraphOptimizationLevel::Level3)?
+            .with_memory_pattern(false)?
+            .with_intra_threads(threads)?
+            .with_inter_threads(1)?
+            .with_intra_op_spinning(spinning)?
+            .commit_from_memory(&bytes)
+    };
+    build().map_err(|e| OcrError::Init(format!("{}: {e}", f.path.display())))
+}
+
+/// Reads a recognition dictionary (hash checked), full-width forms folded to ASCII.
+fn load_dict(f: &ModelFile) -> Result<Vec<String>> {
+    let bytes = read_verified(f)?;
+    Ok(String::from_utf8_lossy(&bytes).lines().map(|l| ascii_fold(l.trim_end_matches('\r'))).collect())
 }
 
 /// Maps the dictionary's full-width forms (U+FF01-FF5E, U+3000) to ASCII: the Chinese

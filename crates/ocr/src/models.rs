@@ -28,6 +28,24 @@ pub struct ModelFiles {
     pub cls: ModelFile,
     /// Recognition dictionary, one character per line.
     pub dict: ModelFile,
+    /// Every recogniser with the languages it reads, in manifest order; the first is
+    /// [`rec`](Self::rec) with [`dict`](Self::dict) (the default).
+    pub recognisers: Vec<RecogniserFiles>,
+}
+
+/// A recognition model, its dictionary and the language codes it reads.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RecogniserFiles {
+    /// Manifest name of the model (`rec`, `rec_cjk`, ...).
+    pub name: String,
+    /// Engine name reported in results (`pp-ocrv6-tiny`, ...).
+    pub engine: String,
+    /// Tesseract-style codes of the languages its dictionary covers.
+    pub languages: Vec<String>,
+    /// The CTC recognition model.
+    pub rec: ModelFile,
+    /// Its dictionary.
+    pub dict: ModelFile,
 }
 
 #[derive(Deserialize)]
@@ -35,6 +53,15 @@ struct ManifestEntry {
     name: String,
     file: String,
     sha256: String,
+    /// Recognition models: the manifest name of their dictionary entry.
+    #[serde(default)]
+    dict: Option<String>,
+    /// Recognition models: engine name reported in results.
+    #[serde(default)]
+    engine: Option<String>,
+    /// Recognition models: language codes the dictionary covers.
+    #[serde(default)]
+    languages: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -58,7 +85,26 @@ impl ModelFiles {
                 .ok_or_else(|| OcrError::Init(format!("manifest has no `{name}` entry")))?;
             Ok(ModelFile { path: root.join(&e.file), sha256: e.sha256.to_lowercase() })
         };
-        Ok(Self { det: get("det")?, rec: get("rec")?, cls: get("cls")?, dict: get("dict")? })
+        // The default recogniser first, then the others in manifest order.
+        let mut rec_entries: Vec<&ManifestEntry> = m.models.iter().filter(|e| e.languages.is_some()).collect();
+        rec_entries.sort_by_key(|e| e.name != "rec");
+        let mut recognisers = Vec::new();
+        for e in rec_entries {
+            let dict = e.dict.as_deref().ok_or_else(|| OcrError::Init(format!("manifest entry `{}` has languages but no `dict`", e.name)))?;
+            recognisers.push(RecogniserFiles {
+                name: e.name.clone(),
+                engine: e.engine.clone().unwrap_or_else(|| e.name.clone()),
+                languages: e.languages.clone().unwrap_or_default(),
+                rec: get(&e.name)?,
+                dict: get(dict)?,
+            });
+        }
+        let (rec, dict) = (get("rec")?, get("dict")?);
+        if recognisers.first().map(|r| r.name.as_str()) != Some("rec") {
+            // A manifest without language lists: the default recogniser reads what it reads.
+            recognisers.insert(0, RecogniserFiles { name: "rec".into(), engine: "rec".into(), languages: Vec::new(), rec: rec.clone(), dict: dict.clone() });
+        }
+        Ok(Self { det: get("det")?, rec, cls: get("cls")?, dict, recognisers })
     }
 }
 

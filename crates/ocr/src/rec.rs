@@ -57,6 +57,7 @@ pub fn ctc_decode(probs: &[f32], t: usize, c: usize, valid: usize, dict: &[Strin
 /// [`GAP_FACTOR`] times the line's median character pitch (and at least
 /// [`GAP_MIN_FRAMES`] frames), a word break is assumed. This recovers the
 /// spaces the Chinese PP-OCRv4 recogniser drops in tight text ("SOONHUATMACHINERY").
+/// No space is inserted between two CJK characters ([`crate::languages::is_cjk`]).
 pub fn recover_spaces(glyphs: Vec<Glyph>) -> Vec<Glyph> {
     let centre = |g: &Glyph| (g.start + g.end) as f32 / 2.0;
     let mut pitches: Vec<f32> = glyphs
@@ -74,7 +75,11 @@ pub fn recover_spaces(glyphs: Vec<Glyph>) -> Vec<Glyph> {
     for (i, g) in glyphs.iter().enumerate() {
         if i > 0 {
             let p = &glyphs[i - 1];
-            if p.ch != " " && g.ch != " " && (g.space_before > SPACE_PROB || centre(g) - centre(p) > threshold) {
+            // Never between two CJK characters: those lines have no spaces, and a wide gap
+            // there is layout (justification, ruby), not a word break.
+            let cjk_pair = p.ch.chars().last().is_some_and(crate::languages::is_cjk)
+                && g.ch.chars().next().is_some_and(crate::languages::is_cjk);
+            if p.ch != " " && g.ch != " " && !cjk_pair && (g.space_before > SPACE_PROB || centre(g) - centre(p) > threshold) {
                 out.push(Glyph {
                     ch: " ".into(),
                     start: p.end + 1,
@@ -188,5 +193,14 @@ mod tests {
         let w = words(&out);
         assert_eq!(w.len(), 2);
         assert!(w[0].x1 <= w[1].x0);
+    }
+
+    #[test]
+    fn no_space_is_recovered_between_cjk_characters() {
+        // The same gaps as above: between kana and kanji they stay closed, and a Latin word
+        // after them still gets its space.
+        let glyphs = vec![g("日", 0), g("本", 3), g("語", 6), g("の", 9), g("文", 22), g("A", 35), g("B", 38)];
+        let text: String = recover_spaces(glyphs).iter().map(|g| g.ch.as_str()).collect();
+        assert_eq!(text, "日本語の文 AB");
     }
 }

@@ -7,7 +7,7 @@ export const CreateJobRequest = T.Object(
     operation: T.String({ minLength: 1, maxLength: 64, description: `one of ${operationNames.join(", ")}` }),
     file_id: T.Optional(T.Union([T.String({ format: "uuid" }), T.Null()])),
     file_ids: T.Optional(T.Union([T.Array(T.String({ format: "uuid" }), { maxItems: 50 }), T.Null()])),
-    options: T.Optional(T.Union([T.Object({}, { additionalProperties: true, description: "per operation; see GET /operations" }), T.Null()])),
+    options: T.Optional(T.Union([T.Object({}, { additionalProperties: true, description: "per operation; see GET /operations (and the schemas Options_<operation> of this document)" }), T.Null()])),
     metadata: T.Optional(
       T.Union([
         T.Record(T.String({ minLength: 1, maxLength: 40 }), T.String({ maxLength: 500 }), { maxProperties: 20, description: "up to 20 string keys" }),

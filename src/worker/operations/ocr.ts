@@ -98,11 +98,13 @@ async function run(input: ExecutionInput, output: "blocks" | "searchable_pdf"): 
   await ensureOcr();
   const src = input.inputs[0]!;
   const out = output === "searchable_pdf" ? join(input.workDir, "out.pdf") : null;
-  const r = await engine().ocr(src.path, out, { output, pages: selectedPages(input.options) }, input.control);
+  const languages = input.options.languages as string[] | undefined;
+  const r = await engine().ocr(src.path, out, { output, pages: selectedPages(input.options), languages }, input.control);
   const json = JSON.parse(r.json);
   const mode = (input.options.mode as string | undefined) ?? "base";
   if (output === "blocks") {
-    return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, engine: "pp-ocrv6-tiny", ...json } } };
+    // json carries `engine`: the recognition model the languages chose.
+    return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, ...json } } };
   }
   const skipped = (json.pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
   const note = skipped ? `${skipped} page(s) already carried text and were kept as they are, without OCR.` : undefined;

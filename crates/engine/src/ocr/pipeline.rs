@@ -35,6 +35,13 @@
 //! minutes on it), and a stream that fails to decode part-way is replaced by the part that
 //! decodes, so the searchable PDF passes `qpdf --check`.
 //!
+//! # Languages
+//!
+//! [`OcrOptions::languages`] (Tesseract-style codes) chooses the recognition model once per
+//! document ([`recogniser_for`]; the rules are in `ocr::languages`): none is the default
+//! recogniser; a model other than the default is loaded at its first use in the process.
+//! The JSON's `engine` names the model that read the pages.
+//!
 //! # Coordinates
 //!
 //! Boxes in `blocks` are `[x0, y0, x1, y1]` in PDF points (1/72 inch) from the top-left
@@ -149,6 +156,10 @@ pub struct OcrOptions {
     pub max_pages: Option<u32>,
     /// Output kind.
     pub output: OcrOutput,
+    /// Tesseract-style language codes to read (`eng`, `jpn`, ...); `None` is the default
+    /// recogniser (Latin script and simplified Chinese). Chooses the recognition model
+    /// (`ocr::languages`); an empty list or a code no model reads is `invalid_options`.
+    pub languages: Option<Vec<String>>,
 }
 
 /// A word in the JSON result.
@@ -244,6 +255,8 @@ impl PageJson {
 /// The JSON result.
 #[derive(Debug, Clone, Serialize)]
 pub struct OcrJson {
+    /// Recognition model that read the pages (`pp-ocrv6-tiny`, `pp-ocrv6-small`).
+    pub engine: String,
     /// Unit of every box and page size.
     pub unit: &'static str,
     /// Origin of the boxes.
@@ -425,6 +438,7 @@ fn layer_text(text: &str) -> String {
 /// the pixel -> displayed point scales (x, y) and the engine's result.
 fn recognise_loaded(
     engine: &ocr::Ocr,
+    recogniser: usize,
     page: &mupdf::Page,
     page_obj: &PdfObject,
     bounds: mupdf::Rect,
@@ -455,7 +469,7 @@ fn recognise_loaded(
     }
     drop(pix);
     let image = ocr::Image::new(w, h, 1, grey).map_err(ocr_failed)?;
-    let result = engine.recognise(&image).map_err(ocr_failed)?;
+    let result = engine.recognise_with(&image, recogniser).map_err(ocr_failed)?;
     Ok((dpi, pw / w.max(1) as f32, ph / h.max(1) as f32, result))
 }
 
@@ -503,9 +517,17 @@ pub fn ocr_page(doc: &PdfDocument, index: usize) -> Result<PageJson> {
     let bounds = page.bounds().ctx("measuring the page")?;
     let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
     let page_obj = doc.find_page(index as i32).ctx("finding the page")?;
-    let (dpi, sx, sy, result) = recognise_loaded(engine, &page, &page_obj, bounds)?;
+    let (dpi, sx, sy, result) = recognise_loaded(engine, 0, &page, &page_obj, bounds)?;
     let blocks = blocks_json(&result, sx, sy, pw, ph);
     Ok(PageJson::recognised(index, pw, ph, dpi, &result, blocks))
+}
+
+/// The recogniser for a request's languages, or `invalid_options` naming the supported
+/// codes (the API checks them first; this guards every other caller).
+pub fn recogniser_for(engine: &ocr::Ocr, languages: Option<&[String]>) -> Result<usize> {
+    engine.recogniser_for(languages).map_err(|e| {
+        EngineError::invalid_options(format!("{e}; supported: {}", engine.supported_languages().join(", ")))
+    })
 }
 
 /// OCRs the selected pages of `input` (PDF, JPEG, PNG or WebP).
@@ -517,6 +539,7 @@ pub fn ocr_document(
 ) -> Result<OcrResult> {
     control.checkpoint()?;
     let engine = engine()?;
+    let recogniser = recogniser_for(engine, options.languages.as_deref())?;
     let mut doc = open_input(input, options.max_pages)?;
     let page_count = doc.page_count().ctx("counting pages")? as usize;
     if let Some(cap) = options.max_pages {
@@ -562,7 +585,7 @@ pub fn ocr_document(
             continue;
         }
         let mut page_obj = doc.find_page(index as i32).ctx("finding the page")?;
-        let (dpi, sx, sy, result) = recognise_loaded(engine, &page, &page_obj, bounds)?;
+        let (dpi, sx, sy, result) = recognise_loaded(engine, recogniser, &page, &page_obj, bounds)?;
         control.checkpoint()?;
         let blocks = blocks_json(&result, sx, sy, pw, ph);
         if options.output == OcrOutput::SearchablePdf {
@@ -579,7 +602,12 @@ pub fn ocr_document(
         processed += 1;
         control.advance()?;
     }
-    let json = serde_json::to_string(&OcrJson { unit: "pt", origin: "top-left", pages })
+    let json = serde_json::to_string(&OcrJson {
+        engine: engine.engine_name(recogniser).to_string(),
+        unit: "pt",
+        origin: "top-left",
+        pages,
+    })
         .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("serialising the result: {e}")))?;
     layer.finish()?;
     let output_bytes = match (options.output, output) {

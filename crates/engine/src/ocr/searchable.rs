@@ -188,7 +188,7 @@ impl TextLayer {
         let mut ops = String::from("BT\n3 Tr\n");
         let mut any = false;
         let em = CID_ADVANCE / 1000.0;
-        for word in words {
+        for (index, word) in words.iter().enumerate() {
             let rtl = is_rtl_word(word.text);
             let mut chars: Vec<char> = word.text.chars().filter(|c| !c.is_control()).collect();
             if chars.is_empty() {
@@ -198,20 +198,7 @@ impl TextLayer {
                 chars.reverse();
             }
             let n = chars.len() as f32;
-            let mut hex = String::new();
-            // A real space after the word in logical order (outside its box), so text
-            // extraction separates words however close their boxes are: on the right of a
-            // left-to-right word, on the left of a right-to-left one.
-            let lead_space = rtl && word.space_after;
-            if lead_space {
-                hex.push_str(&format!("{:04X}", self.cid(' ').unwrap_or(0)));
-            }
-            for &c in &chars {
-                hex.push_str(&format!("{:04X}", self.cid(c).unwrap_or(0)));
-            }
-            if word.space_after && !rtl {
-                hex.push_str(&format!("{:04X}", self.cid(' ').unwrap_or(0)));
-            }
+            let hex: String = chars.iter().map(|&c| format!("{:04X}", self.cid(c).unwrap_or(0))).collect();
             let [tl, tr, _br, bl] = word.quad;
             let (bx, by) = (tr[0] - tl[0], tr[1] - tl[1]);
             let (ux, uy) = (tl[0] - bl[0], tl[1] - bl[1]);
@@ -223,20 +210,56 @@ impl TextLayer {
             let (xh, yh) = ((bx / width, by / width), (ux / height, uy / height));
             let size = 0.75 * height;
             let hscale = width / (n * em * size);
-            // The leading space of a right-to-left word is drawn just left of its box.
-            let shift = if lead_space { em * size * hscale } else { 0.0 };
-            let ox = bl[0] + yh.0 * 0.2 * height - xh.0 * shift;
-            let oy = bl[1] + yh.1 * 0.2 * height - xh.1 * shift;
-            ops.push_str(&format!(
-                "/{FONT_NAME} {} Tf {} {} {} {} {} {} Tm <{hex}> Tj\n",
-                fmt(size),
-                fmt(xh.0 * hscale),
-                fmt(xh.1 * hscale),
-                fmt(yh.0),
-                fmt(yh.1),
-                fmt(ox),
-                fmt(oy)
-            ));
+            let origin = (bl[0] + yh.0 * 0.2 * height, bl[1] + yh.1 * 0.2 * height);
+            let show = |ops: &mut String, hex: &str, hscale: f32, at: (f32, f32)| {
+                ops.push_str(&format!(
+                    "/{FONT_NAME} {} Tf {} {} {} {} {} {} Tm <{hex}> Tj\n",
+                    fmt(size),
+                    fmt(xh.0 * hscale),
+                    fmt(xh.1 * hscale),
+                    fmt(yh.0),
+                    fmt(yh.1),
+                    fmt(at.0),
+                    fmt(at.1)
+                ));
+            };
+            // A real space after the word in logical order, so text extraction separates
+            // words however close their boxes are: on the right of a left-to-right word, on
+            // the left of a right-to-left one. As Tesseract's renderer does, the word and its
+            // space are stretched together to reach the next word of the line: pdftotext
+            // reads a gap wider than about a character as a column break and cuts the line
+            // there (a wide capital whose box starts late did, on a generated German page;
+            // a space glyph filling the gap does not help, pdftotext measures words without
+            // their spaces). Without a gap (touching boxes) the word fills its box and the
+            // space lies outside it.
+            let gap = if word.space_after {
+                words.get(index + 1).map_or(0.0, |next| {
+                    let [ntl, ntr, _, _] = next.quad;
+                    // Along this word's baseline: from its end to the next word's start.
+                    let (from, to) = if rtl { (ntr, tl) } else { (tr, ntl) };
+                    ((to[0] - from[0]) * xh.0 + (to[1] - from[1]) * xh.1).max(0.0)
+                })
+            } else {
+                0.0
+            };
+            let space = format!("{:04X}", self.cid(' ').unwrap_or(0));
+            let (text, hscale, shift) = match (word.space_after, gap > 0.0) {
+                (false, _) => (hex, hscale, 0.0),
+                // The word and its space over the box and the gap.
+                (true, true) => {
+                    let stretched = (width + gap) / ((n + 1.0) * em * size);
+                    if rtl {
+                        (format!("{space}{hex}"), stretched, gap)
+                    } else {
+                        (format!("{hex}{space}"), stretched, 0.0)
+                    }
+                }
+                (true, false) if rtl => (format!("{space}{hex}"), hscale, em * size * hscale),
+                (true, false) => (format!("{hex}{space}"), hscale, 0.0),
+            };
+            // A right-to-left word's leading space is drawn left of its box.
+            let at = (origin.0 - xh.0 * shift, origin.1 - xh.1 * shift);
+            show(&mut ops, &text, hscale, at);
             any = true;
         }
         ops.push_str("ET\n");

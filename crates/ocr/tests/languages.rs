@@ -1,0 +1,94 @@
+//! Recogniser selection with the shipped models/manifest.json: which model each language list
+//! chooses, that the non-default recogniser is loaded only at its first use (once), and that
+//! the corpus's Japanese page (rasterised by pdftoppm) keeps its kana with `jpn` and loses
+//! them without it. CER against pdftotext's text: docs/ocr.md and `bun run bench ocr-lang`.
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn engine() -> ocr::Ocr {
+    let r = root();
+    let models = ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap();
+    ocr::Ocr::new(&ocr::OcrConfig {
+        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
+        models,
+        intra_threads: 2,
+        det_max_side: ocr::DET_MAX_SIDE,
+        machine_lock: None,
+        tuning: ocr::OcrTuning::default(),
+    })
+    .unwrap()
+}
+
+fn codes(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn the_manifest_lists_a_default_and_a_cjk_recogniser_with_their_languages() {
+    let r = root();
+    let m = ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap();
+    let names: Vec<(&str, &str)> = m.recognisers.iter().map(|r| (r.name.as_str(), r.engine.as_str())).collect();
+    assert_eq!(names, vec![("rec", "pp-ocrv6-tiny"), ("rec_cjk", "pp-ocrv6-small")]);
+    assert_eq!(m.recognisers[0].rec.path, m.rec.path, "the first recogniser is the default one");
+    for c in ["eng", "deu", "fra", "spa", "ita", "por", "nld", "chi_sim"] {
+        assert!(m.recognisers[0].languages.iter().any(|l| l == c), "{c}");
+    }
+    assert!(!m.recognisers[0].languages.iter().any(|l| l == "jpn"), "the tiny dictionary has no kana");
+}
+
+#[test]
+fn languages_choose_the_cheapest_recogniser_that_reads_them_all() {
+    let e = engine();
+    assert_eq!(e.recogniser_for(None), Ok(0));
+    assert_eq!(e.recogniser_for(Some(&codes(&["eng", "deu", "fra"]))), Ok(0));
+    assert_eq!(e.recogniser_for(Some(&codes(&["jpn"]))), Ok(1));
+    assert_eq!(e.recogniser_for(Some(&codes(&["eng", "chi_tra"]))), Ok(1));
+    assert_eq!(e.engine_name(0), "pp-ocrv6-tiny");
+    assert_eq!(e.engine_name(1), "pp-ocrv6-small");
+    assert_eq!(e.recogniser_for(Some(&codes(&["kor"]))), Err(ocr::LanguageError::Unsupported(codes(&["kor"]))));
+    assert_eq!(e.recogniser_for(Some(&[])), Err(ocr::LanguageError::Empty));
+    assert_eq!(e.supported_languages(), vec!["eng", "deu", "fra", "spa", "ita", "por", "nld", "chi_sim", "jpn", "chi_tra"]);
+}
+
+#[test]
+fn the_cjk_recogniser_is_loaded_at_its_first_use_and_reads_japanese_kana() {
+    let corpus = std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"));
+    let pdf = corpus.join("files/japanese-tex-dvipdfmx.pdf");
+    if !pdf.exists() {
+        eprintln!("SKIP: corpus not found at {} (set CORPUS_DIR)", corpus.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ocr-languages-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stem = dir.join("jp");
+    let st = std::process::Command::new("pdftoppm")
+        .args(["-r", "200", "-gray", "-png", "-singlefile"])
+        .arg(&pdf)
+        .arg(&stem)
+        .status()
+        .expect("pdftoppm (poppler-utils) is installed");
+    assert!(st.success());
+    let img = image::open(stem.with_extension("png")).unwrap().to_luma8();
+    let (w, h) = img.dimensions();
+    let page = ocr::Image::new(w as usize, h as usize, 1, img.into_raw()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let e = engine();
+    assert!(e.is_loaded(0));
+    assert!(!e.is_loaded(1), "the CJK recogniser must not be loaded before a request needs it");
+    let kana = |s: &str| s.chars().filter(|c| ('\u{3040}'..='\u{30FF}').contains(c)).count();
+    let default = e.recognise(&page).unwrap().text();
+    assert!(!e.is_loaded(1), "the default recogniser's request loaded the CJK one");
+    let jpn = e.recognise_with(&page, 1).unwrap().text();
+    assert!(e.is_loaded(1));
+    // pdftotext's text of the page has 373 kana; the tiny recogniser has none in its
+    // dictionary.
+    assert!(kana(&jpn) >= 340, "{jpn}");
+    assert!(kana(&default) * 10 < kana(&jpn), "{default}");
+    assert!(jpn.contains("リスク中立確率"), "{jpn}");
+    // No space was recovered between Japanese characters.
+    assert!(!jpn.chars().collect::<Vec<_>>().windows(3).any(|w| ocr::languages::is_cjk(w[0]) && w[1] == ' ' && ocr::languages::is_cjk(w[2])), "{jpn}");
+}
