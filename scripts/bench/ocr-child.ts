@@ -1,15 +1,15 @@
 // Child process of ocr.bench.ts: runs our OCR over the files given in argv[2] (JSON:
-// { threads, output, files[], keepDir? }) and prints { results, maxRssKb } as JSON, so the benchmark can
+// { threads, output, files[], keepDir?, detMaxSide? }) and prints { results, maxRssKb } as JSON, so the benchmark can
 // read the peak RSS of a process doing only OCR (like a worker).
 import { engine } from "../../src/engine/native";
 import { ocrPaths } from "../../src/worker/operations/ocr";
 import { basename, join } from "node:path";
 import { tmpdir } from "node:os";
 
-const job = JSON.parse(process.argv[2]!) as { threads: number; output: "blocks" | "searchable_pdf"; files: string[]; machineLock?: string; keepDir?: string };
+const job = JSON.parse(process.argv[2]!) as { threads: number; output: "blocks" | "searchable_pdf"; files: string[]; machineLock?: string; keepDir?: string; detMaxSide?: number };
 const e = engine();
 const t0 = performance.now();
-await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads, machineLock: job.machineLock });
+await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads, machineLock: job.machineLock, detMaxSide: job.detMaxSide });
 const initMs = performance.now() - t0;
 const results: { file: string; ms: number; pages: number; text: string }[] = [];
 let n = 0;
