@@ -11,16 +11,21 @@ const e = engine();
 const t0 = performance.now();
 await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads, machineLock: job.machineLock, detMaxSide: job.detMaxSide });
 const initMs = performance.now() - t0;
-const results: { file: string; ms: number; pages: number; text: string }[] = [];
+const results: { file: string; ms: number; cpuMs: number; pages: number; text: string }[] = [];
 let n = 0;
 for (const file of job.files) {
   // keepDir: the searchable PDFs are kept there (the OCRmyPDF comparison reads them back).
   const out = job.output !== "searchable_pdf" ? null : job.keepDir ? join(job.keepDir, basename(file)) : join(tmpdir(), `ocr-bench-${process.pid}-${n++}.pdf`);
   const t = performance.now();
+  const c = process.cpuUsage();
   const r = await e.ocr(file, out, { output: job.output });
   const ms = performance.now() - t;
+  // CPU time of the whole process (every thread) for this file: on a shared machine the wall
+  // time measures the neighbours too.
+  const cu = process.cpuUsage(c);
+  const cpuMs = (cu.user + cu.system) / 1000;
   const j = JSON.parse(r.json);
-  results.push({ file, ms, pages: r.pagesProcessed, text: j.pages.map((p: any) => p.text).join("\n\n") });
+  results.push({ file, ms, cpuMs, pages: r.pagesProcessed, text: j.pages.map((p: any) => p.text).join("\n\n") });
   if (out && !job.keepDir) await Bun.file(out).delete?.();
 }
 console.log(JSON.stringify({ initMs, results, maxRssKb: process.resourceUsage().maxRSS }));
