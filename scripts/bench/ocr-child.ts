@@ -1,29 +1,35 @@
 // Child process of ocr.bench.ts, ocr-eval.bench.ts and ocr-lang.bench.ts: runs our OCR over the
-// files given in argv[2] (JSON: { threads, output, files[], languages?[], keepDir?, withPages? };
-// languages[i] is the `languages` option for files[i]) and prints { results, maxRssKb } as JSON, so the benchmark can
+// files given in argv[2] (JSON: { threads, output, files[], languages?[], keepDir?, withPages?,
+// detMaxSide? }; languages[i] is the `languages` option for files[i]) and prints
+// { results, maxRssKb } as JSON, so the benchmark can
 // read the peak RSS of a process doing only OCR (like a worker).
 import { engine } from "../../src/engine/native";
 import { ocrPaths } from "../../src/worker/operations/ocr";
 import { basename, join } from "node:path";
 import { tmpdir } from "node:os";
 
-const job = JSON.parse(process.argv[2]!) as { threads: number; output: "blocks" | "searchable_pdf"; files: string[]; languages?: (string[] | null)[]; machineLock?: string; keepDir?: string; withPages?: boolean };
+const job = JSON.parse(process.argv[2]!) as { threads: number; output: "blocks" | "searchable_pdf"; files: string[]; languages?: (string[] | null)[]; machineLock?: string; keepDir?: string; withPages?: boolean; detMaxSide?: number };
 const e = engine();
 const t0 = performance.now();
-await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads, machineLock: job.machineLock });
+await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads, machineLock: job.machineLock, detMaxSide: job.detMaxSide });
 const initMs = performance.now() - t0;
-const results: { file: string; ms: number; pages: number; text: string; engine: string; json?: unknown }[] = [];
+const results: { file: string; ms: number; cpuMs: number; pages: number; text: string; engine: string; json?: unknown }[] = [];
 let n = 0;
 for (const file of job.files) {
   // keepDir: the searchable PDFs are kept there (the OCRmyPDF comparison reads them back).
   const out = job.output !== "searchable_pdf" ? null : job.keepDir ? join(job.keepDir, basename(file)) : join(tmpdir(), `ocr-bench-${process.pid}-${n}.pdf`);
   const t = performance.now();
+  const c = process.cpuUsage();
   const languages = job.languages?.[n] ?? undefined;
   const r = await e.ocr(file, out, { output: job.output, languages });
   const ms = performance.now() - t;
+  // CPU time of the whole process (every thread) for this file: on a shared machine the wall
+  // time measures the neighbours too.
+  const cu = process.cpuUsage(c);
+  const cpuMs = (cu.user + cu.system) / 1000;
   const j = JSON.parse(r.json);
   // withPages: the JSON pages too (lines and their boxes, for replaying the reading order).
-  results.push({ file, ms, pages: r.pagesProcessed, text: j.pages.map((p: any) => p.text).join("\n\n"), engine: j.engine, json: job.withPages ? j.pages : undefined });
+  results.push({ file, ms, cpuMs, pages: r.pagesProcessed, text: j.pages.map((p: any) => p.text).join("\n\n"), engine: j.engine, json: job.withPages ? j.pages : undefined });
   if (out && !job.keepDir) await Bun.file(out).delete?.();
   n++;
 }

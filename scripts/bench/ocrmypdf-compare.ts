@@ -57,7 +57,10 @@ export function ensureOcrmypdf(outDir: string): { bin: string | null; version: s
 export function runOcrmypdf(bin: string, input: string, output: string): Promise<{ ms: number; ok: boolean; err: string }> {
   return new Promise((resolve) => {
     const t = performance.now();
-    const p = spawn(bin, ["-j", "2", "--skip-text", "--output-type", "pdf", "-l", "eng", "-q", input, output]);
+    // --tesseract-timeout: OCRmyPDF's default (180 s per page) is exceeded on a loaded
+    // machine, and the page is then written without text (read-back CER 100%), which says
+    // nothing about its layer (seen in the 2026-11-25 09:00 run on four files).
+    const p = spawn(bin, ["-j", "2", "--skip-text", "--output-type", "pdf", "-l", "eng", "--tesseract-timeout", "3600", "-q", input, output]);
     let err = "";
     p.stderr.on("data", (d) => (err += d));
     p.on("close", (code) => resolve({ ms: performance.now() - t, ok: code === 0, err: err.trim().split("\n").at(-1) ?? "" }));

@@ -28,7 +28,12 @@ fn main() {
     for path in std::env::args().skip(1) {
         let img = image::open(&path).unwrap().to_luma8();
         let (w, h) = img.dimensions();
-        let im = ocr::Image::new(w as usize, h as usize, 1, img.into_raw()).unwrap();
+        let mut raw = img.into_raw();
+        // OCR_TURN180=1: the page upside down (to check the orientation logic).
+        if std::env::var_os("OCR_TURN180").is_some() {
+            raw.reverse();
+        }
+        let im = ocr::Image::new(w as usize, h as usize, 1, raw).unwrap();
         let t = Instant::now();
         let page = engine.recognise(&im).unwrap();
         eprintln!("{path}: {:?} rotation {}", t.elapsed(), page.rotation);

@@ -106,6 +106,9 @@ pub const REC_SQUEEZE: f32 = 1.0;
 pub const REC_MIN_WIDTH: usize = 160;
 /// Lines whose mean character confidence is below this are dropped (PaddleOCR's drop_score).
 pub const DROP_SCORE: f32 = 0.5;
+/// A page whose characters were read with a mean confidence under this is put to the 0/180
+/// direction classifier (and read again turned if it votes so).
+pub const DIRECTION_CHECK_BELOW: f32 = 0.9;
 
 /// The machine-wide lock held for one model run; unlocked when dropped.
 struct MachineRun<'a>(Option<std::sync::MutexGuard<'a, std::fs::File>>);
@@ -268,6 +271,11 @@ impl Ocr {
         self.languages.choose(languages)
     }
 
+    /// Whether per-stage times go to stderr ([`OcrTuning::timing`]).
+    pub fn timing(&self) -> bool {
+        self.tuning.timing
+    }
+
     /// Every language code some recogniser reads, in manifest order.
     pub fn supported_languages(&self) -> Vec<&str> {
         self.languages.supported()
@@ -321,6 +329,7 @@ impl Ocr {
     /// [`recogniser_for`](Self::recogniser_for) (loaded at its first use).
     pub fn recognise_with(&self, image: &Image, recogniser: usize) -> Result<PageText> {
         let rec = self.recogniser(recogniser)?;
+        let mut timer = StageTimer::new(self.tuning.timing);
         let mut grey = image.to_grey();
         let longest = grey.width.max(grey.height);
         let factor = longest.div_ceil(MAX_INPUT_SIDE).max(1);
@@ -330,13 +339,9 @@ impl Ocr {
         let scale_back = image.width as f32 / grey.width as f32;
         let scale_back_y = image.height as f32 / grey.height as f32;
 
-        let timing = self.tuning.timing;
-        let t0 = std::time::Instant::now();
+        timer.mark("grey");
         // Detection.
         let rects = self.detect(&grey)?;
-        if timing {
-            eprintln!("det {:?} ({} boxes)", t0.elapsed(), rects.len());
-        }
 
         // Orientation: 90 degrees?
         let elongated = rects.iter().filter(|r| r.w.max(r.h) >= 2.0 * r.w.min(r.h)).count();
@@ -350,8 +355,15 @@ impl Ocr {
             rects = self.detect(&upright)?;
             rotation = 90;
         }
-        // 0 / 180 vote.
-        if self.vote_flip(&upright, &rects)? {
+        // Horizontal lines only (vertical text is not supported).
+        rects.retain(|r| r.w >= 0.8 * r.h);
+        timer.mark("orientation");
+        let (mut lines, confidence) = self.recognise_lines(&upright, &rects, &rec)?;
+        timer.mark("rec");
+        // 0 / 180: only a page read with low confidence is put to the direction classifier
+        // (text upside down reads as garbage the recogniser is unsure of); running it on
+        // every page cost time and, on pages it misjudged, the whole page.
+        if confidence < DIRECTION_CHECK_BELOW && self.vote_flip(&upright, &rects)? {
             let (w, h) = (upright.width as f32, upright.height as f32);
             rects = rects
                 .iter()
@@ -359,16 +371,8 @@ impl Ocr {
                 .collect();
             upright = upright.rotate_cw(180);
             rotation = (rotation + 180) % 360;
-        }
-        // Horizontal lines only (vertical text is not supported).
-        rects.retain(|r| r.w >= 0.8 * r.h);
-
-        if timing {
-            eprintln!("orientation {:?}", t0.elapsed());
-        }
-        let lines = self.recognise_lines(&upright, &rects, &rec)?;
-        if timing {
-            eprintln!("rec {:?}", t0.elapsed());
+            lines = self.recognise_lines(&upright, &rects, &rec)?.0;
+            timer.mark("rec.flipped");
         }
 
         // Reading order in the upright frame.
@@ -420,10 +424,12 @@ impl Ocr {
             }
             blocks.push(Block { bbox: e, lines: out_lines });
         }
+        timer.mark("layout");
         Ok(PageText { width: image.width, height: image.height, rotation, blocks })
     }
 
     fn detect(&self, grey: &Grey) -> Result<Vec<RotRect>> {
+        let mut timer = StageTimer::new(self.tuning.timing);
         let longest = grey.width.max(grey.height) as f32;
         let s = (self.det_max_side as f32 / longest).min(1.0);
         let round32 = |v: f32| (((v / 32.0).round() as usize) * 32).max(32);
@@ -442,23 +448,27 @@ impl Ocr {
             }
         }
         let tensor = Tensor::from_array(([1usize, 3, dh, dw], data)).map_err(inference)?;
+        timer.mark(&format!("det.prep {dw}x{dh}"));
         let mut session = self.det.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
         let run = self.machine_run()?;
         let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
         drop(run);
+        timer.mark("det.run");
         let (shape, map) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
         let (mh, mw) = (shape[2] as usize, shape[3] as usize);
         let boxes = det::boxes_from_map(map, mw, mh, self.tuning.debug);
         let sx = grey.width as f32 / mw as f32;
         let sy = grey.height as f32 / mh as f32;
-        Ok(boxes
+        let rects = boxes
             .into_iter()
             .map(|b| {
                 // Scale the rectangle: scale its corners, then refit.
                 let c = b.rect.corners().map(|p| [p[0] * sx, p[1] * sy]);
                 det::min_area_rect(&det::convex_hull(c.to_vec()))
             })
-            .collect())
+            .collect::<Vec<_>>();
+        timer.mark(&format!("det.post {}", rects.len()));
+        Ok(rects)
     }
 
     /// Crops a rotated rectangle to `REC_HEIGHT` rows, `width` columns, as normalised floats.
@@ -469,20 +479,31 @@ impl Ocr {
         let sy = r.h / height as f32;
         // Supersample when shrinking a lot, to avoid aliasing.
         let ss = if sy > 2.0 { 2 } else { 1 };
-        for y in 0..height {
-            for x in 0..width {
-                let mut acc = 0f32;
-                for j in 0..ss {
-                    for i in 0..ss {
-                        let a = (x as f32 + (i as f32 + 0.5) / ss as f32) * sx - r.w / 2.0;
-                        let b = (y as f32 + (j as f32 + 0.5) / ss as f32) * sy - r.h / 2.0;
-                        let px = r.cx + u[0] * a + v[0] * b;
-                        let py = r.cy + u[1] * a + v[1] * b;
-                        acc += grey.sample(px, py);
+        // Rectangles clear of the border (nearly all) take the sampler without edge checks.
+        let e = r.envelope();
+        let inside = e[0] >= 1.0 && e[1] >= 1.0 && e[2] <= grey.width as f32 - 2.0 && e[3] <= grey.height as f32 - 2.0;
+        // (mean / 255 - 0.5) / 0.5, the recogniser's normalisation.
+        let norm = 2.0 / (255.0 * (ss * ss) as f32);
+        let (dx, dy) = (u[0] * sx, u[1] * sx);
+        for (y, row) in out.chunks_exact_mut(width).enumerate() {
+            for j in 0..ss {
+                let b = (y as f32 + (j as f32 + 0.5) / ss as f32) * sy - r.h / 2.0;
+                for i in 0..ss {
+                    let a = (i as f32 + 0.5) / ss as f32 * sx - r.w / 2.0;
+                    let (px, py) = (r.cx + u[0] * a + v[0] * b, r.cy + u[1] * a + v[1] * b);
+                    if inside {
+                        for (x, o) in row.iter_mut().enumerate() {
+                            *o += grey.sample_inside(px + dx * x as f32, py + dy * x as f32);
+                        }
+                    } else {
+                        for (x, o) in row.iter_mut().enumerate() {
+                            *o += grey.sample(px + dx * x as f32, py + dy * x as f32);
+                        }
                     }
                 }
-                let val = acc / (ss * ss) as f32;
-                out[y * width + x] = (val / 255.0 - 0.5) / 0.5;
+            }
+            for o in row.iter_mut() {
+                *o = *o * norm - 1.0;
             }
         }
         out
@@ -511,10 +532,12 @@ impl Ocr {
             }
         }
         let tensor = Tensor::from_array(([cand.len(), 3, h, w], data)).map_err(inference)?;
+        let mut timer = StageTimer::new(self.tuning.timing);
         let mut session = self.cls.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
         let run = self.machine_run()?;
         let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
         drop(run);
+        timer.mark("cls.run");
         let (_, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
         let mut vote = 0f32;
         for i in 0..cand.len() {
@@ -524,14 +547,16 @@ impl Ocr {
     }
 
     /// Recognises each rectangle; returns (line rect, words (text, conf, rect), line conf)
-    /// for the lines kept, in the input order.
+    /// for the lines kept, in the input order, and the mean character confidence of every
+    /// line read (kept or not; 1 when there is none).
     #[allow(clippy::type_complexity)]
     fn recognise_lines(
         &self,
         grey: &Grey,
         rects: &[RotRect],
         rec: &Recogniser,
-    ) -> Result<Vec<(RotRect, Vec<(String, f32, RotRect)>, f32)>> {
+    ) -> Result<(Vec<(RotRect, Vec<(String, f32, RotRect)>, f32)>, f32)> {
+        let (mut conf_sum, mut conf_chars) = (0f32, 0usize);
         let widths: Vec<usize> = rects
             .iter()
             .map(|r| ((r.w / r.h.max(1.0) * REC_HEIGHT as f32 * self.tuning.rec_squeeze).round() as usize).clamp(16, REC_MAX_WIDTH))
@@ -542,6 +567,7 @@ impl Ocr {
         let rec_min = self.tuning.rec_min_width;
         let max_batch_pixels = REC_HEIGHT * 320 * 16;
         let mut start = 0;
+        let mut timer = StageTimer::new(self.tuning.timing);
         while start < idx.len() {
             // Grow the batch while the padded size stays within budget.
             let mut end = start + 1;
@@ -567,18 +593,13 @@ impl Ocr {
                     }
                 }
             }
-            if self.tuning.timing {
-                eprintln!("rec batch n={n} width={bw} sum_widths={}", batch.iter().map(|&i| widths[i]).sum::<usize>());
-            }
             let tensor = Tensor::from_array(([n, 3, REC_HEIGHT, bw], data)).map_err(inference)?;
+            timer.mark(&format!("rec.crop n={n} w={bw}"));
             let mut session = rec.session.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
-            let tr = std::time::Instant::now();
             let run = self.machine_run()?;
             let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
             drop(run);
-            if self.tuning.timing {
-                eprintln!("  run {:?}", tr.elapsed());
-            }
+            timer.mark("rec.run");
             let (shape, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
             let (t, c) = (shape[1] as usize, shape[2] as usize);
             let frame_px = bw as f32 / t as f32;
@@ -592,6 +613,8 @@ impl Ocr {
                 }
                 let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
                 let conf = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len().max(1) as f32;
+                conf_sum += conf * chars.len() as f32;
+                conf_chars += chars.len();
                 if self.tuning.debug {
                     let text: String = glyphs.iter().map(|g| g.ch.as_str()).collect();
                     eprintln!("line {:?} conf {conf:.2} {text}", rects[i]);
@@ -615,9 +638,52 @@ impl Ocr {
                     .collect();
                 results[i] = Some((r, words, conf));
             }
+            timer.mark("rec.decode");
             start = end;
         }
-        Ok(results.into_iter().flatten().collect())
+        let confidence = if conf_chars == 0 { 1.0 } else { conf_sum / conf_chars as f32 };
+        if self.tuning.timing {
+            eprintln!("page confidence {confidence:.3} over {conf_chars} characters");
+        }
+        Ok((results.into_iter().flatten().collect(), confidence))
+    }
+}
+
+/// CPU time of the whole process (every thread), in milliseconds, from `/proc/self/stat`
+/// (10 ms ticks): `OCR_TIMING=1` reports it beside wall time, since on a shared machine wall
+/// time says more about the neighbours than about the pipeline.
+pub fn process_cpu_ms() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    (ticks(11) + ticks(12)) * 10.0
+}
+
+/// Per-stage wall and CPU times on stderr when [`OcrTuning::timing`] is on.
+pub struct StageTimer {
+    on: bool,
+    wall: std::time::Instant,
+    cpu: f64,
+}
+
+impl StageTimer {
+    /// Starts timing (a no-op unless `on`).
+    pub fn new(on: bool) -> Self {
+        Self { on, wall: std::time::Instant::now(), cpu: if on { process_cpu_ms() } else { 0.0 } }
+    }
+
+    /// Prints the time since the last mark under `stage` and restarts.
+    pub fn mark(&mut self, stage: &str) {
+        if !self.on {
+            return;
+        }
+        let cpu = process_cpu_ms();
+        eprintln!("stage {stage:<12} wall {:>8.1} ms cpu {:>8.1} ms", self.wall.elapsed().as_secs_f64() * 1000.0, cpu - self.cpu);
+        self.wall = std::time::Instant::now();
+        self.cpu = cpu;
     }
 }
 

@@ -14,8 +14,9 @@
 //! glyphs, nothing to draw.
 //!
 //! Placement: each word gets its own text matrix: the baseline runs along the word's box
-//! (rotated text stays rotated), the font size is 75% of the box height with the baseline
-//! 20% above its bottom, and a horizontal scale makes the word's advance (characters x
+//! (rotated text stays rotated), the font size is the box height with the baseline 20%
+//! above its bottom (the font's ascent is 0.8 em and its descent 0.2 em, so each glyph's box
+//! is the word's box), and a horizontal scale makes the word's advance (characters x
 //! [`CID_ADVANCE`]) exactly the box width, so selecting or searching highlights the word
 //! where it is printed, and a CJK line (one "word" without spaces) has evenly spread
 //! characters that extraction does not split with spaces. Words other than the last of a
@@ -94,6 +95,71 @@ fn is_rtl_word(text: &str) -> bool {
     rtl > other
 }
 
+/// Lines turned by less than this from the page's axes (a slightly skewed scan) are
+/// written straight along the nearest axis: extractors read a line whose baseline climbs
+/// as words split at the climb (`Sequen` `ce`) and lines cut into pieces.
+pub const STRAIGHTEN_BELOW_DEGREES: f32 = 4.0;
+
+/// A line's baseline in user space: `origin` (its start), the unit vector `dir` along it,
+/// `up` across it, and the line's height.
+#[derive(Debug, Clone, Copy)]
+struct LineFrame {
+    origin: [f32; 2],
+    dir: [f32; 2],
+    up: [f32; 2],
+    height: f32,
+}
+
+impl LineFrame {
+    /// The box of a word spanning `a..b` along the baseline, `height` high, placed so that
+    /// [`TextLayer::add_words`] (baseline 20% above the box's bottom, font size its height) puts its text on this line's baseline.
+    fn word_quad(&self, a: f32, b: f32, height: f32) -> [[f32; 2]; 4] {
+        let at = |t: f32, v: f32| {
+            [self.origin[0] + self.dir[0] * t + self.up[0] * v, self.origin[1] + self.dir[1] * t + self.up[1] * v]
+        };
+        let bottom = -0.2 * height;
+        let top = bottom + height;
+        [at(a, top), at(b, top), at(b, bottom), at(a, bottom)]
+    }
+}
+
+/// The baseline frame of a line from its corners in user space (top-left, top-right,
+/// bottom-right, bottom-left of the upright line); `None` for a degenerate box. The
+/// baseline is 20% of the line's height above its bottom edge, through the middle of the
+/// line when it is straightened (see [`STRAIGHTEN_BELOW_DEGREES`]).
+fn line_frame(q: [[f32; 2]; 4]) -> Option<LineFrame> {
+    let [tl, tr, br, bl] = q;
+    let (dx, dy) = ((tr[0] - tl[0] + br[0] - bl[0]) / 2.0, (tr[1] - tl[1] + br[1] - bl[1]) / 2.0);
+    let len = (dx * dx + dy * dy).sqrt();
+    if !(len > 0.0) {
+        return None;
+    }
+    let mut dir = [dx / len, dy / len];
+    // Height: distance between the top and bottom edges, across the line.
+    let (ux, uy) = ((tl[0] - bl[0] + tr[0] - br[0]) / 2.0, (tl[1] - bl[1] + tr[1] - br[1]) / 2.0);
+    let height = (ux * -dir[1] + uy * dir[0]).abs();
+    if !(height > 0.0) {
+        return None;
+    }
+    let centre = [(tl[0] + tr[0] + br[0] + bl[0]) / 4.0, (tl[1] + tr[1] + br[1] + bl[1]) / 4.0];
+    let angle = dir[1].atan2(dir[0]);
+    let quarter = std::f32::consts::FRAC_PI_2;
+    let snapped = (angle / quarter).round() * quarter;
+    if (angle - snapped).abs() < STRAIGHTEN_BELOW_DEGREES.to_radians() {
+        dir = [snapped.cos().round(), snapped.sin().round()];
+    }
+    // `up` is perpendicular to `dir`, on the side of the line's top edge.
+    let mut up = [-dir[1], dir[0]];
+    if up[0] * ux + up[1] * uy < 0.0 {
+        up = [-up[0], -up[1]];
+    }
+    // Start of the line along `dir`, and the baseline 20% above the bottom edge.
+    let start = [tl, tr, br, bl].iter().map(|p| (p[0] - centre[0]) * dir[0] + (p[1] - centre[1]) * dir[1]).fold(f32::MAX, f32::min);
+    let base = -0.5 * height + 0.2 * height;
+    let origin = [centre[0] + dir[0] * start + up[0] * base, centre[1] + dir[1] * start + up[1] * base];
+    Some(LineFrame { origin, dir, up, height })
+}
+
 impl Default for TextLayer {
     fn default() -> Self {
         Self::new()
@@ -128,8 +194,8 @@ impl TextLayer {
         font_file.dict_put("Length1", doc.new_int(ttf_len as i32).ctx("font length")?).ctx("font length")?;
         let descriptor = doc
             .new_object_from_str(&format!(
-                "<< /Type /FontDescriptor /FontName /GlyphLessFont /Flags 5 /FontBBox [0 0 {adv} 1000] \
-                 /ItalicAngle 0 /Ascent 1000 /Descent 0 /CapHeight 1000 /StemV 80 /FontFile2 {} 0 R >>",
+                "<< /Type /FontDescriptor /FontName /GlyphLessFont /Flags 5 /FontBBox [0 -200 {adv} 800] \
+                 /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 800 /StemV 80 /FontFile2 {} 0 R >>",
                 font_file.as_indirect().ctx("font file")?,
                 adv = CID_ADVANCE as i32
             ))
@@ -163,6 +229,16 @@ impl TextLayer {
 
     /// Appends the words of an OCR result to `page`. `to_user` maps OCR pixel coordinates to
     /// the page's PDF user space.
+    ///
+    /// The words are laid out so that text extraction (`pdftotext`, copy and paste) reads
+    /// the lines in the JSON's order: extractors rebuild lines and blocks from the glyphs'
+    /// geometry, not from the content stream's order, and `pdftotext` only joins lines into
+    /// one block when their font sizes differ by under 5% and their baselines are less than
+    /// 1.5 font sizes apart. So, as Tesseract's renderer does, every word of a line sits on
+    /// the line's baseline ([`line_frame`]) and every line of a block has the block's font
+    /// size (from its median line height); with a size per word box (before 2026-11-25) each
+    /// line became a block of its own and `pdftotext` interleaved the columns of the
+    /// LinnSequencer scan.
     pub(crate) fn add_page(
         &mut self,
         doc: &mut PdfDocument,
@@ -170,16 +246,35 @@ impl TextLayer {
         text: &ocr::PageText,
         to_user: &dyn Fn([f32; 2]) -> [f32; 2],
     ) -> Result<()> {
-        let words: Vec<LayerWord> = text
-            .blocks
-            .iter()
-            .flat_map(|b| &b.lines)
-            .flat_map(|l| {
-                let n = l.words.len();
-                l.words.iter().enumerate().map(move |(i, w)| (w, i + 1 < n))
-            })
-            .map(|(w, space_after)| LayerWord { text: &w.text, quad: w.quad.map(to_user), space_after })
-            .collect();
+        let mut words: Vec<LayerWord> = Vec::new();
+        for block in &text.blocks {
+            let frames: Vec<Option<LineFrame>> = block.lines.iter().map(|l| line_frame(l.quad.map(to_user))).collect();
+            let mut heights: Vec<f32> = frames.iter().flatten().map(|f| f.height).collect();
+            if heights.is_empty() {
+                continue;
+            }
+            heights.sort_by(f32::total_cmp);
+            let block_height = heights[heights.len() / 2];
+            for (line, frame) in block.lines.iter().zip(&frames) {
+                let Some(f) = frame else { continue };
+                let n = line.words.len();
+                for (i, w) in line.words.iter().enumerate() {
+                    let q = w.quad.map(to_user);
+                    // The word's extent along the line's baseline.
+                    let along = |p: [f32; 2]| (p[0] - f.origin[0]) * f.dir[0] + (p[1] - f.origin[1]) * f.dir[1];
+                    let a = along(q[0]).min(along(q[3]));
+                    let b = along(q[1]).max(along(q[2]));
+                    if !(b > a) {
+                        continue;
+                    }
+                    words.push(LayerWord {
+                        text: &w.text,
+                        quad: f.word_quad(a, b, block_height),
+                        space_after: i + 1 < n,
+                    });
+                }
+            }
+        }
         self.add_words(doc, page, &words)
     }
 
@@ -208,7 +303,10 @@ impl TextLayer {
                 continue;
             }
             let (xh, yh) = ((bx / width, by / width), (ux / height, uy / height));
-            let size = 0.75 * height;
+            // The font size is the box height (ascent 0.8 + descent 0.2 em). It used to be
+            // 75% of it, under the line pitch / 1.5 that pdftotext allows between the lines
+            // of one block, so it cut columns into pieces and read them out of order.
+            let size = height;
             let hscale = width / (n * em * size);
             let origin = (bl[0] + yh.0 * 0.2 * height, bl[1] + yh.1 * 0.2 * height);
             let show = |ops: &mut String, hex: &str, hscale: f32, at: (f32, f32)| {
@@ -364,7 +462,7 @@ pub fn glyphless_ttf() -> Vec<u8> {
     be16(&mut head, 0b1011); // flags: baseline at 0, lsb at 0, integer ppem
     be16(&mut head, 1000); // unitsPerEm
     head.extend_from_slice(&[0; 16]); // created, modified
-    for v in [0i16, 0, adv as i16, 1000] {
+    for v in [0i16, -200, adv as i16, 800] {
         be16(&mut head, v as u16); // xMin yMin xMax yMax
     }
     be16(&mut head, 0); // macStyle
@@ -375,8 +473,8 @@ pub fn glyphless_ttf() -> Vec<u8> {
 
     let mut hhea = Vec::new();
     be32(&mut hhea, 0x0001_0000);
-    be16(&mut hhea, 1000); // ascender
-    be16(&mut hhea, 0); // descender
+    be16(&mut hhea, 800); // ascender
+    be16(&mut hhea, (-200i16) as u16); // descender
     be16(&mut hhea, 0); // lineGap
     be16(&mut hhea, adv); // advanceWidthMax
     for _ in 0..3 {
@@ -410,11 +508,11 @@ pub fn glyphless_ttf() -> Vec<u8> {
     be16(&mut os2, 0x40); // fsSelection: regular
     be16(&mut os2, 0x20); // usFirstCharIndex
     be16(&mut os2, 0xFFFF); // usLastCharIndex
-    be16(&mut os2, 1000); // sTypoAscender
-    be16(&mut os2, 0); // sTypoDescender
+    be16(&mut os2, 800); // sTypoAscender
+    be16(&mut os2, (-200i16) as u16); // sTypoDescender
     be16(&mut os2, 0); // sTypoLineGap
-    be16(&mut os2, 1000); // usWinAscent
-    be16(&mut os2, 0); // usWinDescent
+    be16(&mut os2, 800); // usWinAscent
+    be16(&mut os2, 200); // usWinDescent
     os2.extend_from_slice(&[0; 8]); // ulCodePageRange1-2
 
     let mut hmtx = Vec::new();
