@@ -4,9 +4,15 @@
 //! - [`pipeline`]: loading ONNX Runtime and the models once per process ([`pipeline::ocr_init`]),
 //!   then blocks JSON and/or a searchable PDF for the selected pages
 //!   ([`pipeline::ocr_document`]); pages that already carry text are not OCRed.
-//! - [`searchable`]: the invisible, Unicode text layer written over the original pages.
+//! - [`input`]: PDFs and JPEG/PNG/WebP images opened as PDFs for it.
+//! - [`json`]: the `blocks` JSON it returns.
+//! - [`searchable`]: the invisible, Unicode text layer written over the original pages;
+//!   [`glyphless_font`]: its font program and `ToUnicode` map.
 //!
 //! Inside this module `ocr::` names the `ocr` crate, `crate::ocr` this module.
 
+pub mod glyphless_font;
+pub mod input;
+pub mod json;
 pub mod pipeline;
 pub mod searchable;

@@ -54,14 +54,17 @@ use std::sync::OnceLock;
 
 use mupdf::pdf::{Encryption, PdfDocument, PdfObject};
 use mupdf::{Colorspace, Matrix, TextPageFlags};
-use serde::Serialize;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
-use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::checked_indexes;
 use crate::pdf::save::{save_pdf, write_options};
+
+pub use crate::ocr::input::MAX_IMAGE_PIXELS;
+use crate::ocr::input::open_input;
+pub use crate::ocr::json::{BlockJson, LineJson, OcrJson, PageJson, WordJson};
+use crate::ocr::json::blocks_json;
 
 /// Resolution of pages without images.
 pub const DEFAULT_OCR_DPI: f32 = 300.0;
@@ -170,109 +173,6 @@ pub struct OcrOptions {
     pub languages: Option<Vec<String>>,
 }
 
-/// A word in the JSON result.
-#[derive(Debug, Clone, Serialize)]
-pub struct WordJson {
-    /// Text.
-    pub text: String,
-    /// `[x0, y0, x1, y1]`, points from the top-left of the displayed page.
-    pub bbox: [f32; 4],
-    /// 0-1.
-    pub confidence: f32,
-}
-
-/// A line in the JSON result.
-#[derive(Debug, Clone, Serialize)]
-pub struct LineJson {
-    /// Text (words joined by spaces).
-    pub text: String,
-    /// Box.
-    pub bbox: [f32; 4],
-    /// Mean character confidence.
-    pub confidence: f32,
-    /// Words.
-    pub words: Vec<WordJson>,
-}
-
-/// A block in the JSON result.
-#[derive(Debug, Clone, Serialize)]
-pub struct BlockJson {
-    /// Box.
-    pub bbox: [f32; 4],
-    /// Lines in reading order.
-    pub lines: Vec<LineJson>,
-}
-
-/// One page of the JSON result.
-#[derive(Debug, Clone, Serialize)]
-pub struct PageJson {
-    /// 0-based page index in the input.
-    pub page: usize,
-    /// Displayed page width in points.
-    pub width: f32,
-    /// Displayed page height in points.
-    pub height: f32,
-    /// Whether the page was OCRed.
-    pub ocr: bool,
-    /// Why not (`"has_text"`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<&'static str>,
-    /// Render resolution used.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dpi: Option<f32>,
-    /// Clockwise rotation that makes the text upright (0, 90, 180, 270).
-    pub text_rotation: u32,
-    /// Plain text in reading order (lines separated by `\n`, blocks by `\n\n`).
-    pub text: String,
-    /// Blocks in reading order.
-    pub blocks: Vec<BlockJson>,
-}
-
-impl PageJson {
-    /// A page the OCR read: `result` with its boxes already in displayed points.
-    fn recognised(page: usize, width: f32, height: f32, dpi: f32, result: &ocr::PageText, blocks: Vec<BlockJson>) -> Self {
-        PageJson {
-            page,
-            width,
-            height,
-            ocr: true,
-            skipped: None,
-            dpi: Some(dpi.round()),
-            text_rotation: result.rotation,
-            text: result.text(),
-            blocks,
-        }
-    }
-
-    /// A page left alone because it already carries text: `text` is that text layer.
-    fn has_text(page: usize, width: f32, height: f32, text: String) -> Self {
-        PageJson {
-            page,
-            width,
-            height,
-            ocr: false,
-            skipped: Some("has_text"),
-            dpi: None,
-            text_rotation: 0,
-            text,
-            blocks: Vec::new(),
-        }
-    }
-}
-
-/// The JSON result.
-#[derive(Debug, Clone, Serialize)]
-pub struct OcrJson {
-    /// Recognition model that read the pages (`pp-ocrv6-tiny`, `pp-ocrv6-small`).
-    pub engine: String,
-    /// Unit of every box and page size.
-    pub unit: &'static str,
-    /// Origin of the boxes.
-    pub origin: &'static str,
-    /// Selected pages.
-    pub pages: Vec<PageJson>,
-}
-
 /// What [`ocr_document`] did.
 #[derive(Debug, Clone)]
 pub struct OcrResult {
@@ -284,107 +184,6 @@ pub struct OcrResult {
     pub json: String,
     /// Size of the searchable PDF, 0 for blocks.
     pub output_bytes: u64,
-}
-
-/// Sniffs an image type MuPDF should open.
-fn image_magic(head: &[u8]) -> Option<&'static str> {
-    if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        Some("image/jpeg")
-    } else if head.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("image/png")
-    } else if head.len() >= 12 && &head[0..4] == b"RIFF" && &head[8..12] == b"WEBP" {
-        Some("image/webp")
-    } else {
-        None
-    }
-}
-
-/// Opens the input as a PDF (images are converted to a one-page PDF).
-fn open_input(input: &Path, max_pages: Option<u32>) -> Result<PdfDocument> {
-    let bytes = std::fs::read(input).map_err(|e| EngineError::io("reading the input", e))?;
-    if image_magic(&bytes[..bytes.len().min(16)]).is_some() {
-        return image_to_pdf(&bytes);
-    }
-    Ok(open_pdf(Source::Bytes(&bytes), PasswordPolicy::Refuse, max_pages)?.doc)
-}
-
-/// Wraps an image in a one-page PDF: the page is the image at its resolution (72 dpi
-/// when it has none or an implausible one).
-fn image_to_pdf(bytes: &[u8]) -> Result<PdfDocument> {
-    let bad = |e: mupdf::Error| {
-        EngineError::new(ErrorCode::InvalidImage, format!("the image cannot be read: {}", crate::error::mupdf_message(&e)))
-    };
-    let image = if image_magic(bytes) == Some("image/webp") {
-        webp_image(bytes)?
-    } else {
-        // MuPDF reads only the header here and decodes a PNG or JPEG whole later, before
-        // scaling it down, so the size is checked now.
-        let image = mupdf::Image::from_bytes(bytes).map_err(bad)?;
-        check_image_size(image.width(), image.height())?;
-        image
-    };
-    let (w, h) = (image.width() as f32, image.height() as f32);
-    let (xr, yr) = image.resolution();
-    let res = |r: i32| if (36..=2400).contains(&r) { r as f32 } else { 72.0 };
-    let (pw, ph) = (w * 72.0 / res(xr), h * 72.0 / res(yr));
-    let mut doc = PdfDocument::new();
-    let img = doc.add_image(&image).map_err(bad)?;
-    let content = format!("q {pw} 0 0 {ph} 0 0 cm /Im0 Do Q\n");
-    let stream = doc
-        .add_stream(&mupdf::Buffer::from_bytes(content.as_bytes()).ctx("buffer")?, None, false)
-        .ctx("adding the page content")?;
-    let page = doc
-        .new_object_from_str(&format!(
-            "<< /Type /Page /MediaBox [0 0 {pw} {ph}] /Resources << /XObject << /Im0 {} 0 R >> >> /Contents {} 0 R >>",
-            img.as_indirect().ctx("image")?,
-            stream.as_indirect().ctx("content")?
-        ))
-        .ctx("creating the page")?;
-    let page = doc.add_object(&page).ctx("adding the page")?;
-    doc.insert_page(0, &page).ctx("inserting the page")?;
-    Ok(doc)
-}
-
-/// Largest image input accepted, in pixels (the render cap of every other operation).
-pub const MAX_IMAGE_PIXELS: u64 = crate::pagework::render::MAX_PAGE_PIXELS;
-
-/// Refuses an image with no pixels or more than [`MAX_IMAGE_PIXELS`], before it is decoded.
-fn check_image_size(w: u32, h: u32) -> Result<()> {
-    if w == 0 || h == 0 {
-        return Err(EngineError::new(ErrorCode::InvalidImage, "the image has no pixels"));
-    }
-    if u64::from(w) * u64::from(h) > MAX_IMAGE_PIXELS {
-        return Err(EngineError::new(
-            ErrorCode::InvalidImage,
-            format!("the image is {w} x {h} pixels, more than the limit of {MAX_IMAGE_PIXELS}"),
-        ));
-    }
-    Ok(())
-}
-
-/// Decodes a WebP image (MuPDF cannot) into an RGB MuPDF image, alpha flattened on white.
-fn webp_image(bytes: &[u8]) -> Result<mupdf::Image> {
-    let bad = |m: String| EngineError::new(ErrorCode::InvalidImage, format!("the WebP image cannot be read: {m}"));
-    let mut decoder = image_webp::WebPDecoder::new(std::io::Cursor::new(bytes)).map_err(|e| bad(e.to_string()))?;
-    let (w, h) = decoder.dimensions();
-    check_image_size(w, h)?;
-    let n = if decoder.has_alpha() { 4 } else { 3 };
-    let mut rgba = vec![0u8; w as usize * h as usize * n];
-    decoder.read_image(&mut rgba).map_err(|e| bad(e.to_string()))?;
-    let mut pixmap = mupdf::Pixmap::new_with_w_h(&Colorspace::device_rgb(), w as i32, h as i32, false).ctx("allocating the image")?;
-    let stride = pixmap.stride() as usize;
-    let samples = pixmap.samples_mut();
-    for (y, src) in rgba.chunks_exact(w as usize * n).enumerate() {
-        let dst = &mut samples[y * stride..y * stride + w as usize * 3];
-        for (d, p) in dst.chunks_exact_mut(3).zip(src.chunks_exact(n)) {
-            let a = if n == 4 { u32::from(p[3]) } else { 255 };
-            for c in 0..3 {
-                // Over white: c * a + 255 * (1 - a), rounded.
-                d[c] = ((u32::from(p[c]) * a + 255 * (255 - a) + 127) / 255) as u8;
-            }
-        }
-    }
-    mupdf::Image::from_pixmap(&pixmap).map_err(|e| bad(crate::error::mupdf_message(&e)))
 }
 
 /// Largest image side on the page divided by the page's largest side in inches.
@@ -489,41 +288,6 @@ fn recognise_loaded(
     let image = ocr::Image::new(w, h, 1, grey).map_err(ocr_failed)?;
     let result = engine.recognise_with(&image, recogniser).map_err(ocr_failed)?;
     Ok((dpi, pw / w.max(1) as f32, ph / h.max(1) as f32, result))
-}
-
-/// The engine's blocks in displayed points (top-left origin), rounded to 0.01 pt.
-fn blocks_json(result: &ocr::PageText, sx: f32, sy: f32, pw: f32, ph: f32) -> Vec<BlockJson> {
-    let to_pts = |b: [f32; 4]| -> [f32; 4] {
-        let r = |v: f32| (v * 100.0).round() / 100.0;
-        [
-            r((b[0] * sx).clamp(0.0, pw)),
-            r((b[1] * sy).clamp(0.0, ph)),
-            r((b[2] * sx).clamp(0.0, pw)),
-            r((b[3] * sy).clamp(0.0, ph)),
-        ]
-    };
-    let conf = |c: f32| (c * 1000.0).round() / 1000.0;
-    result
-        .blocks
-        .iter()
-        .map(|b| BlockJson {
-            bbox: to_pts(b.bbox),
-            lines: b
-                .lines
-                .iter()
-                .map(|l| LineJson {
-                    text: l.text.clone(),
-                    bbox: to_pts(l.bbox),
-                    confidence: conf(l.confidence),
-                    words: l
-                        .words
-                        .iter()
-                        .map(|w| WordJson { text: w.text.clone(), bbox: to_pts(w.bbox), confidence: conf(w.confidence) })
-                        .collect(),
-                })
-                .collect(),
-        })
-        .collect()
 }
 
 /// The OCR of one page of an open PDF: blocks (lines, words, boxes in displayed points from

@@ -1,0 +1,185 @@
+//! Line crops and the models that read them: the 0/180 direction vote over the widest
+//! lines, and recognition in batches of similar widths, CTC decoding to words with boxes.
+
+use ort::value::Tensor;
+
+use crate::{inference, rec, Grey, Ocr, OcrError, Recogniser, Result, RotRect, StageTimer, DROP_SCORE, REC_HEIGHT, REC_MAX_WIDTH};
+
+impl Ocr {
+    /// Crops a rotated rectangle to `REC_HEIGHT` rows, `width` columns, as normalised floats.
+    fn crop(grey: &Grey, r: &RotRect, height: usize, width: usize) -> Vec<f32> {
+        let (u, v) = r.axes();
+        let mut out = vec![0f32; height * width];
+        let sx = r.w / width as f32;
+        let sy = r.h / height as f32;
+        // Supersample when shrinking a lot, to avoid aliasing.
+        let ss = if sy > 2.0 { 2 } else { 1 };
+        // Rectangles clear of the border (nearly all) take the sampler without edge checks.
+        let e = r.envelope();
+        let inside = e[0] >= 1.0 && e[1] >= 1.0 && e[2] <= grey.width as f32 - 2.0 && e[3] <= grey.height as f32 - 2.0;
+        // (mean / 255 - 0.5) / 0.5, the recogniser's normalisation.
+        let norm = 2.0 / (255.0 * (ss * ss) as f32);
+        let (dx, dy) = (u[0] * sx, u[1] * sx);
+        for (y, row) in out.chunks_exact_mut(width).enumerate() {
+            for j in 0..ss {
+                let b = (y as f32 + (j as f32 + 0.5) / ss as f32) * sy - r.h / 2.0;
+                for i in 0..ss {
+                    let a = (i as f32 + 0.5) / ss as f32 * sx - r.w / 2.0;
+                    let (px, py) = (r.cx + u[0] * a + v[0] * b, r.cy + u[1] * a + v[1] * b);
+                    if inside {
+                        for (x, o) in row.iter_mut().enumerate() {
+                            *o += grey.sample_inside(px + dx * x as f32, py + dy * x as f32);
+                        }
+                    } else {
+                        for (x, o) in row.iter_mut().enumerate() {
+                            *o += grey.sample(px + dx * x as f32, py + dy * x as f32);
+                        }
+                    }
+                }
+            }
+            for o in row.iter_mut() {
+                *o = *o * norm - 1.0;
+            }
+        }
+        out
+    }
+
+    /// Returns true when the page reads upside down (votes of the direction classifier).
+    pub(crate) fn vote_flip(&self, grey: &Grey, rects: &[RotRect]) -> Result<bool> {
+        let mut cand: Vec<&RotRect> = rects.iter().filter(|r| r.w >= 2.0 * r.h).collect();
+        cand.sort_by(|a, b| (b.w * b.h).total_cmp(&(a.w * a.h)));
+        cand.truncate(24);
+        if cand.is_empty() {
+            return Ok(false);
+        }
+        let (h, w) = (48usize, 192usize);
+        let mut data = Vec::with_capacity(cand.len() * 3 * h * w);
+        for r in &cand {
+            // Keep the aspect ratio: crop width proportional, padded with 0.
+            let cw = ((r.w / r.h * h as f32).round() as usize).clamp(8, w);
+            let crop = Self::crop(grey, r, h, cw);
+            let mut plane = vec![0f32; h * w];
+            for y in 0..h {
+                plane[y * w..y * w + cw].copy_from_slice(&crop[y * cw..(y + 1) * cw]);
+            }
+            for _ in 0..3 {
+                data.extend_from_slice(&plane);
+            }
+        }
+        let tensor = Tensor::from_array(([cand.len(), 3, h, w], data)).map_err(inference)?;
+        let mut timer = StageTimer::new(self.tuning.timing);
+        let mut session = self.cls.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
+        let run = self.machine_run()?;
+        let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
+        drop(run);
+        timer.mark("cls.run");
+        let (_, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
+        let mut vote = 0f32;
+        for i in 0..cand.len() {
+            vote += probs[i * 2 + 1] - probs[i * 2];
+        }
+        Ok(vote > 0.0)
+    }
+
+    /// Recognises each rectangle; returns (line rect, words (text, conf, rect), line conf)
+    /// for the lines kept, in the input order, and the mean character confidence of every
+    /// line read (kept or not; 1 when there is none).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn recognise_lines(
+        &self,
+        grey: &Grey,
+        rects: &[RotRect],
+        rec: &Recogniser,
+    ) -> Result<(Vec<(RotRect, Vec<(String, f32, RotRect)>, f32)>, f32)> {
+        let (mut conf_sum, mut conf_chars) = (0f32, 0usize);
+        let widths: Vec<usize> = rects
+            .iter()
+            .map(|r| ((r.w / r.h.max(1.0) * REC_HEIGHT as f32 * self.tuning.rec_squeeze).round() as usize).clamp(16, REC_MAX_WIDTH))
+            .collect();
+        let mut idx: Vec<usize> = (0..rects.len()).collect();
+        idx.sort_by_key(|&i| widths[i]);
+        let mut results: Vec<Option<(RotRect, Vec<(String, f32, RotRect)>, f32)>> = vec![None; rects.len()];
+        let rec_min = self.tuning.rec_min_width;
+        let max_batch_pixels = REC_HEIGHT * 320 * 16;
+        let mut start = 0;
+        let mut timer = StageTimer::new(self.tuning.timing);
+        while start < idx.len() {
+            // Grow the batch while the padded size stays within budget.
+            let mut end = start + 1;
+            while end < idx.len() && end - start < 24 {
+                let bw = widths[idx[end]].max(rec_min);
+                if bw * REC_HEIGHT * (end + 1 - start) > max_batch_pixels.max(bw * REC_HEIGHT) {
+                    break;
+                }
+                end += 1;
+            }
+            let batch = &idx[start..end];
+            let bw = batch.iter().map(|&i| widths[i]).max().unwrap_or(rec_min).max(rec_min);
+            let n = batch.len();
+            let plane = REC_HEIGHT * bw;
+            let mut data = vec![0f32; n * 3 * plane];
+            for (k, &i) in batch.iter().enumerate() {
+                let cw = widths[i];
+                let crop = Self::crop(grey, &rects[i], REC_HEIGHT, cw);
+                for c in 0..3 {
+                    let base = k * 3 * plane + c * plane;
+                    for y in 0..REC_HEIGHT {
+                        data[base + y * bw..base + y * bw + cw].copy_from_slice(&crop[y * cw..(y + 1) * cw]);
+                    }
+                }
+            }
+            let tensor = Tensor::from_array(([n, 3, REC_HEIGHT, bw], data)).map_err(inference)?;
+            timer.mark(&format!("rec.crop n={n} w={bw}"));
+            let mut session = rec.session.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
+            let run = self.machine_run()?;
+            let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
+            drop(run);
+            timer.mark("rec.run");
+            let (shape, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
+            let (t, c) = (shape[1] as usize, shape[2] as usize);
+            let frame_px = bw as f32 / t as f32;
+            for (k, &i) in batch.iter().enumerate() {
+                let valid = ((widths[i] as f32 / frame_px).ceil() as usize).min(t);
+                let glyphs = rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &rec.dict);
+                let glyphs = rec::recover_spaces(glyphs);
+                let spans = rec::words(&glyphs);
+                if spans.is_empty() {
+                    continue;
+                }
+                let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
+                let conf = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len().max(1) as f32;
+                conf_sum += conf * chars.len() as f32;
+                conf_chars += chars.len();
+                if self.tuning.debug {
+                    let text: String = glyphs.iter().map(|g| g.ch.as_str()).collect();
+                    eprintln!("line {:?} conf {conf:.2} {text}", rects[i]);
+                }
+                if conf < DROP_SCORE {
+                    continue;
+                }
+                let r = rects[i];
+                let (u, _) = r.axes();
+                // Frame units -> crop pixels -> page pixels along the line axis.
+                let px_per_frame = frame_px * r.w / widths[i] as f32;
+                let words = spans
+                    .into_iter()
+                    .map(|s| {
+                        let a = (s.x0 * px_per_frame).min(r.w);
+                        let b = (s.x1 * px_per_frame).min(r.w).max(a + 1.0);
+                        let mid = (a + b) / 2.0 - r.w / 2.0;
+                        let wr = RotRect { cx: r.cx + u[0] * mid, cy: r.cy + u[1] * mid, w: b - a, h: r.h, angle: r.angle };
+                        (s.text, s.confidence, wr)
+                    })
+                    .collect();
+                results[i] = Some((r, words, conf));
+            }
+            timer.mark("rec.decode");
+            start = end;
+        }
+        let confidence = if conf_chars == 0 { 1.0 } else { conf_sum / conf_chars as f32 };
+        if self.tuning.timing {
+            eprintln!("page confidence {confidence:.3} over {conf_chars} characters");
+        }
+        Ok((results.into_iter().flatten().collect(), confidence))
+    }
+}

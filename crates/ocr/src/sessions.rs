@@ -1,0 +1,45 @@
+//! Loading of model files into ONNX Runtime sessions (hash checked, graph rewrites applied)
+//! and of recognition dictionaries (full-width forms folded to ASCII).
+
+use ort::session::builder::GraphOptimizationLevel;
+use ort::session::Session;
+
+use crate::models::read_verified;
+use crate::{fuse, ModelFile, OcrError, Result};
+
+/// Creates a session for a model file (hash checked, graph rewrites applied).
+pub(crate) fn load_session(env: &ort::environment::Environment, threads: usize, spinning: bool, fuse_graph: bool, f: &ModelFile) -> Result<Session> {
+    let verified = read_verified(f)?;
+    // Exact rewrites ONNX Runtime does not do itself (see [`fuse`]); a model they do not
+    // understand is loaded as it is; [`OcrTuning::fuse`] false loads it unchanged (the
+    // tests compare both).
+    let bytes = if fuse_graph { fuse::optimise(&verified).map(|(b, _)| b).unwrap_or(verified) } else { verified };
+    let build = || -> ort::Result<Session> {
+        Session::builder(env)?
+            .with_optimization_level(GraphOptimizationLevel::Level3)?
+            .with_memory_pattern(false)?
+            .with_intra_threads(threads)?
+            .with_inter_threads(1)?
+            .with_intra_op_spinning(spinning)?
+            .commit_from_memory(&bytes)
+    };
+    build().map_err(|e| OcrError::Init(format!("{}: {e}", f.path.display())))
+}
+
+/// Reads a recognition dictionary (hash checked), full-width forms folded to ASCII.
+pub(crate) fn load_dict(f: &ModelFile) -> Result<Vec<String>> {
+    let bytes = read_verified(f)?;
+    Ok(String::from_utf8_lossy(&bytes).lines().map(|l| ascii_fold(l.trim_end_matches('\r'))).collect())
+}
+
+/// Maps the dictionary's full-width forms (U+FF01-FF5E, U+3000) to ASCII: the Chinese
+/// recogniser often reads ':' or ',' as their full-width twins.
+fn ascii_fold(s: &str) -> String {
+    s.chars()
+        .map(|c| match c as u32 {
+            0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            0x3000 => ' ',
+            _ => c,
+        })
+        .collect()
+}
