@@ -9,6 +9,7 @@ pub(crate) mod pages;
 pub(crate) mod save;
 pub(crate) mod security;
 pub mod split;
+mod graft;
 mod tree;
 
 /// What a page operation wrote.
