@@ -197,3 +197,53 @@ fn owner_password_only_input_splits_into_encrypted_parts() {
         assert!(qpdf_ok(qpdf_check(&p, None)), "qpdf --check {name}");
     }
 }
+
+#[test]
+fn part_links_and_named_destinations_lead_only_into_the_part() {
+    // geotopo-117-pages.pdf links through ~1,500 named destinations.
+    let Some(input) = corpus_file("geotopo-117-pages.pdf") else {
+        return;
+    };
+    let scratch = Scratch::new("split-one-parse-links");
+    let whole = PdfDocument::open(input.to_str().unwrap()).unwrap();
+    let internal = |doc: &PdfDocument, i: i32| {
+        doc.load_page(i)
+            .unwrap()
+            .links()
+            .unwrap()
+            .filter(|l| l.uri.starts_with('#') || l.dest.is_some())
+            .count()
+    };
+    let entries = run(&input, &scratch.path("out.zip"), SplitMode::Chunks(20));
+    let (mut before, mut after) = (0, 0);
+    for (k, (name, bytes)) in entries.iter().enumerate() {
+        let p = scratch.path(name);
+        std::fs::write(&p, bytes).unwrap();
+        let part = PdfDocument::open(p.to_str().unwrap()).unwrap();
+        let count = part.page_count().unwrap();
+        for i in 0..count {
+            before += internal(&whole, 20 * k as i32 + i);
+            for link in part.load_page(i).unwrap().links().unwrap() {
+                // A link to a destination name the part no longer has would be left
+                // without a destination.
+                assert!(
+                    link.dest.is_some() || !link.uri.starts_with('#'),
+                    "{name} page {}: a link to a missing destination ({})",
+                    i + 1,
+                    link.uri
+                );
+                if let Some(dest) = link.dest {
+                    after += 1;
+                    assert!(
+                        (dest.loc.page_number as i32) < count,
+                        "{name} page {}: a link leads out of the part ({})",
+                        i + 1,
+                        link.uri
+                    );
+                }
+            }
+        }
+    }
+    assert!(before > 0 && after > 0, "links within parts survive ({after} of {before})");
+    assert!(after < before, "links to other parts are removed");
+}

@@ -25,7 +25,8 @@ use crate::control::JobControl;
 use crate::error::{EngineError, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
 use crate::pdf::graft::{dict_entries, Grafter};
-use crate::pdf::links::prune_removed_pages;
+use crate::pdf::links::prune_removed_pages_and_names;
+use crate::pdf::part_dests::SourceDests;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::{keep_encryption, keep_pages};
 use crate::pdf::save::{write_atomically, write_options};
@@ -151,6 +152,7 @@ pub fn split(
             // move onto the pages (in the parsed input only).
             flatten_inherited(&mut page.try_clone().ctx("reading a page")?)?;
         }
+        let dests = SourceDests::load(&opened.doc)?;
         let mut checked = vec![false; n];
         write_zip(output_zip, &parts, prefix, control, |part| {
             // Content streams are checked (and repaired) once, the first time a page
@@ -163,7 +165,7 @@ pub fn split(
             for &i in &fresh {
                 checked[i] = true;
             }
-            grafted_part(&opened.doc, &pages, part)
+            grafted_part(&opened.doc, &dests, &pages, part)
         })?
     };
     control.finish();
@@ -215,7 +217,12 @@ fn write_zip(
 /// pruned like `delete_pages` prunes them (outline items, links, named destinations,
 /// `/OpenAction`, form fields); the structure tree and page labels are left out unless
 /// the part is the whole document in order.
-fn grafted_part(src: &PdfDocument, pages: &[PdfObject], part: &[usize]) -> Result<Vec<u8>> {
+fn grafted_part(
+    src: &PdfDocument,
+    dests: &SourceDests,
+    pages: &[PdfObject],
+    part: &[usize],
+) -> Result<Vec<u8>> {
     let ctx = "building a part";
     let n = pages.len();
     let whole = part.len() == n && part.iter().enumerate().all(|(k, &i)| k == i);
@@ -252,12 +259,14 @@ fn grafted_part(src: &PdfDocument, pages: &[PdfObject], part: &[usize]) -> Resul
     };
     for (key, val) in dict_entries(&src_catalog)? {
         let name = key.as_name().unwrap_or_default();
-        if skip.iter().any(|s| s.as_bytes() == name.as_slice()) {
+        if skip.iter().any(|s| s.as_bytes() == name.as_slice()) || name == b"Names" || name == b"Dests" {
             continue;
         }
         let copy = graft.copy(&val, false)?;
         catalog.dict_put(key, copy).ctx(ctx)?;
     }
+    let kept_src: HashSet<i32> = part.iter().map(|&i| obj_num(&pages[i])).collect();
+    let gone = dests.copy_into(&mut graft, &src_catalog, &mut catalog, &kept_src)?;
     if let Some(info) = src.trailer().and_then(|t| t.get_dict("Info")).ctx(ctx)? {
         let copy = graft.copy(&info, false)?;
         let mut trailer = graft.dst().trailer().ctx(ctx)?;
@@ -267,7 +276,7 @@ fn grafted_part(src: &PdfDocument, pages: &[PdfObject], part: &[usize]) -> Resul
     install_page_tree(&mut dst, &mut refs)?;
     if !whole {
         let nums: HashSet<i32> = refs.iter().map(obj_num).collect();
-        prune_removed_pages(&mut dst, &refs, &nums)?;
+        prune_removed_pages_and_names(&mut dst, &refs, &nums, gone)?;
     }
     let mut bytes = Vec::new();
     dst.write_to_with_options(&mut bytes, write_options(Encryption::None))
