@@ -18,7 +18,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const second = c("latex-outline-4-pages.pdf");
   // The corpus's large PDFs (issue 14: split no slower than qpdf --split-pages on them).
   const large = ["geotopo-117-pages.pdf", "freeculture-book-352-pages.pdf"];
-  const inputs = ctx.quick ? [c(large[0])] : [...large.map(c), gen.text200];
+  const inputs = ctx.quick ? [c(large[0]!)] : [...large.map(c), gen.text200];
   const reps = ctx.quick ? 2 : 5;
   const pw = "bench-pw";
   const rows: any[] = [];
