@@ -48,7 +48,9 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const inputs = ctx.quick
     ? [c("scanned-multipage-assembly.pdf"), c("cmyk-image.pdf"), c("geotopo-117-pages.pdf"), c("chinese-template.pdf")]
     : [...corpusPdfs, gen.photo50, gen.text200];
-  const gs = (preset: string) => (i: string, o: string) => ["gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=pdfwrite", `-dPDFSETTINGS=/${preset}`, `-sOutputFile=${o}`, i];
+  // Reference tools are bounded too: Ghostscript ran minutes on decompression-bomb.pdf (a
+  // timed-out run counts as failed, so as lost content).
+  const gs = (preset: string) => (i: string, o: string) => ["timeout", "120", "gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=pdfwrite", `-dPDFSETTINGS=/${preset}`, `-sOutputFile=${o}`, i];
   const tools: Tool[] = [
     { name: "ours light", level: "light", cmd: (i, o) => [bin, "compress", i, o, "light"] },
     { name: "ours balanced", level: "balanced", cmd: (i, o) => [bin, "compress", i, o, "balanced"] },

@@ -1,5 +1,5 @@
 // Issue 5: page operations of the engine (examples/pagework `pageop`) beside qpdf on the
-// 117-page born-digital PDF (and the generated 200-page text PDF): merge with a 4-page
+// 117-page born-digital PDF (and the 352-page book and the generated 200-page text PDF): merge with a 4-page
 // file, split into single pages, rotate +90, delete pages 2-10, encrypt AES-256 with user
 // and owner passwords, decrypt. Whole-process wall time, medians of interleaved runs.
 import { mkdirSync, rmSync } from "node:fs";
@@ -16,7 +16,9 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const gen = generatedInputs(ctx.corpusDir, ctx.outDir);
   const c = (n: string) => join(ctx.corpusDir, "files", n);
   const second = c("latex-outline-4-pages.pdf");
-  const inputs = ctx.quick ? [c("geotopo-117-pages.pdf")] : [c("geotopo-117-pages.pdf"), gen.text200];
+  // The corpus's large PDFs (issue 14: split no slower than qpdf --split-pages on them).
+  const large = ["geotopo-117-pages.pdf", "freeculture-book-352-pages.pdf"];
+  const inputs = ctx.quick ? [c(large[0]!)] : [...large.map(c), gen.text200];
   const reps = ctx.quick ? 2 : 5;
   const pw = "bench-pw";
   const rows: any[] = [];
@@ -58,14 +60,20 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   rmSync(dir, { recursive: true, force: true });
   const main = rows.filter((r) => r.input === "geotopo-117-pages.pdf");
   const loadAfter = load1();
+  // Issue 14: split (one parse of the input) no slower than qpdf --split-pages, per file.
+  const splits = rows.filter((r) => r.op === "split into single pages" && large.includes(r.input));
+  const slowSplits = splits.filter((r) => !(r.ratio <= 1) || !r.ok);
+  const splitGoal = `Split into single pages vs qpdf --split-pages on the corpus's large PDFs (goal ours/qpdf <= 1 on each): ${splits.map((r) => `${r.input} ${f2(r.ratio)}`).join(", ")} — ${slowSplits.length === 0 ? "**met**" : `**missed** on ${slowSplits.map((r) => r.input).join(", ")}`}.`;
   const markdown = [
     loadNote(loadBefore, loadAfter),
     "",
-    `Whole-process wall time, median of ${reps} interleaved runs (ours, then qpdf). Ours writes split pages into one ZIP; qpdf writes one file per page. The issue sets no numeric goal for page operations; they are reported for comparison.`,
+    `Whole-process wall time, median of ${reps} interleaved runs (ours, then qpdf). Ours writes split pages into one ZIP; qpdf writes one file per page. Issue 5 sets no numeric goal for page operations; issue 14 asks split to be no slower than qpdf on the large PDFs (goal line below).`,
     "",
     ...lines,
     "",
     `On the 117-page PDF ours/qpdf ranges ${f2(Math.min(...main.map((r) => r.ratio)))}-${f2(Math.max(...main.map((r) => r.ratio)))} (below 1 = ours faster).`,
+    "",
+    splitGoal,
   ].join("\n");
   return { title: "Page operations vs qpdf", markdown, json: { rows } };
 }

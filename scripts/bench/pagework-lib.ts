@@ -54,7 +54,8 @@ export function pageCount(file: string, password?: string): number {
 }
 /** Words of extractable text (pdftotext). */
 export function wordCount(file: string): number {
-  return sh(["pdftotext", "-q", file, "-"]).split(/\s+/).filter(Boolean).length;
+  // Bounded: pdftotext expands decompression-bomb.pdf without limit (2.4 GB after 5 min).
+  return sh(["timeout", "60", "pdftotext", "-q", file, "-"]).split(/\s+/).filter(Boolean).length;
 }
 
 export interface Grey { w: number; h: number; px: Uint8Array }
@@ -80,7 +81,7 @@ export function readPgm(path: string): Grey {
 /** Greyscale renders (mutool draw -c gray) of pages 1..n at `dpi`. */
 export function renderGrey(file: string, dir: string, tag: string, pages: number, dpi = 100): Grey[] {
   mkdirSync(dir, { recursive: true });
-  Bun.spawnSync(["mutool", "draw", "-q", "-r", String(dpi), "-c", "gray", "-o", join(dir, `${tag}-%d.pgm`), file, `1-${pages}`], { stderr: "pipe" });
+  Bun.spawnSync(["timeout", "120", "mutool", "draw", "-q", "-r", String(dpi), "-c", "gray", "-o", join(dir, `${tag}-%d.pgm`), file, `1-${pages}`], { stderr: "pipe" });
   const out: Grey[] = [];
   for (let p = 1; p <= pages; p++) {
     try { out.push(readPgm(join(dir, `${tag}-${p}.pgm`))); } catch { /* missing page */ }

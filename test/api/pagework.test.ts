@@ -159,8 +159,10 @@ describe("compress", () => {
   }, 120_000);
 
   test.skipIf(!hasCorpus)("an input that cannot get smaller is returned unchanged, and the job says so", async () => {
-    const { job, out } = await runJob("compress", "scanned-jbig2.pdf", { level: "light" });
-    expect(readFileSync(out).equals(readFileSync(corpus("scanned-jbig2.pdf")))).toBe(true);
+    // Since light repacks the xref and catalogue as qpdf does (issue 14), scanned-jbig2.pdf
+    // gets 36 bytes smaller; japanese-tex-dvipdfmx.pdf (already compact) still cannot.
+    const { job, out } = await runJob("compress", "japanese-tex-dvipdfmx.pdf", { level: "light" });
+    expect(readFileSync(out).equals(readFileSync(corpus("japanese-tex-dvipdfmx.pdf")))).toBe(true);
     expect(job.result.note).toContain("original");
   }, 120_000);
 });

@@ -91,13 +91,59 @@ static void drop_private(fz_context *ctx, pdf_document *doc)
 /* Largest decoded stream re-deflated (bigger ones, or decompression bombs, are copied). */
 #define RECOMPRESS_CAP ((size_t)256 << 20)
 
+/* `buf` (a stream's inflated data, PNG-predicted with the parameters `dp`) with the
+ * predictor undone and deflated at zlib level 9; NULL when the data does not decode
+ * cleanly. */
+static fz_buffer *unpredicted_deflate(fz_context *ctx, fz_buffer *buf, pdf_obj *dp, int predictor)
+{
+	fz_stream *mem = NULL, *un = NULL;
+	fz_buffer *plain = NULL, *out = NULL;
+	fz_var(mem);
+	fz_var(un);
+	fz_var(plain);
+	fz_var(out);
+	fz_try(ctx)
+	{
+		int truncated = 0;
+		size_t len = 0;
+		unsigned char *data;
+		mem = fz_open_buffer(ctx, buf);
+		un = fz_open_predict(ctx, mem, predictor,
+			pdf_dict_get_int_default(ctx, dp, PDF_NAME(Columns), 1),
+			pdf_dict_get_int_default(ctx, dp, PDF_NAME(Colors), 1),
+			pdf_dict_get_int_default(ctx, dp, PDF_NAME(BitsPerComponent), 8));
+		plain = fz_read_best(ctx, un, 0, &truncated, RECOMPRESS_CAP);
+		if (!truncated && !un->error)
+		{
+			data = fz_new_deflated_data_from_buffer(ctx, &len, plain, FZ_DEFLATE_BEST);
+			out = fz_new_buffer_from_data(ctx, data, len);
+		}
+	}
+	fz_always(ctx)
+	{
+		fz_drop_buffer(ctx, plain);
+		fz_drop_stream(ctx, un);
+		fz_drop_stream(ctx, mem);
+	}
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_drop_buffer(ctx, out);
+		out = NULL;
+	}
+	return out;
+}
+
 /* Re-deflates one stream whose only filter is FlateDecode at zlib level 9, when that is smaller (qpdf --recompress-flate does the same). Any
- * error leaves the stream as it was. */
+ * error leaves the stream as it was. A PNG predictor is dropped when the data deflates
+ * smaller without it (qpdf does the same; chart-slanted-text.pdf's chart image: 37,338
+ * bytes with its predictor, 36,967 without). */
 static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
 {
 	pdf_obj *ref = NULL;
 	fz_stream *stm = NULL, *raw = NULL;
-	fz_buffer *buf = NULL, *comp = NULL;
+	fz_buffer *buf = NULL, *comp = NULL, *plain = NULL;
+	fz_var(plain);
 	fz_var(raw);
 	fz_var(ref);
 	fz_var(stm);
@@ -105,8 +151,8 @@ static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
 	fz_var(comp);
 	fz_try(ctx)
 	{
-		pdf_obj *f, *type;
-		int truncated = 0;
+		pdf_obj *f, *type, *dp;
+		int truncated = 0, predictor;
 		size_t clen = 0;
 		unsigned char *cdata;
 		if (!pdf_obj_num_is_stream(ctx, doc, num))
@@ -132,12 +178,24 @@ static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
 			break;
 		cdata = fz_new_deflated_data_from_buffer(ctx, &clen, buf, FZ_DEFLATE_BEST);
 		comp = fz_new_buffer_from_data(ctx, cdata, clen);
-		if ((int64_t)clen < pdf_dict_get_int64(ctx, ref, PDF_NAME(Length)))
+		dp = pdf_dict_get(ctx, ref, PDF_NAME(DecodeParms));
+		if (pdf_is_array(ctx, dp) && pdf_array_len(ctx, dp) == 1)
+			dp = pdf_array_get(ctx, dp, 0);
+		predictor = pdf_dict_get_int(ctx, dp, PDF_NAME(Predictor));
+		if (pdf_is_dict(ctx, dp) && predictor >= 10 && predictor <= 15)
+			plain = unpredicted_deflate(ctx, buf, dp, predictor);
+		if (plain && plain->len < clen && (int64_t)plain->len < pdf_dict_get_int64(ctx, ref, PDF_NAME(Length)))
+		{
+			pdf_update_stream(ctx, doc, ref, plain, 1);
+			pdf_dict_del(ctx, ref, PDF_NAME(DecodeParms));
+		}
+		else if ((int64_t)clen < pdf_dict_get_int64(ctx, ref, PDF_NAME(Length)))
 			pdf_update_stream(ctx, doc, ref, comp, 1);
 	}
 	fz_always(ctx)
 	{
 		fz_drop_buffer(ctx, comp);
+		fz_drop_buffer(ctx, plain);
 		fz_drop_buffer(ctx, buf);
 		fz_drop_stream(ctx, stm);
 		fz_drop_stream(ctx, raw);

@@ -58,6 +58,7 @@ mod ffi;
 mod guard;
 mod images;
 pub(crate) mod jpeg;
+mod repack;
 mod resample;
 
 use std::ffi::c_int;
@@ -336,6 +337,7 @@ fn run_guarded(
             None
         };
         let Some(failure) = failure else {
+            repack::repack_file(tmp, page_count);
             let written = fs::metadata(tmp).map(|m| m.len()).unwrap_or(u64::MAX);
             return Ok((Some(path), written));
         };

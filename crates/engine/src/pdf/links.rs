@@ -32,6 +32,9 @@ fn dest_key(obj: &PdfObject) -> Option<Vec<u8>> {
 /// `/Dests` dictionary of the catalog.
 pub(crate) struct NamedDests {
     map: HashMap<Vec<u8>, PdfObject>,
+    /// Names known to lead to a removed page although the document no longer lists
+    /// them (split leaves them out of a part's tree, see `part_dests.rs`).
+    gone: HashSet<Vec<u8>>,
 }
 
 impl NamedDests {
@@ -59,7 +62,10 @@ impl NamedDests {
             let mut seen = HashSet::new();
             collect_name_tree(&tree, 0, &mut seen, &mut map)?;
         }
-        Ok(Self { map })
+        Ok(Self {
+            map,
+            gone: HashSet::new(),
+        })
     }
 
     /// The explicit destination array a destination value leads to, if any.
@@ -77,6 +83,10 @@ impl NamedDests {
     /// Object number of the page a destination points at; `None` when it points
     /// elsewhere (remote file, page number, unresolvable name).
     pub(crate) fn target_page(&self, dest: &PdfObject) -> Option<i32> {
+        if !self.gone.is_empty() && dest_key(dest).is_some_and(|k| self.gone.contains(&k)) {
+            // 0 is no object's number, so no kept page's.
+            return Some(0);
+        }
         let array = self.explicit(dest)?;
         let first = array.get_array(0).ok()??;
         let num = obj_num(&first);
@@ -84,7 +94,7 @@ impl NamedDests {
     }
 }
 
-fn collect_name_tree(
+pub(crate) fn collect_name_tree(
     node: &PdfObject,
     depth: usize,
     seen: &mut HashSet<i32>,
@@ -231,7 +241,19 @@ pub(crate) fn prune_removed_pages(
     pages: &[PdfObject],
     kept: &HashSet<i32>,
 ) -> Result<()> {
-    let dests = NamedDests::load(doc)?;
+    prune_removed_pages_and_names(doc, pages, kept, HashSet::new())
+}
+
+/// As [`prune_removed_pages`]; destinations named in `gone` also count as leading to
+/// a removed page.
+pub(crate) fn prune_removed_pages_and_names(
+    doc: &mut PdfDocument,
+    pages: &[PdfObject],
+    kept: &HashSet<i32>,
+    gone: HashSet<Vec<u8>>,
+) -> Result<()> {
+    let mut dests = NamedDests::load(doc)?;
+    dests.gone = gone;
     let mut catalog = doc.catalog().ctx("reading the catalog")?;
 
     let mut kept_annots = HashSet::new();
@@ -441,7 +463,7 @@ fn prune_dest_tree(
 }
 
 /// A PDF string with arbitrary bytes (names in the tree need not be UTF-8).
-fn new_byte_string(doc: &PdfDocument, bytes: &[u8]) -> Result<PdfObject> {
+pub(crate) fn new_byte_string(doc: &PdfDocument, bytes: &[u8]) -> Result<PdfObject> {
     // PdfObject::new_string takes &str; PDF literal syntax carries any bytes.
     let mut src = String::with_capacity(bytes.len() * 4 + 2);
     src.push('<');

@@ -10,6 +10,8 @@ pub(crate) mod pages;
 pub(crate) mod save;
 pub(crate) mod security;
 pub mod split;
+mod graft;
+mod part_dests;
 mod tree;
 
 /// What a page operation wrote.

@@ -60,7 +60,7 @@ pub(crate) fn path_str(path: &Path) -> Result<&str> {
 pub(crate) enum Source<'a> {
     /// Read lazily by MuPDF.
     Path(&'a Path),
-    /// Already in memory (split parses the same input once per part).
+    /// Already in memory (split re-parses an encrypted input once per part).
     Bytes(&'a [u8]),
 }
 

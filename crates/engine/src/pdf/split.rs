@@ -6,21 +6,32 @@
 //! digits past 9999). Entries are stored uncompressed: PDF streams are compressed
 //! already.
 //!
-//! Each part is built from a fresh parse of the input reduced to its pages, so it keeps
-//! the document's outline, links, named destinations and form fields that concern its
+//! The input is parsed once. Each part is a new document into which the part's pages,
+//! the catalog and what they reach are copied (streams raw, never decoded), so a part
+//! costs what it contains, not what the whole document contains. A part keeps the
+//! document's outline, links, named destinations and form fields that concern its
 //! pages (same pruning as `delete_pages`); page labels and the structure tree are
-//! dropped.
+//! dropped. Encrypted inputs (owner password only) are the exception: each part is cut
+//! from a fresh parse so MuPDF's writer can keep the encryption.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use mupdf::pdf::{Encryption, PdfDocument, PdfObject};
+
 use crate::control::JobControl;
 use crate::error::{EngineError, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
+use crate::pdf::graft::{dict_entries, Grafter};
+use crate::pdf::links::prune_removed_pages_and_names;
+use crate::pdf::part_dests::SourceDests;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::{keep_encryption, keep_pages};
 use crate::pdf::save::{write_atomically, write_options};
+use crate::pdf::object::obj_num;
+use crate::pdf::tree::{flatten_inherited, install_page_tree};
 
 /// Inputs up to this size are held in memory while splitting.
 const IN_MEMORY_INPUT_CAP: u64 = 64 << 20;
@@ -104,10 +115,6 @@ pub fn split(
     control: &JobControl,
 ) -> Result<SplitResult> {
     control.checkpoint()?;
-    // Parsed once here to validate, then once per part: page removal edits the
-    // document in place, and MuPDF cannot copy a document. Re-parsing from memory
-    // saves a few syscalls per object; inputs above the cap are re-read from disk so
-    // memory stays bounded.
     let size = std::fs::metadata(input)
         .map_err(|e| EngineError::io("reading the input", e))?
         .len();
@@ -120,10 +127,8 @@ pub fn split(
         Some(b) => Source::Bytes(b),
         None => Source::Path(input),
     };
-    let opened = open_pdf(source(), PasswordPolicy::Refuse, options.max_pages)?;
+    let mut opened = open_pdf(source(), PasswordPolicy::Refuse, options.max_pages)?;
     let n = opened.page_count();
-    let encryption = keep_encryption(opened.encrypted);
-    drop(opened);
     let (parts, prefix) = plan(&options.mode, n)?;
     if parts.len() > SPLIT_MAX_PARTS {
         return Err(EngineError::invalid_options(format!(
@@ -134,7 +139,53 @@ pub fn split(
     let pages_processed: usize = parts.iter().map(Vec::len).sum();
     control.start(pages_processed as u64)?;
 
-    let output_bytes = write_atomically(output_zip, control, |tmp| {
+    let output_bytes = if opened.encrypted {
+        // An owner-password-only input: each part must stay encrypted the same way,
+        // which only MuPDF's writer on the input document itself can do.
+        drop(opened);
+        write_zip(output_zip, &parts, prefix, control, |part| {
+            reparsed_part(source(), n, part, control)
+        })?
+    } else {
+        let pages = std::mem::take(&mut opened.pages);
+        for page in &pages {
+            // Parts get page dictionaries without /Parent: inherited attributes first
+            // move onto the pages (in the parsed input only).
+            flatten_inherited(&mut page.try_clone().ctx("reading a page")?)?;
+        }
+        let dests = SourceDests::load(&opened.doc)?;
+        let mut checked = vec![false; n];
+        write_zip(output_zip, &parts, prefix, control, |part| {
+            // Content streams are checked (and repaired) once, the first time a page
+            // is written; later parts copy the repaired stream.
+            let fresh: Vec<usize> = part.iter().copied().filter(|&i| !checked[i]).collect();
+            repair_page_contents(fresh.iter().map(|&i| (i + 1, &pages[i])), control)?;
+            for _ in fresh.len()..part.len() {
+                control.advance()?;
+            }
+            for &i in &fresh {
+                checked[i] = true;
+            }
+            grafted_part(&opened.doc, &dests, &pages, part)
+        })?
+    };
+    control.finish();
+    Ok(SplitResult {
+        parts: parts.len() as u32,
+        pages_processed: pages_processed as u32,
+        output_bytes,
+    })
+}
+
+/// Writes the ZIP: one stored entry per part, the part's bytes from `write_part`.
+fn write_zip(
+    output_zip: &Path,
+    parts: &[Vec<usize>],
+    prefix: &str,
+    control: &JobControl,
+    mut write_part: impl FnMut(&[usize]) -> Result<Vec<u8>>,
+) -> Result<u64> {
+    write_atomically(output_zip, control, |tmp| {
         let file = File::create(tmp).map_err(|e| EngineError::io("creating the output", e))?;
         let mut zip = zip::ZipWriter::new(BufWriter::new(file));
         let entry_options = zip::write::SimpleFileOptions::default()
@@ -145,22 +196,7 @@ pub fn split(
                 "page" => format!("page-{:04}.pdf", part[0] + 1),
                 _ => format!("part-{:04}.pdf", k + 1),
             };
-            // A fresh parse per part: page removal mutates the document in place.
-            let mut opened = open_pdf(source(), PasswordPolicy::Refuse, None)?;
-            let pages = std::mem::take(&mut opened.pages);
-            if pages.len() != n {
-                return Err(EngineError::new(
-                    crate::error::ErrorCode::EngineError,
-                    "the page count changed between two reads of the input",
-                ));
-            }
-            repair_page_contents(part.iter().map(|&i| (i + 1, &pages[i])), control)?;
-            keep_pages(&mut opened.doc, &pages, part)?;
-            let mut bytes = Vec::new();
-            opened
-                .doc
-                .write_to_with_options(&mut bytes, write_options(encryption))
-                .ctx("writing a part")?;
+            let bytes = write_part(part)?;
             zip.start_file(name, entry_options)
                 .map_err(|e| EngineError::io("writing the ZIP", e.into()))?;
             zip.write_all(&bytes)
@@ -173,13 +209,102 @@ pub fn split(
             .flush()
             .map_err(|e| EngineError::io("writing the ZIP", e))?;
         Ok(())
-    })?;
-    control.finish();
-    Ok(SplitResult {
-        parts: parts.len() as u32,
-        pages_processed: pages_processed as u32,
-        output_bytes,
     })
+}
+
+/// One part as a new document grafted from the parsed input: the part's pages (without
+/// `/Parent`), the catalog and `/Info`, and what they reach. Every other page is
+/// redirected to an empty placeholder, so references to it copy nothing and are then
+/// pruned like `delete_pages` prunes them (outline items, links, named destinations,
+/// `/OpenAction`, form fields); the structure tree and page labels are left out unless
+/// the part is the whole document in order.
+fn grafted_part(
+    src: &PdfDocument,
+    dests: &SourceDests,
+    pages: &[PdfObject],
+    part: &[usize],
+) -> Result<Vec<u8>> {
+    let ctx = "building a part";
+    let n = pages.len();
+    let whole = part.len() == n && part.iter().enumerate().all(|(k, &i)| k == i);
+    let mut dst = PdfDocument::new();
+    let placeholder = dst.new_dict().ctx(ctx)?;
+    let placeholder = dst.add_object(&placeholder).ctx(ctx)?;
+    let mut graft = Grafter::new(src, &mut dst)?;
+    let in_part: HashSet<usize> = part.iter().copied().collect();
+    for (i, page) in pages.iter().enumerate() {
+        if !in_part.contains(&i) && obj_num(page) != 0 {
+            graft.redirect(obj_num(page), obj_num(&placeholder))?;
+        }
+    }
+    // Targets of the part's pages exist before anything is copied, so references
+    // between them (annotations' /P, links) resolve to the copies.
+    let mut refs = Vec::with_capacity(part.len());
+    for &i in part {
+        refs.push(match obj_num(&pages[i]) {
+            0 => graft.dst().create_object().ctx(ctx)?,
+            num => graft.reserve(num)?,
+        });
+    }
+    for (&i, target) in part.iter().zip(refs.iter_mut()) {
+        let page = pages[i].resolve().ctx(ctx)?.unwrap_or_else(PdfObject::new_null);
+        let copy = graft.copy(&page, true)?;
+        target.write_object(&copy).ctx(ctx)?;
+    }
+    let src_catalog = src.catalog().ctx("reading the catalog")?;
+    let mut catalog = graft.dst().catalog().ctx(ctx)?;
+    let skip: &[&str] = if whole {
+        &["Type", "Pages"]
+    } else {
+        &["Type", "Pages", "StructTreeRoot", "MarkInfo", "PageLabels"]
+    };
+    for (key, val) in dict_entries(&src_catalog)? {
+        let name = key.as_name().unwrap_or_default();
+        if skip.iter().any(|s| s.as_bytes() == name.as_slice()) || name == b"Names" || name == b"Dests" {
+            continue;
+        }
+        let copy = graft.copy(&val, false)?;
+        catalog.dict_put(key, copy).ctx(ctx)?;
+    }
+    let kept_src: HashSet<i32> = part.iter().map(|&i| obj_num(&pages[i])).collect();
+    let gone = dests.copy_into(&mut graft, &src_catalog, &mut catalog, &kept_src)?;
+    if let Some(info) = src.trailer().and_then(|t| t.get_dict("Info")).ctx(ctx)? {
+        let copy = graft.copy(&info, false)?;
+        let mut trailer = graft.dst().trailer().ctx(ctx)?;
+        trailer.dict_put("Info", copy).ctx(ctx)?;
+    }
+    drop(graft);
+    install_page_tree(&mut dst, &mut refs)?;
+    if !whole {
+        let nums: HashSet<i32> = refs.iter().map(obj_num).collect();
+        prune_removed_pages_and_names(&mut dst, &refs, &nums, gone)?;
+    }
+    let mut bytes = Vec::new();
+    dst.write_to_with_options(&mut bytes, write_options(Encryption::None))
+        .ctx("writing a part")?;
+    Ok(bytes)
+}
+
+/// One part from a fresh parse of the input reduced to its pages (page removal edits
+/// the document in place, and MuPDF cannot copy a document); for encrypted inputs.
+fn reparsed_part(source: Source<'_>, n: usize, part: &[usize], control: &JobControl) -> Result<Vec<u8>> {
+    let mut opened = open_pdf(source, PasswordPolicy::Refuse, None)?;
+    let encryption = keep_encryption(opened.encrypted);
+    let pages = std::mem::take(&mut opened.pages);
+    if pages.len() != n {
+        return Err(EngineError::new(
+            crate::error::ErrorCode::EngineError,
+            "the page count changed between two reads of the input",
+        ));
+    }
+    repair_page_contents(part.iter().map(|&i| (i + 1, &pages[i])), control)?;
+    keep_pages(&mut opened.doc, &pages, part)?;
+    let mut bytes = Vec::new();
+    opened
+        .doc
+        .write_to_with_options(&mut bytes, write_options(encryption))
+        .ctx("writing a part")?;
+    Ok(bytes)
 }
 
 #[cfg(test)]
