@@ -13,10 +13,7 @@ fn one_char(value: Option<String>, what: &str) -> engine::Result<Option<char>> {
             let mut it = s.chars();
             match (it.next(), it.next()) {
                 (Some(c), None) => Ok(Some(c)),
-                _ => Err(EngineError::new(
-                    ErrorCode::InvalidOptions,
-                    format!("{what} must be exactly one character"),
-                )),
+                _ => Err(EngineError::new(ErrorCode::InvalidOptions, format!("{what} must be exactly one character"))),
             }
         }
     }
@@ -162,18 +159,16 @@ pub fn pdf_to_docx<'env>(
             max_pages: options.max_pages,
             ocr: options.ocr.unwrap_or(false),
         };
-        engine::convert::docx::pdf_to_docx(input.as_ref(), output.as_ref(), &opts, &control).map(|r| {
-            PdfToDocxResult {
-                pages_processed: r.pages_processed,
-                page_count: r.page_count,
-                paragraphs: r.paragraphs,
-                images: r.images,
-                images_skipped: r.images_skipped,
-                tables: r.tables,
-                pages_without_text: r.pages_without_text,
-                pages_ocred: r.pages_ocred,
-                output_bytes: r.output_bytes as f64,
-            }
+        engine::convert::docx::pdf_to_docx(input.as_ref(), output.as_ref(), &opts, &control).map(|r| PdfToDocxResult {
+            pages_processed: r.pages_processed,
+            page_count: r.page_count,
+            paragraphs: r.paragraphs,
+            images: r.images,
+            images_skipped: r.images_skipped,
+            tables: r.tables,
+            pages_without_text: r.pages_without_text,
+            pages_ocred: r.pages_ocred,
+            output_bytes: r.output_bytes as f64,
         })
     })
 }

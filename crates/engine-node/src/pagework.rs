@@ -62,12 +62,14 @@ pub fn render_jpeg<'env>(
             max_pages: options.max_pages,
             jpeg_encoder: settings().jpeg_encoder,
         };
-        engine::pagework::render::render_jpeg(input.as_ref(), output.as_ref(), &options, &control).map(|r| RenderJpegResult {
-            pages_processed: r.pages_processed,
-            page_count: r.page_count,
-            zip: r.zip,
-            grey_pages: r.grey_pages,
-            output_bytes: r.output_bytes as f64,
+        engine::pagework::render::render_jpeg(input.as_ref(), output.as_ref(), &options, &control).map(|r| {
+            RenderJpegResult {
+                pages_processed: r.pages_processed,
+                page_count: r.page_count,
+                zip: r.zip,
+                grey_pages: r.grey_pages,
+                output_bytes: r.output_bytes as f64,
+            }
         })
     })
 }
@@ -105,7 +107,13 @@ pub fn redact<'env>(
             .regions
             .iter()
             .map(|r| {
-                Ok(engine::pagework::redact::RedactRegion { page: integer(r.page, "regions[].page")?, x: r.x, y: r.y, w: r.w, h: r.h })
+                Ok(engine::pagework::redact::RedactRegion {
+                    page: integer(r.page, "regions[].page")?,
+                    x: r.x,
+                    y: r.y,
+                    w: r.w,
+                    h: r.h,
+                })
             })
             .collect::<engine::Result<Vec<_>>>()?;
         let options = engine::pagework::redact::RedactOptions {
@@ -114,7 +122,8 @@ pub fn redact<'env>(
             max_pages: options.max_pages,
             jpeg_encoder: settings().jpeg_encoder,
         };
-        engine::pagework::redact::redact(input.as_ref(), output.as_ref(), &options, &control).map(crate::pdf::PageOpResult::from)
+        engine::pagework::redact::redact(input.as_ref(), output.as_ref(), &options, &control)
+            .map(crate::pdf::PageOpResult::from)
     })
 }
 
@@ -158,12 +167,14 @@ pub fn compress<'env>(
             guard_always: s.compress_guard_always,
             images: s.compress_images.unwrap_or(engine::pagework::compress::ImagePass::Engine),
         };
-        engine::pagework::compress::compress(input.as_ref(), output.as_ref(), &options, &control).map(|r| CompressResult {
-            page_count: r.page_count,
-            input_bytes: r.input_bytes as f64,
-            output_bytes: r.output_bytes as f64,
-            kept_original: r.kept_original,
-            path: r.path.as_str().to_owned(),
+        engine::pagework::compress::compress(input.as_ref(), output.as_ref(), &options, &control).map(|r| {
+            CompressResult {
+                page_count: r.page_count,
+                input_bytes: r.input_bytes as f64,
+                output_bytes: r.output_bytes as f64,
+                kept_original: r.kept_original,
+                path: r.path.as_str().to_owned(),
+            }
         })
     })
 }

@@ -56,11 +56,7 @@ pub struct PageOpResult {
 
 impl From<engine::PageOpResult> for PageOpResult {
     fn from(r: engine::PageOpResult) -> Self {
-        Self {
-            pages_processed: r.pages_processed,
-            page_count: r.page_count,
-            output_bytes: r.output_bytes as f64,
-        }
+        Self { pages_processed: r.pages_processed, page_count: r.page_count, output_bytes: r.output_bytes as f64 }
     }
 }
 
@@ -86,11 +82,7 @@ pub fn rotate<'env>(
     spawn_job(env, move || {
         let options = engine::RotateOptions {
             degrees: integer(options.degrees, "degrees")?,
-            pages: options
-                .pages
-                .as_deref()
-                .map(|p| integers(p, "pages[]"))
-                .transpose()?,
+            pages: options.pages.as_deref().map(|p| integers(p, "pages[]")).transpose()?,
             max_pages: options.max_pages,
         };
         engine::rotate(input.as_ref(), output.as_ref(), &options, &control).map(PageOpResult::from)
@@ -114,10 +106,8 @@ pub fn reorder<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let options = engine::ReorderOptions {
-            order: integers(&options.order, "order[]")?,
-            max_pages: options.max_pages,
-        };
+        let options =
+            engine::ReorderOptions { order: integers(&options.order, "order[]")?, max_pages: options.max_pages };
         engine::reorder(input.as_ref(), output.as_ref(), &options, &control).map(PageOpResult::from)
     })
 }
@@ -139,12 +129,9 @@ pub fn delete_pages<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let options = engine::DeletePagesOptions {
-            pages: integers(&options.pages, "pages[]")?,
-            max_pages: options.max_pages,
-        };
-        engine::delete_pages(input.as_ref(), output.as_ref(), &options, &control)
-            .map(PageOpResult::from)
+        let options =
+            engine::DeletePagesOptions { pages: integers(&options.pages, "pages[]")?, max_pages: options.max_pages };
+        engine::delete_pages(input.as_ref(), output.as_ref(), &options, &control).map(PageOpResult::from)
     })
 }
 
@@ -188,16 +175,11 @@ fn split_mode(options: &SplitOptions) -> engine::Result<engine::SplitMode> {
     match options.mode.as_str() {
         "every_page" => Ok(engine::SplitMode::EveryPage),
         "chunks" => {
-            let size = options
-                .chunk_size
-                .ok_or_else(|| invalid("mode chunks needs chunkSize".into()))?;
+            let size = options.chunk_size.ok_or_else(|| invalid("mode chunks needs chunkSize".into()))?;
             Ok(engine::SplitMode::Chunks(integer(size, "chunkSize")?))
         }
         "ranges" => {
-            let ranges = options
-                .ranges
-                .as_ref()
-                .ok_or_else(|| invalid("mode ranges needs ranges".into()))?;
+            let ranges = options.ranges.as_ref().ok_or_else(|| invalid("mode ranges needs ranges".into()))?;
             let pairs = ranges
                 .iter()
                 .map(|r| match r.as_slice() {
@@ -207,9 +189,7 @@ fn split_mode(options: &SplitOptions) -> engine::Result<engine::SplitMode> {
                 .collect::<engine::Result<Vec<_>>>()?;
             Ok(engine::SplitMode::Ranges(pairs))
         }
-        other => Err(invalid(format!(
-            "mode must be every_page, ranges or chunks, not {other:?}"
-        ))),
+        other => Err(invalid(format!("mode must be every_page, ranges or chunks, not {other:?}"))),
     }
 }
 
@@ -223,16 +203,9 @@ pub fn split<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let options = engine::SplitOptions {
-            mode: split_mode(&options)?,
-            max_pages: options.max_pages,
-        };
+        let options = engine::SplitOptions { mode: split_mode(&options)?, max_pages: options.max_pages };
         let r = engine::split(input.as_ref(), output_zip.as_ref(), &options, &control)?;
-        Ok(SplitResult {
-            parts: r.parts,
-            pages_processed: r.pages_processed,
-            output_bytes: r.output_bytes as f64,
-        })
+        Ok(SplitResult { parts: r.parts, pages_processed: r.pages_processed, output_bytes: r.output_bytes as f64 })
     })
 }
 
@@ -291,10 +264,8 @@ pub fn unlock<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let options = options.map_or_else(Default::default, |o| engine::UnlockOptions {
-            password: o.password,
-            max_pages: o.max_pages,
-        });
+        let options = options
+            .map_or_else(Default::default, |o| engine::UnlockOptions { password: o.password, max_pages: o.max_pages });
         engine::unlock(input.as_ref(), output.as_ref(), &options, &control).map(PageOpResult::from)
     })
 }

@@ -42,11 +42,7 @@ fn submit(job: Job) {
         }
         Mutex::new(tx)
     });
-    sender
-        .lock()
-        .expect("engine pool lock")
-        .send(job)
-        .expect("engine pool is running");
+    sender.lock().expect("engine pool lock").send(job).expect("engine pool is running");
 }
 
 /// Builds the JS error: `code` = engine code, `message` = detail.
@@ -79,10 +75,7 @@ where
                 .map(|s| (*s).to_owned())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_owned());
-            Err(EngineError::new(
-                ErrorCode::EngineError,
-                format!("internal error: {detail}"),
-            ))
+            Err(EngineError::new(ErrorCode::EngineError, format!("internal error: {detail}")))
         });
         deferred.resolve(Box::new(move |env| outcome.map_err(|e| js_error(&env, &e))));
     }));
@@ -98,10 +91,7 @@ pub(crate) fn integer(value: f64, what: &str) -> engine::Result<i64> {
     if value.is_finite() && value.fract() == 0.0 && value.abs() < 9.0e15 {
         Ok(value as i64)
     } else {
-        Err(EngineError::new(
-            ErrorCode::InvalidOptions,
-            format!("{what} must be an integer, not {value}"),
-        ))
+        Err(EngineError::new(ErrorCode::InvalidOptions, format!("{what} must be an integer, not {value}")))
     }
 }
 
@@ -130,9 +120,7 @@ impl JobControl {
     #[napi(constructor)]
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        Self {
-            inner: Arc::new(engine::JobControl::new()),
-        }
+        Self { inner: Arc::new(engine::JobControl::new()) }
     }
 
     /// Asks the operation to stop at its next page checkpoint; it then rejects with
@@ -150,9 +138,6 @@ impl JobControl {
     #[napi]
     pub fn progress(&self) -> Progress {
         let p = self.inner.progress();
-        Progress {
-            done: p.done as f64,
-            total: p.total as f64,
-        }
+        Progress { done: p.done as f64, total: p.total as f64 }
     }
 }

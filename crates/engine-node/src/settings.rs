@@ -81,6 +81,7 @@ fn parse(s: EngineSettings) -> engine::Result<Settings> {
 /// `invalid_options` for an unknown encoder or image pass.
 #[napi]
 pub fn configure(settings: EngineSettings) -> Result<bool> {
-    let parsed = parse(settings).map_err(|e| Error::new(Status::InvalidArg, format!("{}: {}", e.code.as_str(), e.message)))?;
+    let parsed =
+        parse(settings).map_err(|e| Error::new(Status::InvalidArg, format!("{}: {}", e.code.as_str(), e.message)))?;
     Ok(SETTINGS.set(parsed).is_ok())
 }

@@ -4,9 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use engine::{
-    delete_pages, identify, merge, protect, reorder, rotate, split, unlock, DeletePagesOptions,
-    JobControl, ProtectOptions, ReorderOptions, RotateOptions, SplitMode, SplitOptions,
-    UnlockOptions,
+    delete_pages, identify, merge, protect, reorder, rotate, split, unlock, DeletePagesOptions, JobControl,
+    ProtectOptions, ReorderOptions, RotateOptions, SplitMode, SplitOptions, UnlockOptions,
 };
 
 fn main() {
@@ -23,25 +22,15 @@ fn main() {
     let result = match args[1].as_str() {
         "identify" => identify(input).map(|i| format!("{i:?}")),
         "rotate" => {
-            let o = RotateOptions {
-                degrees: 90,
-                pages: None,
-                max_pages: None,
-            };
+            let o = RotateOptions { degrees: 90, pages: None, max_pages: None };
             rotate(input, output, &o, &control).map(|r| format!("{r:?}"))
         }
         "reverse" => {
-            let o = ReorderOptions {
-                order: (0..pages()).rev().collect(),
-                max_pages: None,
-            };
+            let o = ReorderOptions { order: (0..pages()).rev().collect(), max_pages: None };
             reorder(input, output, &o, &control).map(|r| format!("{r:?}"))
         }
         "delete-first" => {
-            let o = DeletePagesOptions {
-                pages: vec![0],
-                max_pages: None,
-            };
+            let o = DeletePagesOptions { pages: vec![0], max_pages: None };
             delete_pages(input, output, &o, &control).map(|r| format!("{r:?}"))
         }
         "merge-self" => {
@@ -49,24 +38,15 @@ fn main() {
             merge(&inputs, output, &control).map(|r| format!("{r:?}"))
         }
         "split" => {
-            let o = SplitOptions {
-                mode: SplitMode::EveryPage,
-                max_pages: None,
-            };
+            let o = SplitOptions { mode: SplitMode::EveryPage, max_pages: None };
             split(input, output, &o, &control).map(|r| format!("{r:?}"))
         }
         "protect" => {
-            let o = ProtectOptions {
-                user_password: password,
-                ..Default::default()
-            };
+            let o = ProtectOptions { user_password: password, ..Default::default() };
             protect(input, output, &o, &control).map(|r| format!("{r:?}"))
         }
         "unlock" => {
-            let o = UnlockOptions {
-                password,
-                max_pages: None,
-            };
+            let o = UnlockOptions { password, max_pages: None };
             unlock(input, output, &o, &control).map(|r| format!("{r:?}"))
         }
         op => {

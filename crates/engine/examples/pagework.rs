@@ -36,7 +36,14 @@ fn main() {
                 let (a, b) = s.split_once(',').unwrap_or((s, s));
                 (a.parse::<i64>().unwrap()..=b.parse::<i64>().unwrap()).collect::<Vec<_>>()
             });
-            let o = RenderOptions { dpi: arg(&args, 4), quality: arg(&args, 5), threads: threads_arg(), pages, max_pages: None, jpeg_encoder: jpeg_encoder() };
+            let o = RenderOptions {
+                dpi: arg(&args, 4),
+                quality: arg(&args, 5),
+                threads: threads_arg(),
+                pages,
+                max_pages: None,
+                jpeg_encoder: jpeg_encoder(),
+            };
             let t = Instant::now();
             render_jpeg(Path::new(&args[2]), Path::new(&args[3]), &o, &control).map(|r| {
                 format!(
@@ -82,7 +89,12 @@ fn main() {
                 w: arg(&args, 7).unwrap(),
                 h: arg(&args, 8).unwrap(),
             };
-            let o = RedactOptions { regions: vec![region], dpi: arg(&args, 9), max_pages: None, jpeg_encoder: jpeg_encoder() };
+            let o = RedactOptions {
+                regions: vec![region],
+                dpi: arg(&args, 9),
+                max_pages: None,
+                jpeg_encoder: jpeg_encoder(),
+            };
             let t = Instant::now();
             redact(Path::new(&args[2]), Path::new(&args[3]), &o, &control).map(|r| {
                 format!(
@@ -99,7 +111,8 @@ fn main() {
                 level,
                 subset_fonts: std::env::var("ENGINE_COMPRESS_SUBSET").map_or(true, |v| v != "off"),
                 guard_always: std::env::var("ENGINE_COMPRESS_GUARD").is_ok_and(|v| v == "always"),
-                images: ImagePass::parse(&std::env::var("ENGINE_COMPRESS_IMAGES").unwrap_or_else(|_| "engine".into())).unwrap(),
+                images: ImagePass::parse(&std::env::var("ENGINE_COMPRESS_IMAGES").unwrap_or_else(|_| "engine".into()))
+                    .unwrap(),
                 max_pages: None,
             };
             let t = Instant::now();
@@ -152,8 +165,10 @@ fn main() {
                     &control,
                 )
                 .map(|_| ()),
-                "decrypt" => engine::unlock(input, output, &engine::UnlockOptions { password: extra, max_pages: None }, &control)
-                    .map(|_| ()),
+                "decrypt" => {
+                    engine::unlock(input, output, &engine::UnlockOptions { password: extra, max_pages: None }, &control)
+                        .map(|_| ())
+                }
                 other => panic!("unknown page op {other}"),
             };
             r.map(|()| format!("{{\"ok\":true,\"ms\":{:.1}}}", t.elapsed().as_secs_f64() * 1e3))

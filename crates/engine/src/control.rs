@@ -42,10 +42,7 @@ impl JobControl {
 
     /// Current progress.
     pub fn progress(&self) -> Progress {
-        Progress {
-            done: self.done.load(Ordering::Relaxed),
-            total: self.total.load(Ordering::Relaxed),
-        }
+        Progress { done: self.done.load(Ordering::Relaxed), total: self.total.load(Ordering::Relaxed) }
     }
 
     /// Announces the amount of work and resets `done`.
@@ -72,7 +69,6 @@ impl JobControl {
 
     /// Marks all work as done (after the output is in place).
     pub(crate) fn finish(&self) {
-        self.done
-            .store(self.total.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.done.store(self.total.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 }

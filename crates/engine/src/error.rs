@@ -98,10 +98,7 @@ pub struct EngineError {
 impl EngineError {
     /// Builds an error with the given code and message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-        }
+        Self { code, message: message.into() }
     }
 
     pub(crate) fn invalid_options(message: impl Into<String>) -> Self {
@@ -113,10 +110,7 @@ impl EngineError {
     }
 
     pub(crate) fn encrypted_input() -> Self {
-        Self::new(
-            ErrorCode::EncryptedInput,
-            "the PDF is password-protected: run `unlock` with its password first",
-        )
+        Self::new(ErrorCode::EncryptedInput, "the PDF is password-protected: run `unlock` with its password first")
     }
 
     pub(crate) fn io(context: &str, err: std::io::Error) -> Self {
@@ -125,10 +119,7 @@ impl EngineError {
 
     /// Wraps a MuPDF failure that happened after the document was opened.
     pub(crate) fn engine(context: &str, err: mupdf::Error) -> Self {
-        Self::new(
-            ErrorCode::EngineError,
-            format!("{context}: {}", mupdf_message(&err)),
-        )
+        Self::new(ErrorCode::EngineError, format!("{context}: {}", mupdf_message(&err)))
     }
 }
 

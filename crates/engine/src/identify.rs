@@ -94,13 +94,7 @@ pub struct Identification {
 
 impl Identification {
     fn simple(kind: Kind, page_count: Option<u32>) -> Self {
-        Self {
-            kind,
-            page_count,
-            encrypted: false,
-            password_required: false,
-            error: None,
-        }
+        Self { kind, page_count, encrypted: false, password_required: false, error: None }
     }
 }
 
@@ -115,10 +109,7 @@ const RELS_CAP: u64 = 1 << 20;
 pub fn identify(path: &Path) -> Result<Identification> {
     let mut file = File::open(path).map_err(|e| EngineError::io("opening the input", e))?;
     let mut head = Vec::with_capacity(HEAD_LEN);
-    (&mut file)
-        .take(HEAD_LEN as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| EngineError::io("reading the input", e))?;
+    (&mut file).take(HEAD_LEN as u64).read_to_end(&mut head).map_err(|e| EngineError::io("reading the input", e))?;
 
     if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return Ok(Identification::simple(Kind::Jpeg, Some(1)));
@@ -141,15 +132,11 @@ pub fn identify(path: &Path) -> Result<Identification> {
         drop(file);
         return Ok(identify_pdf(path));
     }
-    file.seek(SeekFrom::Start(0))
-        .map_err(|e| EngineError::io("reading the input", e))?;
+    file.seek(SeekFrom::Start(0)).map_err(|e| EngineError::io("reading the input", e))?;
     match count_csv_lines(file).map_err(|e| EngineError::io("reading the input", e))? {
         Some(lines) if lines > 0 => {
             let pages = lines.div_ceil(CSV_LINES_PER_PAGE).max(1);
-            Ok(Identification::simple(
-                Kind::Csv,
-                Some(u32::try_from(pages).unwrap_or(u32::MAX)),
-            ))
+            Ok(Identification::simple(Kind::Csv, Some(u32::try_from(pages).unwrap_or(u32::MAX))))
         }
         _ => Ok(Identification::simple(Kind::Unknown, None)),
     }
@@ -159,11 +146,7 @@ fn identify_pdf(path: &Path) -> Identification {
     let mut id = Identification::simple(Kind::Pdf, None);
     match open_document(Source::Path(path)) {
         Err(_) => id.error = Some(ErrorCode::InvalidPdf),
-        Ok(OpenOutcome {
-            doc,
-            encrypted,
-            password_required,
-        }) => {
+        Ok(OpenOutcome { doc, encrypted, password_required }) => {
             id.encrypted = encrypted;
             id.password_required = password_required;
             match doc.page_count() {
@@ -185,17 +168,9 @@ fn identify_zip(file: File) -> Identification {
     let Ok(mut zip) = zip::ZipArchive::new(file) else {
         return unknown;
     };
-    let names: Vec<String> = zip
-        .file_names()
-        .filter_map(|n| n.ok().map(|n| n.into_owned()))
-        .collect();
+    let names: Vec<String> = zip.file_names().filter_map(|n| n.ok().map(|n| n.into_owned())).collect();
     // OPC part names are case-insensitive.
-    let find = |wanted: &str| {
-        names
-            .iter()
-            .find(|n| n.eq_ignore_ascii_case(wanted))
-            .cloned()
-    };
+    let find = |wanted: &str| names.iter().find(|n| n.eq_ignore_ascii_case(wanted)).cloned();
     if find("[Content_Types].xml").is_none() {
         return unknown;
     }
@@ -248,9 +223,7 @@ fn read_member(zip: &mut zip::ZipArchive<File>, name: &str, cap: u64) -> Option<
 /// normalised to a part name without a leading slash.
 fn office_document_target(rels: &str) -> Option<String> {
     for tag in rels.split('<').skip(1) {
-        let name_end = tag
-            .find(|c: char| c.is_whitespace() || c == '/' || c == '>')
-            .unwrap_or(tag.len());
+        let name_end = tag.find(|c: char| c.is_whitespace() || c == '/' || c == '>').unwrap_or(tag.len());
         if !local_name(&tag[..name_end]).eq("Relationship") {
             continue;
         }
@@ -291,9 +264,7 @@ fn element_text(xml: &str, local: &str) -> Option<String> {
     let mut rest = xml;
     while let Some(lt) = rest.find('<') {
         rest = &rest[lt + 1..];
-        let name_end = rest
-            .find(|c: char| c.is_whitespace() || c == '/' || c == '>')
-            .unwrap_or(rest.len());
+        let name_end = rest.find(|c: char| c.is_whitespace() || c == '/' || c == '>').unwrap_or(rest.len());
         let name = &rest[..name_end];
         if local_name(name) == local && !name.starts_with('/') {
             let gt = rest.find('>')?;
@@ -314,9 +285,7 @@ fn count_elements(xml: &str, local: &str) -> u32 {
     let mut rest = xml;
     while let Some(lt) = rest.find('<') {
         rest = &rest[lt + 1..];
-        let name_end = rest
-            .find(|c: char| c.is_whitespace() || c == '/' || c == '>')
-            .unwrap_or(rest.len());
+        let name_end = rest.find(|c: char| c.is_whitespace() || c == '/' || c == '>').unwrap_or(rest.len());
         let name = &rest[..name_end];
         if !name.starts_with(['/', '?', '!']) && local_name(name) == local {
             count = count.saturating_add(1);
@@ -329,22 +298,11 @@ fn count_elements(xml: &str, local: &str) -> u32 {
 /// stream; its directory entry name is UTF-16LE. Scanning for the name in chunks avoids
 /// parsing the container and reads the file once at most.
 fn identify_cfb(mut file: File) -> Result<Identification> {
-    let needle: Vec<u8> = "EncryptedPackage"
-        .encode_utf16()
-        .flat_map(|u| u.to_le_bytes())
-        .collect();
-    file.seek(SeekFrom::Start(0))
-        .map_err(|e| EngineError::io("reading the input", e))?;
-    let found =
-        stream_contains(&mut file, &needle).map_err(|e| EngineError::io("reading the input", e))?;
+    let needle: Vec<u8> = "EncryptedPackage".encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+    file.seek(SeekFrom::Start(0)).map_err(|e| EngineError::io("reading the input", e))?;
+    let found = stream_contains(&mut file, &needle).map_err(|e| EngineError::io("reading the input", e))?;
     if found {
-        Ok(Identification {
-            kind: Kind::Xlsx,
-            page_count: None,
-            encrypted: true,
-            password_required: true,
-            error: None,
-        })
+        Ok(Identification { kind: Kind::Xlsx, page_count: None, encrypted: true, password_required: true, error: None })
     } else {
         Ok(Identification::simple(Kind::Unknown, None))
     }
@@ -476,9 +434,6 @@ mod tests {
     #[test]
     fn office_document_relationship_target_is_read() {
         let rels = r#"<Relationships><Relationship Id="rId1" Type="http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument" Target="/word/document2.xml"/></Relationships>"#;
-        assert_eq!(
-            office_document_target(rels).as_deref(),
-            Some("word/document2.xml")
-        );
+        assert_eq!(office_document_target(rels).as_deref(), Some("word/document2.xml"));
     }
 }

@@ -89,9 +89,7 @@ pub use control::{JobControl, Progress};
 pub use error::{EngineError, ErrorCode, Result};
 pub use identify::{identify, Identification, Kind};
 pub use pdf::merge::{merge, MERGE_MAX_INPUTS, MERGE_MIN_INPUTS};
-pub use pdf::pages::{
-    delete_pages, reorder, rotate, DeletePagesOptions, ReorderOptions, RotateOptions,
-};
+pub use pdf::pages::{delete_pages, reorder, rotate, DeletePagesOptions, ReorderOptions, RotateOptions};
 pub use pdf::security::{protect, unlock, ProtectOptions, UnlockOptions, MAX_PASSWORD_BYTES};
 pub use pdf::split::{split, SplitMode, SplitOptions, SplitResult, SPLIT_MAX_PARTS};
 pub use pdf::PageOpResult;

@@ -37,8 +37,13 @@ fn check_every_level(input: &Path, s: &Scratch) {
     let mut previous = u64::MAX;
     for level in LEVELS {
         let out = s.path(&format!("{level:?}.pdf"));
-        let r = compress(input, &out, &CompressOptions { level, max_pages: None, ..Default::default() }, &JobControl::new())
-            .unwrap_or_else(|e| panic!("{} at {level:?}: {e:?}", input.display()));
+        let r = compress(
+            input,
+            &out,
+            &CompressOptions { level, max_pages: None, ..Default::default() },
+            &JobControl::new(),
+        )
+        .unwrap_or_else(|e| panic!("{} at {level:?}: {e:?}", input.display()));
         let bytes = std::fs::metadata(&out).unwrap().len();
         assert_eq!(bytes, r.output_bytes);
         assert!(bytes <= in_bytes, "{} at {level:?}: {bytes} > input {in_bytes}", input.display());
@@ -111,8 +116,13 @@ fn owner_password_input_compresses_at_every_level_and_user_password_input_is_ref
     let d = PdfDocument::open(out.to_str().unwrap()).unwrap();
     assert!(d.trailer().unwrap().get_dict("Encrypt").unwrap().is_some(), "stays encrypted");
     let Some(user) = corpus_file("encrypted-libreoffice-rc4.pdf") else { return };
-    let err = compress(&user, &s.path("u.pdf"), &CompressOptions { level: CompressLevel::Light, max_pages: None, ..Default::default() }, &JobControl::new())
-        .unwrap_err();
+    let err = compress(
+        &user,
+        &s.path("u.pdf"),
+        &CompressOptions { level: CompressLevel::Light, max_pages: None, ..Default::default() },
+        &JobControl::new(),
+    )
+    .unwrap_err();
     assert_eq!(err.code, ErrorCode::EncryptedInput);
 }
 

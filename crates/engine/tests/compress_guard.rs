@@ -27,11 +27,7 @@ fn words(path: &Path) -> (HashMap<String, usize>, String) {
 
 /// The words of `before` that `after` lacks (with multiplicity).
 fn missing(before: &HashMap<String, usize>, after: &HashMap<String, usize>) -> Vec<String> {
-    before
-        .iter()
-        .filter(|(w, n)| after.get(*w).copied().unwrap_or(0) < **n)
-        .map(|(w, _)| w.clone())
-        .collect()
+    before.iter().filter(|(w, n)| after.get(*w).copied().unwrap_or(0) < **n).map(|(w, _)| w.clone()).collect()
 }
 
 /// The stored length of image XObject `name` on the first page.

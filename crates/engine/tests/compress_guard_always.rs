@@ -14,7 +14,13 @@ fn the_guard_passes_geotopos_own_pass_output_type3_fonts_included() {
     let scratch = Scratch::new("guard-always");
     for level in [CompressLevel::Balanced, CompressLevel::Strong] {
         let out = scratch.path("out.pdf");
-        let r = compress(&input, &out, &CompressOptions { level, guard_always: true, ..Default::default() }, &JobControl::new()).unwrap();
+        let r = compress(
+            &input,
+            &out,
+            &CompressOptions { level, guard_always: true, ..Default::default() },
+            &JobControl::new(),
+        )
+        .unwrap();
         assert_eq!(r.path, CompressPath::Images, "{level:?}: {r:?}");
         assert!(!r.kept_original && r.output_bytes < r.input_bytes, "{level:?}: {r:?}");
     }

@@ -30,14 +30,17 @@ fn run(input: &Path, out: &Path, level: CompressLevel, images: ImagePass) -> Com
 
 #[test]
 fn mupdfs_rewriter_damage_is_caught_in_place_and_avoided_on_its_own_opening() {
-    let (Some(pdf20), Some(geotopo)) = (corpus_file("pdf20-utf8-test.pdf"), corpus_file("geotopo-117-pages.pdf")) else {
+    let (Some(pdf20), Some(geotopo)) = (corpus_file("pdf20-utf8-test.pdf"), corpus_file("geotopo-117-pages.pdf"))
+    else {
         return;
     };
     let scratch = Scratch::new("guard-mupdf");
     let out = scratch.path("out.pdf");
     let (pdf20_words, _) = words(&pdf20, None);
     let (page40_words, _) = words(&geotopo, Some(40));
-    for (mode, path) in [(ImagePass::MupdfInPlace, CompressPath::LosslessFallback), (ImagePass::Mupdf, CompressPath::Images)] {
+    for (mode, path) in
+        [(ImagePass::MupdfInPlace, CompressPath::LosslessFallback), (ImagePass::Mupdf, CompressPath::Images)]
+    {
         let r = run(&pdf20, &out, CompressLevel::Strong, mode);
         assert_eq!(r.path, path, "{mode:?}: pdf20 {r:?}");
         let (w, errors) = words(&out, None);

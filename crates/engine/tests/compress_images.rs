@@ -28,7 +28,9 @@ fn build_pdf(objects: &[Vec<u8>]) -> Vec<u8> {
     for o in offsets {
         out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
     }
-    out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+    out.extend_from_slice(
+        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes(),
+    );
     out
 }
 
@@ -80,7 +82,10 @@ fn pdf_with(contents: &[&str], xobjects: &str, extra: Vec<Vec<u8>>) -> Vec<u8> {
     let n = contents.len();
     let font = 3 + 2 * n;
     let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 3 + 2 * i)).collect();
-    let mut objects = vec![obj("<< /Type /Catalog /Pages 2 0 R >>"), obj(&format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")))];
+    let mut objects = vec![
+        obj("<< /Type /Catalog /Pages 2 0 R >>"),
+        obj(&format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" "))),
+    ];
     for (i, c) in contents.iter().enumerate() {
         objects.push(obj(&format!(
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R /Resources << /Font << /F1 {font} 0 R >> /XObject << {xobjects} >> >> >>",
@@ -94,7 +99,12 @@ fn pdf_with(contents: &[&str], xobjects: &str, extra: Vec<Vec<u8>>) -> Vec<u8> {
     build_pdf(&objects)
 }
 
-fn run(scratch: &Scratch, name: &str, pdf: &[u8], level: &str) -> (std::path::PathBuf, engine::pagework::compress::CompressResult) {
+fn run(
+    scratch: &Scratch,
+    name: &str,
+    pdf: &[u8],
+    level: &str,
+) -> (std::path::PathBuf, engine::pagework::compress::CompressResult) {
     let input = scratch.path(&format!("{name}.pdf"));
     std::fs::write(&input, pdf).unwrap();
     let out = scratch.path(&format!("{name}-{level}.out.pdf"));
@@ -109,7 +119,7 @@ fn images(path: &Path, page: i32) -> Vec<PdfObject> {
     let doc: &'static PdfDocument = Box::leak(Box::new(PdfDocument::open(path.to_str().unwrap()).unwrap()));
     let p = doc.find_page(page).unwrap();
     let xo = p.get_dict("Resources").unwrap().unwrap().get_dict("XObject").unwrap().unwrap();
-    xo.dict_iter().unwrap().map(|e| { e.unwrap().1 }).collect()
+    xo.dict_iter().unwrap().map(|e| e.unwrap().1).collect()
 }
 
 /// An entry of `o` (an indirect reference or a direct dictionary).
@@ -132,7 +142,8 @@ fn filter(o: &PdfObject) -> String {
 /// The engine's pass writes the target dpi; MuPDF's rewriter writes the pixmap's.
 fn jfif_dpi(data: &[u8]) -> Option<u16> {
     let app0 = data.get(2..20)?;
-    (app0[0] == 0xff && app0[1] == 0xe0 && &app0[4..9] == b"JFIF\0" && app0[11] == 1).then(|| u16::from_be_bytes([app0[12], app0[13]]))
+    (app0[0] == 0xff && app0[1] == 0xe0 && &app0[4..9] == b"JFIF\0" && app0[11] == 1)
+        .then(|| u16::from_be_bytes([app0[12], app0[13]]))
 }
 
 fn text_of(path: &Path) -> String {
@@ -141,7 +152,12 @@ fn text_of(path: &Path) -> String {
 }
 
 fn qpdf_ok(path: &Path) -> bool {
-    Command::new("qpdf").arg("--check").arg(path).status().map(|s| matches!(s.code(), Some(0) | Some(3))).unwrap_or(false)
+    Command::new("qpdf")
+        .arg("--check")
+        .arg(path)
+        .status()
+        .map(|s| matches!(s.code(), Some(0) | Some(3)))
+        .unwrap_or(false)
 }
 
 // 1200 px over 288 pt = 300 dpi.
@@ -158,7 +174,11 @@ fn balanced_halves_a_300_dpi_jpeg_into_a_smaller_jpeg_and_keeps_the_text() {
     assert_eq!(im.len(), 1);
     assert_eq!((int(&im[0], "Width"), int(&im[0], "Height")), (600, 600));
     assert_eq!(filter(&im[0]), "DCTDecode");
-    assert_eq!(jfif_dpi(&im[0].read_raw_stream().unwrap()), Some(150), "re-encoded by the engine's pass, not MuPDF's rewriter");
+    assert_eq!(
+        jfif_dpi(&im[0].read_raw_stream().unwrap()),
+        Some(150),
+        "re-encoded by the engine's pass, not MuPDF's rewriter"
+    );
     assert!(text_of(&out).contains("Hello compress page 1"));
     assert!(qpdf_ok(&out));
 }
@@ -245,7 +265,8 @@ fn flate_images_stay_flate_at_balanced_and_become_jpeg_at_strong() {
 #[test]
 fn black_and_white_images_are_never_averaged_into_grey() {
     let scratch = Scratch::new("compress-img-bitonal");
-    let px: Vec<u8> = (0..1200u32 * 1200).map(|i| if (i % 1200 / 3 + i / 1200 / 5) % 2 == 0 { 0 } else { 255 }).collect();
+    let px: Vec<u8> =
+        (0..1200u32 * 1200).map(|i| if (i % 1200 / 3 + i / 1200 / 5) % 2 == 0 { 0 } else { 255 }).collect();
     let img = stream("/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", &deflate(&px));
     let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
     for level in ["balanced", "strong"] {
@@ -303,7 +324,12 @@ fn an_owner_password_file_is_compressed_and_stays_encrypted() {
     let plain = scratch.path("plain.pdf");
     std::fs::write(&plain, &pdf).unwrap();
     let enc = scratch.path("enc.pdf");
-    let ok = Command::new("qpdf").args(["--encrypt", "", "owner-secret", "256", "--"]).arg(&plain).arg(&enc).status().unwrap();
+    let ok = Command::new("qpdf")
+        .args(["--encrypt", "", "owner-secret", "256", "--"])
+        .arg(&plain)
+        .arg(&enc)
+        .status()
+        .unwrap();
     assert!(ok.success());
     let (out_plain, _) = run(&scratch, "plain", &pdf, "balanced");
     let (out_enc, r) = run(&scratch, "enc", &std::fs::read(&enc).unwrap(), "balanced");
@@ -314,7 +340,14 @@ fn an_owner_password_file_is_compressed_and_stays_encrypted() {
     // The re-encoded image decrypts and decodes to the same pixels as without encryption.
     let render = |p: &Path, name: &str| {
         let o = scratch.path(name);
-        assert!(Command::new("mutool").args(["draw", "-q", "-r", "30", "-c", "gray", "-o"]).arg(&o).arg(p).arg("1").status().unwrap().success());
+        assert!(Command::new("mutool")
+            .args(["draw", "-q", "-r", "30", "-c", "gray", "-o"])
+            .arg(&o)
+            .arg(p)
+            .arg("1")
+            .status()
+            .unwrap()
+            .success());
         std::fs::read(o).unwrap()
     };
     assert_eq!(render(&out_enc, "e.pgm"), render(&out_plain, "p.pgm"));

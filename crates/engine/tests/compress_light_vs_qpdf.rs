@@ -31,8 +31,13 @@ fn light_is_not_larger_than_qpdf_objstm_flate9() {
     ] {
         let Some(input) = corpus_file(name) else { return };
         let (ours, theirs) = (s.path("ours.pdf"), s.path("qpdf.pdf"));
-        let r = compress(&input, &ours, &CompressOptions { level: CompressLevel::Light, max_pages: None, ..Default::default() }, &JobControl::new())
-            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let r = compress(
+            &input,
+            &ours,
+            &CompressOptions { level: CompressLevel::Light, max_pages: None, ..Default::default() },
+            &JobControl::new(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let st = Command::new("qpdf")
             .args(["--object-streams=generate", "--recompress-flate", "--compression-level=9"])
             .arg(&input)

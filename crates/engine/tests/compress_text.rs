@@ -48,7 +48,8 @@ fn font_program_bytes(path: &Path) -> usize {
     let mut total = 0;
     for i in 0..doc.page_count().unwrap() {
         let page = doc.find_page(i).unwrap();
-        let Some(fonts) = page.get_dict_inheritable("Resources").unwrap().and_then(|r| r.get_dict("Font").unwrap()) else {
+        let Some(fonts) = page.get_dict_inheritable("Resources").unwrap().and_then(|r| r.get_dict("Font").unwrap())
+        else {
             continue;
         };
         for entry in fonts.dict_iter().unwrap() {
@@ -81,7 +82,8 @@ const TRUETYPE: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 /// embed fonts when they do not subset.
 fn pdf_with_embedded_font(path: &Path, text: &str) {
     let mut doc = PdfDocument::new();
-    let font = Font::from_bytes("DejaVuSans", &std::fs::read(TRUETYPE).expect("fonts-dejavu (scripts/setup.sh)")).unwrap();
+    let font =
+        Font::from_bytes("DejaVuSans", &std::fs::read(TRUETYPE).expect("fonts-dejavu (scripts/setup.sh)")).unwrap();
     let font_ref = doc.add_font(&font).unwrap();
     let mut hex = String::new();
     for c in text.chars() {

@@ -15,9 +15,8 @@ use std::time::{Duration, Instant};
 
 use common::{corpus_dir, guarded, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
 use engine::{
-    delete_pages, identify, merge, protect, reorder, rotate, split, unlock, DeletePagesOptions,
-    ErrorCode, JobControl, Kind, ProtectOptions, ReorderOptions, RotateOptions, SplitMode,
-    SplitOptions, UnlockOptions,
+    delete_pages, identify, merge, protect, reorder, rotate, split, unlock, DeletePagesOptions, ErrorCode, JobControl,
+    Kind, ProtectOptions, ReorderOptions, RotateOptions, SplitMode, SplitOptions, UnlockOptions,
 };
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -46,10 +45,7 @@ fn corpus_pdfs() -> Option<Vec<CorpusPdf>> {
             .map(|rest| rest.split([';', ')']).next().unwrap_or("").to_owned())
             .filter(|p| p != "unknown");
         let damaged = cols[7].contains("qpdf-check=errors");
-        rows.insert(
-            cols[0].to_owned(),
-            (cols[3].parse().ok(), password, damaged),
-        );
+        rows.insert(cols[0].to_owned(), (cols[3].parse().ok(), password, damaged));
     }
     let mut files: Vec<CorpusPdf> = std::fs::read_dir(dir.join("files"))
         .unwrap()
@@ -58,15 +54,8 @@ fn corpus_pdfs() -> Option<Vec<CorpusPdf>> {
         .filter(|p| p.extension().is_some_and(|x| x == "pdf"))
         .map(|path| {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let (manifest_pages, password, damaged) =
-                rows.get(&name).cloned().unwrap_or((None, None, false));
-            CorpusPdf {
-                name,
-                path,
-                manifest_pages,
-                password,
-                damaged,
-            }
+            let (manifest_pages, password, damaged) = rows.get(&name).cloned().unwrap_or((None, None, false));
+            CorpusPdf { name, path, manifest_pages, password, damaged }
         })
         .collect();
     files.sort_by(|a, b| a.name.cmp(&b.name));
@@ -92,22 +81,16 @@ fn verify(produced: &Produced, scratch: &Scratch) -> Result<String, String> {
             if n.is_some_and(|n| n != *pages) {
                 return Err(format!("qpdf counts {n:?} pages, expected {pages}"));
             }
-            Ok(format!(
-                "ok {pages}p qpdf={}",
-                code.map_or("-".into(), |c| c.to_string())
-            ))
+            Ok(format!("ok {pages}p qpdf={}", code.map_or("-".into(), |c| c.to_string())))
         }
         Produced::SplitZip(path, parts) => {
-            let mut zip =
-                zip::ZipArchive::new(std::fs::File::open(path).map_err(|e| e.to_string())?)
-                    .map_err(|e| e.to_string())?;
+            let mut zip = zip::ZipArchive::new(std::fs::File::open(path).map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())?;
             if zip.len() != *parts as usize {
                 return Err(format!("zip has {} entries, expected {parts}", zip.len()));
             }
             // qpdf on every part of a 352-page book takes a while: check the ends.
-            let picks: Vec<usize> = (0..zip.len())
-                .filter(|&i| i < 3 || i + 3 >= zip.len())
-                .collect();
+            let picks: Vec<usize> = (0..zip.len()).filter(|&i| i < 3 || i + 3 >= zip.len()).collect();
             let mut worst = 0;
             for i in picks {
                 let mut bytes = Vec::new();
@@ -136,12 +119,7 @@ fn run_corpus(
     let Some(files) = corpus_pdfs() else { return };
     let scratch = Scratch::new(op_name);
     let mut failures = Vec::new();
-    let mut table = vec![format!(
-        "{:<44} {:>7}  {}",
-        format!("{op_name}: file"),
-        "ms",
-        "result"
-    )];
+    let mut table = vec![format!("{:<44} {:>7}  {}", format!("{op_name}: file"), "ms", "result")];
     for file in &files {
         let ident = identify(&file.path).unwrap();
         let opens = ident.kind == Kind::Pdf && ident.error.is_none();
@@ -164,9 +142,7 @@ fn run_corpus(
                     // Refusing is allowed only for inputs qpdf itself finds broken.
                     file.damaged
                 } else {
-                    op_name == "delete_pages"
-                        && e.code == ErrorCode::InvalidOptions
-                        && ident.page_count == Some(1)
+                    op_name == "delete_pages" && e.code == ErrorCode::InvalidOptions && ident.page_count == Some(1)
                 };
                 if documented && expected {
                     Ok(format!("error {}", e.code))
@@ -192,18 +168,11 @@ fn run_corpus(
         }
     }
     println!("{}", table.join("\n"));
-    assert!(
-        failures.is_empty(),
-        "{op_name} failed on:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{op_name} failed on:\n{}", failures.join("\n"));
 }
 
 fn pages_of(file: &CorpusPdf) -> u32 {
-    identify(&file.path)
-        .ok()
-        .and_then(|i| i.page_count)
-        .unwrap_or(0)
+    identify(&file.path).ok().and_then(|i| i.page_count).unwrap_or(0)
 }
 
 #[test]
@@ -223,17 +192,11 @@ fn every_corpus_pdf_identifies_as_pdf_with_manifest_page_count_or_invalid_pdf() 
                         Some(code) => code == ErrorCode::InvalidPdf && id.page_count.is_none(),
                         None => id.page_count.is_some_and(|n| n > 0),
                     };
-                let mismatch = id.error.is_none()
-                    && file.manifest_pages.is_some()
-                    && id.page_count != file.manifest_pages;
+                let mismatch =
+                    id.error.is_none() && file.manifest_pages.is_some() && id.page_count != file.manifest_pages;
                 let s = format!(
                     "{:?} pages={:?} (manifest {:?}) encrypted={} password_required={} error={:?}",
-                    id.kind,
-                    id.page_count,
-                    file.manifest_pages,
-                    id.encrypted,
-                    id.password_required,
-                    id.error
+                    id.kind, id.page_count, file.manifest_pages, id.encrypted, id.password_required, id.error
                 );
                 if !ok {
                     failures.push(format!("{}: {s}", file.name));
@@ -263,11 +226,7 @@ fn every_corpus_pdf_rotates_to_a_valid_pdf_or_a_documented_error() {
     run_corpus("rotate", |f, work| {
         let (input, out, n) = (f.path.clone(), work.join("out.pdf"), pages_of(f));
         Box::new(move || {
-            let opts = RotateOptions {
-                degrees: 90,
-                pages: None,
-                max_pages: None,
-            };
+            let opts = RotateOptions { degrees: 90, pages: None, max_pages: None };
             rotate(&input, &out, &opts, &JobControl::new()).map(|_| Produced::Pdf(out, n, None))
         })
     });
@@ -279,16 +238,8 @@ fn every_corpus_pdf_reverses_to_a_valid_pdf_or_a_documented_error() {
         let (input, out, n) = (f.path.clone(), work.join("out.pdf"), pages_of(f));
         Box::new(move || {
             let order = (0..n as i64).rev().collect();
-            reorder(
-                &input,
-                &out,
-                &ReorderOptions {
-                    order,
-                    max_pages: None,
-                },
-                &JobControl::new(),
-            )
-            .map(|_| Produced::Pdf(out, n, None))
+            reorder(&input, &out, &ReorderOptions { order, max_pages: None }, &JobControl::new())
+                .map(|_| Produced::Pdf(out, n, None))
         })
     });
 }
@@ -298,10 +249,7 @@ fn every_corpus_pdf_loses_its_first_page_or_refuses_to_delete_its_only_page() {
     run_corpus("delete_pages", |f, work| {
         let (input, out, n) = (f.path.clone(), work.join("out.pdf"), pages_of(f));
         Box::new(move || {
-            let opts = DeletePagesOptions {
-                pages: vec![0],
-                max_pages: None,
-            };
+            let opts = DeletePagesOptions { pages: vec![0], max_pages: None };
             let r = delete_pages(&input, &out, &opts, &JobControl::new());
             // Deleting the only page must be refused.
             assert!(n != 1 || r.is_err(), "deleted the only page");
@@ -315,10 +263,7 @@ fn every_corpus_pdf_splits_into_single_page_parts_or_a_documented_error() {
     run_corpus("split", |f, work| {
         let (input, out, n) = (f.path.clone(), work.join("out.zip"), pages_of(f));
         Box::new(move || {
-            let opts = SplitOptions {
-                mode: SplitMode::EveryPage,
-                max_pages: None,
-            };
+            let opts = SplitOptions { mode: SplitMode::EveryPage, max_pages: None };
             split(&input, &out, &opts, &JobControl::new()).map(|r| {
                 assert_eq!(r.parts, n);
                 Produced::SplitZip(out, n)
@@ -332,8 +277,7 @@ fn every_corpus_pdf_merges_with_itself_into_twice_the_pages_or_a_documented_erro
     run_corpus("merge", |f, work| {
         let (input, out, n) = (f.path.clone(), work.join("out.pdf"), pages_of(f));
         Box::new(move || {
-            merge(&[input.clone(), input], &out, &JobControl::new())
-                .map(|_| Produced::Pdf(out, 2 * n, None))
+            merge(&[input.clone(), input], &out, &JobControl::new()).map(|_| Produced::Pdf(out, 2 * n, None))
         })
     });
 }
@@ -348,8 +292,7 @@ fn every_corpus_pdf_protects_to_an_aes256_pdf_that_opens_with_the_password() {
                 owner_password: Some("owner".into()),
                 ..Default::default()
             };
-            protect(&input, &out, &opts, &JobControl::new())
-                .map(|_| Produced::Pdf(out, n, Some("corpus-ü".into())))
+            protect(&input, &out, &opts, &JobControl::new()).map(|_| Produced::Pdf(out, n, Some("corpus-ü".into())))
         })
     });
 }
@@ -360,16 +303,8 @@ fn every_corpus_pdf_unlocks_with_its_manifest_password_or_none() {
         let (input, out, n) = (f.path.clone(), work.join("out.pdf"), pages_of(f));
         let password = f.password.clone();
         Box::new(move || {
-            unlock(
-                &input,
-                &out,
-                &UnlockOptions {
-                    password,
-                    max_pages: None,
-                },
-                &JobControl::new(),
-            )
-            .map(|_| Produced::Pdf(out, n, None))
+            unlock(&input, &out, &UnlockOptions { password, max_pages: None }, &JobControl::new())
+                .map(|_| Produced::Pdf(out, n, None))
         })
     });
 }

@@ -27,7 +27,9 @@ fn ocr_inputs(dir: &std::path::Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = ["files", "ocr"]
         .iter()
         .flat_map(|sub| std::fs::read_dir(dir.join(sub)).unwrap().filter_map(|e| e.ok().map(|e| e.path())))
-        .filter(|p| p.extension().is_some_and(|x| ["pdf", "png", "jpg", "jpeg", "webp"].contains(&x.to_str().unwrap_or(""))))
+        .filter(|p| {
+            p.extension().is_some_and(|x| ["pdf", "png", "jpg", "jpeg", "webp"].contains(&x.to_str().unwrap_or("")))
+        })
         .collect();
     files.sort();
     files
@@ -47,7 +49,12 @@ fn every_corpus_pdf_and_image_is_ocred_into_a_valid_searchable_pdf_or_fails_with
         let result = guarded(TIMEOUT, move || {
             let count = engine::identify(&input).ok().and_then(|i| i.page_count).unwrap_or(1).max(1);
             let pages: Vec<i64> = (0..count.min(2) as i64).collect();
-            let options = OcrOptions { pages: Some(pages.clone()), max_pages: None, output: OcrOutput::SearchablePdf, languages: None };
+            let options = OcrOptions {
+                pages: Some(pages.clone()),
+                max_pages: None,
+                output: OcrOutput::SearchablePdf,
+                languages: None,
+            };
             ocr_document(&input, Some(&out2), &options, &JobControl::new()).map(|r| (r, pages.len()))
         });
         let verdict = match result {

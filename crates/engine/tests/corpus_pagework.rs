@@ -19,10 +19,7 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Codes an input may legitimately fail with (documented in docs/render.md).
 fn documented(code: ErrorCode) -> bool {
-    matches!(
-        code,
-        ErrorCode::InvalidPdf | ErrorCode::EncryptedInput | ErrorCode::PageTooLarge
-    )
+    matches!(code, ErrorCode::InvalidPdf | ErrorCode::EncryptedInput | ErrorCode::PageTooLarge)
 }
 
 fn mutool_opens(path: &std::path::Path) -> bool {

@@ -67,7 +67,9 @@ fn docx_tables_become_word_tables_and_multicolumn_prose_stays_paragraphs() {
     let out = std::env::temp_dir().join(format!("docx-tables-{}.docx", std::process::id()));
     // google-docs-export: a table of countries (5 rows; "Europe" spans two columns, which
     // merges them: 5 columns).
-    let r = pdf_to_docx(&corpus("files/google-docs-export.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new()).unwrap();
+    let r =
+        pdf_to_docx(&corpus("files/google-docs-export.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
+            .unwrap();
     assert_eq!(r.tables, 1, "{r:?}");
     let xml = document_xml(&out);
     let table = &xml[xml.find("<w:tbl>").unwrap()..xml.find("</w:tbl>").unwrap()];
@@ -83,7 +85,8 @@ fn docx_tables_become_word_tables_and_multicolumn_prose_stays_paragraphs() {
     assert!(before.contains("Beautiful is better than ugly."));
     // Two-column prose is not a table.
     for name in ["latex-multicolumn.pdf", "pdfa-crazyones.pdf", "japanese-tex-dvipdfmx.pdf"] {
-        let r = pdf_to_docx(&corpus(&format!("files/{name}")), &out, &PdfToDocxOptions::default(), &JobControl::new()).unwrap();
+        let r = pdf_to_docx(&corpus(&format!("files/{name}")), &out, &PdfToDocxOptions::default(), &JobControl::new())
+            .unwrap();
         assert_eq!(r.tables, 0, "{name}");
         assert_eq!(count(&document_xml(&out), "<w:tbl>"), 0, "{name}");
     }
@@ -95,13 +98,15 @@ fn docx_form_field_values_are_text_once() {
     let out = std::env::temp_dir().join(format!("docx-fields-{}.docx", std::process::id()));
     // LibreOffice's form: "Alice" and "Bob" are field values with empty appearance streams
     // (NeedAppearances): written once each, after the labels of their rows.
-    pdf_to_docx(&corpus("files/libreoffice-form-fields.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new()).unwrap();
+    pdf_to_docx(&corpus("files/libreoffice-form-fields.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
+        .unwrap();
     let text = text_of(&document_xml(&out));
     assert_eq!(text.matches("Alice").count(), 1, "{text}");
     assert_eq!(text.matches("Bob").count(), 1, "{text}");
     assert!(text.find("First Name").unwrap() < text.find("Alice").unwrap(), "{text}");
     // LaTeX's form draws its field's text itself ("Name"): not written twice.
-    pdf_to_docx(&corpus("files/latex-form-fields.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new()).unwrap();
+    pdf_to_docx(&corpus("files/latex-form-fields.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
+        .unwrap();
     let text = text_of(&document_xml(&out));
     assert_eq!(text.matches("Name").count(), 1, "{text}");
     let _ = std::fs::remove_file(&out);
@@ -111,7 +116,8 @@ fn docx_form_field_values_are_text_once() {
 fn docx_footnotes_set_one_line_per_block_read_top_to_bottom() {
     // google-docs-export writes its three footnotes bottom-up; their boxes touch.
     let out = std::env::temp_dir().join(format!("docx-footnotes-{}.docx", std::process::id()));
-    pdf_to_docx(&corpus("files/google-docs-export.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new()).unwrap();
+    pdf_to_docx(&corpus("files/google-docs-export.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
+        .unwrap();
     let text = text_of(&document_xml(&out));
     let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} not in {text}"));
     assert!(at("2021 estimate") < at("2020 estimate"), "{text}");

@@ -16,7 +16,8 @@ fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
 fn each_of_four_turned_scan_pages_is_read_upright() {
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
-    let r = ocr_document(&corpus("files/scanned-rotated-4-directions.pdf"), None, &options, &JobControl::new()).unwrap();
+    let r =
+        ocr_document(&corpus("files/scanned-rotated-4-directions.pdf"), None, &options, &JobControl::new()).unwrap();
     assert_eq!(r.pages_processed, 4);
     let v = json(&r);
     let pages = v["pages"].as_array().unwrap();
@@ -105,7 +106,8 @@ fn a_cancelled_job_stops() {
 /// The Tesseract test page as an RGBA WebP whose white background is transparent black:
 /// read correctly only if the decoder (MuPDF has none) flattens alpha on white.
 fn phototest_as_transparent_webp(path: &std::path::Path) {
-    let pix = mupdf::Image::from_file(corpus("ocr/tesseract-phototest.png").to_str().unwrap()).unwrap().to_pixmap().unwrap();
+    let pix =
+        mupdf::Image::from_file(corpus("ocr/tesseract-phototest.png").to_str().unwrap()).unwrap().to_pixmap().unwrap();
     let (w, h, n, stride) = (pix.width() as usize, pix.height() as usize, pix.n() as usize, pix.stride() as usize);
     let samples = pix.samples();
     let mut rgba = Vec::with_capacity(w * h * 4);
@@ -175,7 +177,8 @@ fn a_decompression_bomb_is_refused_before_mupdf_reads_it() {
         let out = std::env::temp_dir().join(format!("ocr-bomb-{}.pdf", std::process::id()));
         let options = OcrOptions { pages: None, max_pages: None, output, languages: None };
         let started = std::time::Instant::now();
-        let e = ocr_document(&corpus("files/decompression-bomb.pdf"), Some(&out), &options, &JobControl::new()).unwrap_err();
+        let e = ocr_document(&corpus("files/decompression-bomb.pdf"), Some(&out), &options, &JobControl::new())
+            .unwrap_err();
         assert_eq!(e.code, engine::ErrorCode::InvalidPdf, "{e}");
         assert!(started.elapsed().as_secs() < 30, "took {:?}", started.elapsed());
         assert!(!out.exists(), "nothing is written for a refused input");

@@ -10,18 +10,13 @@ use std::path::{Path, PathBuf};
 
 use common::{assert_valid, corpus_file, open, qpdf_check, qpdf_ok, Scratch};
 use engine::{
-    delete_pages, merge, reorder, rotate, split, DeletePagesOptions, ErrorCode, JobControl,
-    ReorderOptions, RotateOptions, SplitMode, SplitOptions,
+    delete_pages, merge, reorder, rotate, split, DeletePagesOptions, ErrorCode, JobControl, ReorderOptions,
+    RotateOptions, SplitMode, SplitOptions,
 };
 use mupdf::pdf::PdfDocument;
 
 fn rotation(doc: &PdfDocument, i: i32) -> i32 {
-    doc.find_page(i)
-        .unwrap()
-        .get_dict_inheritable("Rotate")
-        .unwrap()
-        .map(|r| r.as_int().unwrap())
-        .unwrap_or(0)
+    doc.find_page(i).unwrap().get_dict_inheritable("Rotate").unwrap().map(|r| r.as_int().unwrap()).unwrap_or(0)
 }
 
 fn page_sizes(doc: &PdfDocument) -> Vec<(i32, i32)> {
@@ -48,30 +43,18 @@ fn rotate_adds_clockwise_degrees_to_existing_rotate_on_selected_pages() {
         let d = open(&input);
         (0..4).map(|i| rotation(&d, i)).collect()
     };
-    let opts = RotateOptions {
-        degrees: 90,
-        pages: Some(vec![0, 2, 2]),
-        max_pages: None,
-    };
+    let opts = RotateOptions { degrees: 90, pages: Some(vec![0, 2, 2]), max_pages: None };
     let r = rotate(&input, &out, &opts, &ctl()).unwrap();
     assert_eq!((r.pages_processed, r.page_count), (4, 4));
     assert_eq!(r.output_bytes, std::fs::metadata(&out).unwrap().len());
     let d = open(&out);
     for (i, &was) in before.iter().enumerate() {
-        let expected = if i == 0 || i == 2 {
-            (was + 90) % 360
-        } else {
-            was
-        };
+        let expected = if i == 0 || i == 2 { (was + 90) % 360 } else { was };
         assert_eq!(rotation(&d, i as i32), expected, "page {i}");
     }
     assert_valid(&out, 4, None);
 
-    let all = RotateOptions {
-        degrees: 270,
-        pages: None,
-        max_pages: None,
-    };
+    let all = RotateOptions { degrees: 270, pages: None, max_pages: None };
     rotate(&input, &out, &all, &ctl()).unwrap();
     let d = open(&out);
     for (i, &was) in before.iter().enumerate() {
@@ -87,26 +70,10 @@ fn rotate_rejects_other_angles_and_out_of_range_pages() {
     let scratch = Scratch::new("rotate-bad");
     let out = scratch.path("out.pdf");
     for opts in [
-        RotateOptions {
-            degrees: 45,
-            pages: None,
-            max_pages: None,
-        },
-        RotateOptions {
-            degrees: 90,
-            pages: Some(vec![4]),
-            max_pages: None,
-        },
-        RotateOptions {
-            degrees: 90,
-            pages: Some(vec![-1]),
-            max_pages: None,
-        },
-        RotateOptions {
-            degrees: 90,
-            pages: Some(vec![]),
-            max_pages: None,
-        },
+        RotateOptions { degrees: 45, pages: None, max_pages: None },
+        RotateOptions { degrees: 90, pages: Some(vec![4]), max_pages: None },
+        RotateOptions { degrees: 90, pages: Some(vec![-1]), max_pages: None },
+        RotateOptions { degrees: 90, pages: Some(vec![]), max_pages: None },
     ] {
         let err = rotate(&input, &out, &opts, &ctl()).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidOptions, "{opts:?}");
@@ -123,16 +90,7 @@ fn reorder_applies_the_permutation() {
     let out = scratch.path("out.pdf");
     let sizes = page_sizes(&open(&input));
     assert_ne!(sizes[0], sizes[2], "fixture should have mixed page sizes");
-    let r = reorder(
-        &input,
-        &out,
-        &ReorderOptions {
-            order: vec![2, 0, 1],
-            max_pages: None,
-        },
-        &ctl(),
-    )
-    .unwrap();
+    let r = reorder(&input, &out, &ReorderOptions { order: vec![2, 0, 1], max_pages: None }, &ctl()).unwrap();
     assert_eq!(r.page_count, 3);
     assert_eq!(page_sizes(&open(&out)), vec![sizes[2], sizes[0], sizes[1]]);
     assert_valid(&out, 3, None);
@@ -146,16 +104,7 @@ fn reorder_requires_a_full_permutation() {
     let scratch = Scratch::new("reorder-bad");
     let out = scratch.path("out.pdf");
     for order in [vec![0, 1], vec![0, 1, 1], vec![0, 1, 3], vec![0, 1, 2, 0]] {
-        let err = reorder(
-            &input,
-            &out,
-            &ReorderOptions {
-                order: order.clone(),
-                max_pages: None,
-            },
-            &ctl(),
-        )
-        .unwrap_err();
+        let err = reorder(&input, &out, &ReorderOptions { order: order.clone(), max_pages: None }, &ctl()).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidOptions, "{order:?}");
     }
     assert!(!out.exists());
@@ -169,16 +118,7 @@ fn delete_pages_removes_pages_and_outline_entries_pointing_at_them() {
     let scratch = Scratch::new("delete");
     let out = scratch.path("out.pdf");
     let before = open(&input).outlines().unwrap();
-    let r = delete_pages(
-        &input,
-        &out,
-        &DeletePagesOptions {
-            pages: vec![1, 2],
-            max_pages: None,
-        },
-        &ctl(),
-    )
-    .unwrap();
+    let r = delete_pages(&input, &out, &DeletePagesOptions { pages: vec![1, 2], max_pages: None }, &ctl()).unwrap();
     assert_eq!((r.pages_processed, r.page_count), (4, 2));
     let d = open(&out);
     assert_eq!(d.page_count().unwrap(), 2);
@@ -195,10 +135,7 @@ fn delete_pages_removes_pages_and_outline_entries_pointing_at_them() {
     }
     let total_before = check(&before, 4);
     let total_after = check(&d.outlines().unwrap(), 2);
-    assert!(
-        total_after < total_before,
-        "outline entries for deleted pages are gone"
-    );
+    assert!(total_after < total_before, "outline entries for deleted pages are gone");
     assert_valid(&out, 2, None);
 }
 
@@ -210,16 +147,7 @@ fn delete_pages_refuses_to_delete_every_page_or_out_of_range() {
     let scratch = Scratch::new("delete-bad");
     let out = scratch.path("out.pdf");
     for pages in [vec![0, 1, 2], vec![3], vec![]] {
-        let err = delete_pages(
-            &input,
-            &out,
-            &DeletePagesOptions {
-                pages,
-                max_pages: None,
-            },
-            &ctl(),
-        )
-        .unwrap_err();
+        let err = delete_pages(&input, &out, &DeletePagesOptions { pages, max_pages: None }, &ctl()).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidOptions);
     }
     assert!(!out.exists());
@@ -227,10 +155,8 @@ fn delete_pages_refuses_to_delete_every_page_or_out_of_range() {
 
 #[test]
 fn merge_concatenates_in_order_and_keeps_outlines() {
-    let (Some(a), Some(b)) = (
-        corpus_file("latex-outline-4-pages.pdf"),
-        corpus_file("scanned-mixed-3-pages.pdf"),
-    ) else {
+    let (Some(a), Some(b)) = (corpus_file("latex-outline-4-pages.pdf"), corpus_file("scanned-mixed-3-pages.pdf"))
+    else {
         return;
     };
     let scratch = Scratch::new("merge");
@@ -245,10 +171,7 @@ fn merge_concatenates_in_order_and_keeps_outlines() {
     let outline = d.outlines().unwrap();
     let per_copy = open(&a).outlines().unwrap().len();
     assert_eq!(outline.len(), 2 * per_copy);
-    let first_pages: Vec<u32> = outline
-        .iter()
-        .filter_map(|o| o.dest.map(|d| d.loc.page_number))
-        .collect();
+    let first_pages: Vec<u32> = outline.iter().filter_map(|o| o.dest.map(|d| d.loc.page_number)).collect();
     assert!(first_pages[0] >= 3 && first_pages[0] < 7, "{first_pages:?}");
     assert!(first_pages[per_copy] >= 7, "{first_pages:?}");
     assert_valid(&out, 11, None);
@@ -295,16 +218,7 @@ fn split_writes_named_parts_for_each_mode() {
     let scratch = Scratch::new("split");
     let out = scratch.path("out.zip");
 
-    let r = split(
-        &input,
-        &out,
-        &SplitOptions {
-            mode: SplitMode::EveryPage,
-            max_pages: None,
-        },
-        &ctl(),
-    )
-    .unwrap();
+    let r = split(&input, &out, &SplitOptions { mode: SplitMode::EveryPage, max_pages: None }, &ctl()).unwrap();
     assert_eq!((r.parts, r.pages_processed), (3, 3));
     let entries = zip_entries(&out);
     let names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
@@ -313,49 +227,21 @@ fn split_writes_named_parts_for_each_mode() {
         assert_eq!(part_pages(&scratch, bytes), 1);
     }
 
-    split(
-        &input,
-        &out,
-        &SplitOptions {
-            mode: SplitMode::Chunks(2),
-            max_pages: None,
-        },
-        &ctl(),
-    )
-    .unwrap();
+    split(&input, &out, &SplitOptions { mode: SplitMode::Chunks(2), max_pages: None }, &ctl()).unwrap();
     let entries = zip_entries(&out);
-    assert_eq!(
-        entries.iter().map(|e| e.0.as_str()).collect::<Vec<_>>(),
-        ["part-0001.pdf", "part-0002.pdf"]
-    );
+    assert_eq!(entries.iter().map(|e| e.0.as_str()).collect::<Vec<_>>(), ["part-0001.pdf", "part-0002.pdf"]);
     assert_eq!(part_pages(&scratch, &entries[0].1), 2);
     assert_eq!(part_pages(&scratch, &entries[1].1), 1);
 
-    let r = split(
-        &input,
-        &out,
-        &SplitOptions {
-            mode: SplitMode::Ranges(vec![(3, 3), (1, 2)]),
-            max_pages: None,
-        },
-        &ctl(),
-    )
-    .unwrap();
+    let r =
+        split(&input, &out, &SplitOptions { mode: SplitMode::Ranges(vec![(3, 3), (1, 2)]), max_pages: None }, &ctl())
+            .unwrap();
     assert_eq!((r.parts, r.pages_processed), (2, 3));
     let entries = zip_entries(&out);
     assert_eq!(part_pages(&scratch, &entries[0].1), 1);
     assert_eq!(part_pages(&scratch, &entries[1].1), 2);
 
-    let err = split(
-        &input,
-        &out,
-        &SplitOptions {
-            mode: SplitMode::Chunks(0),
-            max_pages: None,
-        },
-        &ctl(),
-    )
-    .unwrap_err();
+    let err = split(&input, &out, &SplitOptions { mode: SplitMode::Chunks(0), max_pages: None }, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidOptions);
 }
 
@@ -366,39 +252,15 @@ fn unreadable_input_is_invalid_pdf() {
     };
     let scratch = Scratch::new("invalid");
     let out = scratch.path("out.pdf");
-    let err = rotate(
-        &input,
-        &out,
-        &RotateOptions {
-            degrees: 90,
-            pages: None,
-            max_pages: None,
-        },
-        &ctl(),
-    )
-    .unwrap_err();
+    let err = rotate(&input, &out, &RotateOptions { degrees: 90, pages: None, max_pages: None }, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidPdf);
     let not_pdf = corpus_file("docx-tables.docx").unwrap();
-    let err = rotate(
-        &not_pdf,
-        &out,
-        &RotateOptions {
-            degrees: 90,
-            pages: None,
-            max_pages: None,
-        },
-        &ctl(),
-    )
-    .unwrap_err();
+    let err = rotate(&not_pdf, &out, &RotateOptions { degrees: 90, pages: None, max_pages: None }, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidPdf);
     let err = rotate(
         Path::new("/nonexistent.pdf"),
         &out,
-        &RotateOptions {
-            degrees: 90,
-            pages: None,
-            max_pages: None,
-        },
+        &RotateOptions { degrees: 90, pages: None, max_pages: None },
         &ctl(),
     )
     .unwrap_err();
@@ -412,17 +274,8 @@ fn max_pages_cap_gives_page_limit() {
     };
     let scratch = Scratch::new("page-limit");
     let out = scratch.path("out.pdf");
-    let err = rotate(
-        &input,
-        &out,
-        &RotateOptions {
-            degrees: 90,
-            pages: None,
-            max_pages: Some(3),
-        },
-        &ctl(),
-    )
-    .unwrap_err();
+    let err =
+        rotate(&input, &out, &RotateOptions { degrees: 90, pages: None, max_pages: Some(3) }, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::PageLimit);
 }
 
@@ -435,36 +288,13 @@ fn cancelled_before_start_fails_with_cancelled_and_leaves_no_output() {
     let out = scratch.path("out.pdf");
     let control = JobControl::new();
     control.cancel();
-    let err = rotate(
-        &input,
-        &out,
-        &RotateOptions {
-            degrees: 90,
-            pages: None,
-            max_pages: None,
-        },
-        &control,
-    )
-    .unwrap_err();
+    let err = rotate(&input, &out, &RotateOptions { degrees: 90, pages: None, max_pages: None }, &control).unwrap_err();
     assert_eq!(err.code, ErrorCode::Cancelled);
     let zip = scratch.path("out.zip");
-    let err = split(
-        &input,
-        &zip,
-        &SplitOptions {
-            mode: SplitMode::EveryPage,
-            max_pages: None,
-        },
-        &control,
-    )
-    .unwrap_err();
+    let err = split(&input, &zip, &SplitOptions { mode: SplitMode::EveryPage, max_pages: None }, &control).unwrap_err();
     assert_eq!(err.code, ErrorCode::Cancelled);
     assert!(!out.exists() && !zip.exists());
-    assert_eq!(
-        std::fs::read_dir(&scratch.0).unwrap().count(),
-        0,
-        "no temporary files left"
-    );
+    assert_eq!(std::fs::read_dir(&scratch.0).unwrap().count(), 0, "no temporary files left");
 }
 
 #[test]
@@ -482,16 +312,7 @@ fn cancelling_mid_split_stops_at_a_page_checkpoint() {
         }
         c2.cancel();
     });
-    let err = split(
-        &input,
-        &out,
-        &SplitOptions {
-            mode: SplitMode::EveryPage,
-            max_pages: None,
-        },
-        &control,
-    )
-    .unwrap_err();
+    let err = split(&input, &out, &SplitOptions { mode: SplitMode::EveryPage, max_pages: None }, &control).unwrap_err();
     canceller.join().unwrap();
     assert_eq!(err.code, ErrorCode::Cancelled);
     let p = control.progress();
@@ -506,16 +327,8 @@ fn progress_reaches_total_on_success() {
     };
     let scratch = Scratch::new("progress");
     let control = JobControl::new();
-    reorder(
-        &input,
-        &scratch.path("o.pdf"),
-        &ReorderOptions {
-            order: vec![3, 2, 1, 0],
-            max_pages: None,
-        },
-        &control,
-    )
-    .unwrap();
+    reorder(&input, &scratch.path("o.pdf"), &ReorderOptions { order: vec![3, 2, 1, 0], max_pages: None }, &control)
+        .unwrap();
     let p = control.progress();
     assert_eq!((p.done, p.total), (4, 4));
 }

@@ -6,8 +6,8 @@ mod common;
 
 use common::{assert_valid, corpus_file, open, Scratch};
 use engine::{
-    delete_pages, merge, protect, rotate, unlock, DeletePagesOptions, ErrorCode, JobControl,
-    ProtectOptions, RotateOptions, UnlockOptions,
+    delete_pages, merge, protect, rotate, unlock, DeletePagesOptions, ErrorCode, JobControl, ProtectOptions,
+    RotateOptions, UnlockOptions,
 };
 
 fn ctl() -> JobControl {
@@ -43,10 +43,7 @@ fn protect_encrypts_with_aes256_and_the_user_password_opens_it() {
             .unwrap();
         let text = String::from_utf8_lossy(&show.stdout);
         assert!(text.contains("R = 6"), "{text}");
-        assert!(
-            text.contains("extract for any purpose: not allowed"),
-            "{text}"
-        );
+        assert!(text.contains("extract for any purpose: not allowed"), "{text}");
         assert!(text.contains("print high resolution: allowed"), "{text}");
     }
 }
@@ -60,30 +57,18 @@ fn protect_needs_a_password_and_defaults_owner_to_user() {
     let out = scratch.path("out.pdf");
     let err = protect(&input, &out, &ProtectOptions::default(), &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidOptions);
-    let long = ProtectOptions {
-        user_password: Some("x".repeat(128)),
-        ..Default::default()
-    };
-    assert_eq!(
-        protect(&input, &out, &long, &ctl()).unwrap_err().code,
-        ErrorCode::InvalidOptions
-    );
+    let long = ProtectOptions { user_password: Some("x".repeat(128)), ..Default::default() };
+    assert_eq!(protect(&input, &out, &long, &ctl()).unwrap_err().code, ErrorCode::InvalidOptions);
 
-    let only_user = ProtectOptions {
-        user_password: Some("u".into()),
-        ..Default::default()
-    };
+    let only_user = ProtectOptions { user_password: Some("u".into()), ..Default::default() };
     protect(&input, &out, &only_user, &ctl()).unwrap();
     let mut d = open(&out);
     assert!(d.needs_password().unwrap());
     assert!(d.authenticate("u").unwrap());
 
     // Owner only: opens without a password, still encrypted.
-    let only_owner = ProtectOptions {
-        owner_password: Some("o".into()),
-        allow_print: Some(false),
-        ..Default::default()
-    };
+    let only_owner =
+        ProtectOptions { owner_password: Some("o".into()), allow_print: Some(false), ..Default::default() };
     protect(&input, &out, &only_owner, &ctl()).unwrap();
     let d = open(&out);
     assert!(!d.needs_password().unwrap());
@@ -93,45 +78,24 @@ fn protect_needs_a_password_and_defaults_owner_to_user() {
 #[test]
 fn unlock_removes_encryption_with_the_right_password() {
     let scratch = Scratch::new("unlock");
-    for (name, password) in [
-        ("encrypted-aes256-unicode-password.pdf", "pässwört"),
-        ("encrypted-libreoffice-rc4.pdf", "openpassword"),
-    ] {
+    for (name, password) in
+        [("encrypted-aes256-unicode-password.pdf", "pässwört"), ("encrypted-libreoffice-rc4.pdf", "openpassword")]
+    {
         let Some(input) = corpus_file(name) else {
             return;
         };
         let out = scratch.path("out.pdf");
         for wrong in [None, Some("wrong".to_string())] {
-            let err = unlock(
-                &input,
-                &out,
-                &UnlockOptions {
-                    password: wrong,
-                    max_pages: None,
-                },
-                &ctl(),
-            )
-            .unwrap_err();
+            let err = unlock(&input, &out, &UnlockOptions { password: wrong, max_pages: None }, &ctl()).unwrap_err();
             assert_eq!(err.code, ErrorCode::InvalidPassword, "{name}");
             assert!(!out.exists());
         }
-        let r = unlock(
-            &input,
-            &out,
-            &UnlockOptions {
-                password: Some(password.into()),
-                max_pages: None,
-            },
-            &ctl(),
-        )
-        .unwrap();
+        let r =
+            unlock(&input, &out, &UnlockOptions { password: Some(password.into()), max_pages: None }, &ctl()).unwrap();
         assert_eq!(r.page_count, 1);
         let d = open(&out);
         assert!(!d.needs_password().unwrap(), "{name}");
-        assert!(
-            d.trailer().unwrap().get_dict("Encrypt").unwrap().is_none(),
-            "{name}"
-        );
+        assert!(d.trailer().unwrap().get_dict("Encrypt").unwrap().is_none(), "{name}");
         assert_valid(&out, 1, None);
         let _ = std::fs::remove_file(&out);
     }
@@ -158,32 +122,14 @@ fn page_ops_on_a_user_password_pdf_fail_with_encrypted_input() {
     };
     let scratch = Scratch::new("encrypted-input");
     let out = scratch.path("out.pdf");
-    let err = rotate(
-        &input,
-        &out,
-        &RotateOptions {
-            degrees: 90,
-            pages: None,
-            max_pages: None,
-        },
-        &ctl(),
-    )
-    .unwrap_err();
+    let err = rotate(&input, &out, &RotateOptions { degrees: 90, pages: None, max_pages: None }, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::EncryptedInput);
     assert!(err.message.contains("unlock"), "{}", err.message);
     let other = corpus_file("scanned-mixed-3-pages.pdf").unwrap();
     let err = merge(&[other, input.clone()], &out, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::EncryptedInput);
-    let err = protect(
-        &input,
-        &out,
-        &ProtectOptions {
-            user_password: Some("x".into()),
-            ..Default::default()
-        },
-        &ctl(),
-    )
-    .unwrap_err();
+    let err = protect(&input, &out, &ProtectOptions { user_password: Some("x".into()), ..Default::default() }, &ctl())
+        .unwrap_err();
     assert_eq!(err.code, ErrorCode::EncryptedInput);
     assert!(!out.exists());
 }
@@ -195,16 +141,7 @@ fn owner_password_only_pdf_stays_encrypted_after_a_page_op() {
     };
     let scratch = Scratch::new("owner-keep");
     let out = scratch.path("out.pdf");
-    delete_pages(
-        &input,
-        &out,
-        &DeletePagesOptions {
-            pages: vec![0],
-            max_pages: None,
-        },
-        &ctl(),
-    )
-    .unwrap();
+    delete_pages(&input, &out, &DeletePagesOptions { pages: vec![0], max_pages: None }, &ctl()).unwrap();
     let d = open(&out);
     assert!(!d.needs_password().unwrap());
     assert!(d.trailer().unwrap().get_dict("Encrypt").unwrap().is_some());

@@ -9,11 +9,7 @@ use common::{corpus_file, qpdf_pages, Scratch};
 use engine::{identify, rotate, JobControl, RotateOptions};
 
 fn rotate_all(input: &Path, out: &Path) -> engine::PageOpResult {
-    let options = RotateOptions {
-        degrees: 90,
-        pages: None,
-        max_pages: None,
-    };
+    let options = RotateOptions { degrees: 90, pages: None, max_pages: None };
     rotate(input, out, &options, &JobControl::new()).unwrap()
 }
 
@@ -23,14 +19,8 @@ fn broken_tree_pdf() -> Vec<u8> {
     let mut pdf = b"%PDF-1.4\n".to_vec();
     for (num, body) in [
         (1, "<< /Type /Catalog /Pages 9 0 R >>"),
-        (
-            2,
-            "<< /Type /Page /MediaBox [0 0 200 100] /Contents 4 0 R >>",
-        ),
-        (
-            3,
-            "<< /Type /Page /MediaBox [0 0 300 100] /Contents 4 0 R >>",
-        ),
+        (2, "<< /Type /Page /MediaBox [0 0 200 100] /Contents 4 0 R >>"),
+        (3, "<< /Type /Page /MediaBox [0 0 300 100] /Contents 4 0 R >>"),
         (4, "<< /Length 23 >>\nstream\n0 0 m 100 50 l S\n\nendstream"),
     ] {
         pdf.extend_from_slice(format!("{num} 0 obj\n{body}\nendobj\n").as_bytes());

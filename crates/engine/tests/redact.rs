@@ -19,18 +19,8 @@ fn open(path: &Path) -> PdfDocument {
 }
 
 fn redact_page(input: &Path, out: &Path, page: i64) -> engine::PageOpResult {
-    let region = RedactRegion {
-        page,
-        x: 10.0,
-        y: 10.0,
-        w: 50.0,
-        h: 20.0,
-    };
-    let options = RedactOptions {
-        regions: vec![region],
-        dpi: Some(72),
-        ..Default::default()
-    };
+    let region = RedactRegion { page, x: 10.0, y: 10.0, w: 50.0, h: 20.0 };
+    let options = RedactOptions { regions: vec![region], dpi: Some(72), ..Default::default() };
     redact(input, out, &options, &JobControl::new()).unwrap()
 }
 
@@ -81,8 +71,7 @@ fn objects_of_page_only(doc: &PdfDocument, index: i32) -> HashSet<i32> {
 /// Whether object `num` is a stream (MuPDF answers that for references, not for the
 /// loaded dictionary).
 fn is_stream(doc: &PdfDocument, num: i32) -> bool {
-    doc.new_indirect(num, 0)
-        .is_ok_and(|r| r.is_stream().unwrap_or(false))
+    doc.new_indirect(num, 0).is_ok_and(|r| r.is_stream().unwrap_or(false))
 }
 
 /// Every stream of `doc`, decoded (streams MuPDF cannot decode are left out).
@@ -104,16 +93,11 @@ fn pdftotext(path: &Path, page: Option<u32>) -> Option<String> {
         cmd.args(["-f", &p.to_string(), "-l", &p.to_string()]);
     }
     let out = cmd.arg(path).arg("-").output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 fn words(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= 4)
-        .map(str::to_owned)
-        .collect()
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().count() >= 4).map(str::to_owned).collect()
 }
 
 /// Redacts page `index` and checks that none of the streams only that page used
@@ -128,15 +112,8 @@ fn assert_page_streams_gone(name: &str, index: i32) {
 
     let before = open(&input);
     let own = objects_of_page_only(&before, index);
-    let own_streams: Vec<i32> = own
-        .iter()
-        .copied()
-        .filter(|&num| is_stream(&before, num))
-        .collect();
-    assert!(
-        !own_streams.is_empty(),
-        "{name}: page {index} has streams of its own"
-    );
+    let own_streams: Vec<i32> = own.iter().copied().filter(|&num| is_stream(&before, num)).collect();
+    assert!(!own_streams.is_empty(), "{name}: page {index} has streams of its own");
 
     let out_bytes = std::fs::read(&out).unwrap();
     let out_streams = decoded_streams(&open(&out));
@@ -144,17 +121,11 @@ fn assert_page_streams_gone(name: &str, index: i32) {
         let raw = before.xref_raw_stream(num).unwrap();
         // Short streams (a `q Q`, an empty form) can legitimately occur anywhere.
         if raw.len() >= 48 {
-            assert!(
-                !contains(&out_bytes, &raw),
-                "{name}: raw bytes of object {num} survive"
-            );
+            assert!(!contains(&out_bytes, &raw), "{name}: raw bytes of object {num} survive");
         }
         let decoded = before.xref_stream(num).unwrap();
         if decoded.len() >= 48 {
-            assert!(
-                !out_streams.iter().any(|s| s == &decoded),
-                "{name}: decoded content of object {num} survives"
-            );
+            assert!(!out_streams.iter().any(|s| s == &decoded), "{name}: decoded content of object {num} survives");
         }
     }
 }
@@ -183,19 +154,13 @@ fn pdftotext_finds_none_of_the_words_only_the_redacted_page_had() {
             only_page2.remove(&w);
         }
     }
-    assert!(
-        only_page2.len() >= 10,
-        "page 2 has words of its own: {only_page2:?}"
-    );
+    assert!(only_page2.len() >= 10, "page 2 has words of its own: {only_page2:?}");
     let scratch = Scratch::new("redact-words");
     let out = scratch.path("out.pdf");
     redact_page(&input, &out, 1);
     let left = words(&pdftotext(&out, None).unwrap());
     let found: Vec<_> = only_page2.intersection(&left).collect();
-    assert!(
-        found.is_empty(),
-        "redacted words still in the output: {found:?}"
-    );
+    assert!(found.is_empty(), "redacted words still in the output: {found:?}");
     assert_eq!(pdftotext(&out, Some(2)).unwrap().trim(), "");
 }
 
@@ -214,17 +179,10 @@ fn a_redacted_pages_annotations_and_form_fields_are_gone() {
             if !obj.is_dict().unwrap() {
                 continue;
             }
-            let subtype = obj
-                .get_dict("Subtype")
-                .unwrap()
-                .and_then(|s| s.as_name().ok());
+            let subtype = obj.get_dict("Subtype").unwrap().and_then(|s| s.as_name().ok());
             widgets += usize::from(subtype.as_deref() == Some(b"Widget".as_slice()));
             for key in ["T", "V", "TU"] {
-                if let Some(v) = obj
-                    .get_dict(key)
-                    .unwrap()
-                    .filter(|v| v.is_string().unwrap())
-                {
+                if let Some(v) = obj.get_dict(key).unwrap().filter(|v| v.is_string().unwrap()) {
                     let bytes = v.as_bytes().unwrap();
                     if bytes.len() > 2 {
                         strings.insert(bytes);
@@ -247,16 +205,8 @@ fn a_redacted_pages_annotations_and_form_fields_are_gone() {
     assert!(kept.is_empty(), "field names or values survive: {kept:?}");
     let page = after.find_page(0).unwrap();
     assert!(page.get_dict("Annots").unwrap().is_none());
-    let fields = after
-        .catalog()
-        .unwrap()
-        .get_dict("AcroForm")
-        .unwrap()
-        .and_then(|f| f.get_dict("Fields").unwrap());
-    assert!(
-        fields.map_or(0, |f| f.len().unwrap()) == 0,
-        "AcroForm still lists fields"
-    );
+    let fields = after.catalog().unwrap().get_dict("AcroForm").unwrap().and_then(|f| f.get_dict("Fields").unwrap());
+    assert!(fields.map_or(0, |f| f.len().unwrap()) == 0, "AcroForm still lists fields");
     assert!(qpdf_ok(qpdf_check(&out, None)));
 }
 
@@ -271,28 +221,15 @@ fn pages_not_redacted_keep_their_content_streams_byte_for_byte() {
     assert_eq!((result.pages_processed, result.page_count), (1, 4));
     let (before, after) = (open(&input), open(&out));
     let raw_contents = |doc: &PdfDocument, i: i32| -> Vec<u8> {
-        let contents = doc
-            .find_page(i)
-            .unwrap()
-            .get_dict("Contents")
-            .unwrap()
-            .unwrap();
+        let contents = doc.find_page(i).unwrap().get_dict("Contents").unwrap().unwrap();
         if contents.is_array().unwrap() {
-            contents
-                .array_iter()
-                .unwrap()
-                .flat_map(|s| s.unwrap().read_raw_stream().unwrap())
-                .collect()
+            contents.array_iter().unwrap().flat_map(|s| s.unwrap().read_raw_stream().unwrap()).collect()
         } else {
             contents.read_raw_stream().unwrap()
         }
     };
     for i in [0, 2, 3] {
-        assert_eq!(
-            raw_contents(&before, i),
-            raw_contents(&after, i),
-            "page {i}"
-        );
+        assert_eq!(raw_contents(&before, i), raw_contents(&after, i), "page {i}");
     }
     assert_ne!(raw_contents(&before, 1), raw_contents(&after, 1));
     assert_eq!(qpdf_check(&out, None).unwrap_or(0), 0);
@@ -323,18 +260,12 @@ fn build_pdf(objects: &[&str]) -> Vec<u8> {
         pdf.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
     }
     let xref = pdf.len();
-    pdf.extend_from_slice(
-        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
-    );
+    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
     for o in offsets {
         pdf.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
     }
     pdf.extend_from_slice(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
+        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes(),
     );
     pdf
 }
@@ -342,10 +273,7 @@ fn build_pdf(objects: &[&str]) -> Vec<u8> {
 #[test]
 fn a_field_value_kept_by_the_calculation_order_goes_and_a_shared_content_stream_stays() {
     let content = "BT /F1 12 Tf 20 150 Td (Shared text on both pages) Tj ET";
-    let stream = format!(
-        "<< /Length {} >>\nstream\n{content}\nendstream",
-        content.len()
-    );
+    let stream = format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len());
     let page = |annots: &str| {
         format!(
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R \
@@ -377,22 +305,13 @@ fn a_field_value_kept_by_the_calculation_order_goes_and_a_shared_content_stream_
             continue;
         }
         for key in ["T", "V"] {
-            if let Some(v) = obj
-                .get_dict(key)
-                .unwrap()
-                .filter(|v| v.is_string().unwrap())
-            {
+            if let Some(v) = obj.get_dict(key).unwrap().filter(|v| v.is_string().unwrap()) {
                 panic!("object {num} still has /{key} {:?}", v.as_bytes().unwrap());
             }
         }
     }
     // Page 2 shows the same content stream, which therefore stays, byte for byte.
-    let contents = after
-        .find_page(1)
-        .unwrap()
-        .get_dict("Contents")
-        .unwrap()
-        .unwrap();
+    let contents = after.find_page(1).unwrap().get_dict("Contents").unwrap().unwrap();
     assert_eq!(contents.read_stream().unwrap(), content.as_bytes());
     assert!(pdftotext(&out, Some(2)).is_none_or(|t| t.contains("Shared text")));
     assert_eq!(qpdf_check(&out, None).unwrap_or(0), 0);

@@ -19,7 +19,9 @@ fn render_threads_write_the_same_zip_as_one_thread() {
     let s = Scratch::new("render-threads");
     // geotopo: vector figures, patterns and TeX fonts; the book: its cover image and
     // form widgets (MANIFEST: forms).
-    for (file, pages) in [("geotopo-117-pages.pdf", (0..12).collect::<Vec<i64>>()), ("freeculture-book-352-pages.pdf", (0..8).collect())] {
+    for (file, pages) in
+        [("geotopo-117-pages.pdf", (0..12).collect::<Vec<i64>>()), ("freeculture-book-352-pages.pdf", (0..8).collect())]
+    {
         let Some(input) = corpus_file(file) else { return };
         let one = render(&input, pages.clone(), 1, &s.path("one.zip"));
         let three = render(&input, pages, 3, &s.path("three.zip"));

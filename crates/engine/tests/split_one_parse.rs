@@ -26,10 +26,7 @@ fn zip_entries(path: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 fn run(input: &Path, out: &Path, mode: SplitMode) -> Vec<(String, Vec<u8>)> {
-    let opts = SplitOptions {
-        mode,
-        max_pages: None,
-    };
+    let opts = SplitOptions { mode, max_pages: None };
     split(input, out, &opts, &JobControl::new()).unwrap();
     zip_entries(out)
 }
@@ -54,23 +51,13 @@ fn content(page: &PdfObject) -> Vec<u8> {
 fn boxes(page: &PdfObject) -> String {
     ["MediaBox", "CropBox", "Rotate"]
         .iter()
-        .map(|k| {
-            page.get_dict_inheritable(*k)
-                .unwrap()
-                .map(|v| v.to_string())
-                .unwrap_or_default()
-        })
+        .map(|k| page.get_dict_inheritable(*k).unwrap().map(|v| v.to_string()).unwrap_or_default())
         .collect::<Vec<_>>()
         .join(" ")
 }
 
 fn text(doc: &PdfDocument, i: i32) -> String {
-    doc.load_page(i)
-        .unwrap()
-        .to_text_page(TextPageFlags::empty())
-        .unwrap()
-        .to_text()
-        .unwrap()
+    doc.load_page(i).unwrap().to_text_page(TextPageFlags::empty()).unwrap().to_text().unwrap()
 }
 
 /// Number of `/Type /Page` dictionaries anywhere in the file's object table.
@@ -79,10 +66,7 @@ fn page_objects(doc: &PdfDocument) -> usize {
     for num in 1..doc.xref_len().unwrap() {
         if let Ok(Some(obj)) = doc.xref_object(num as i32) {
             let is_page = obj.is_dict().unwrap_or(false)
-                && obj
-                    .get_dict("Type")
-                    .unwrap()
-                    .is_some_and(|t| t.as_name().map(|n| n == b"Page").unwrap_or(false));
+                && obj.get_dict("Type").unwrap().is_some_and(|t| t.as_name().map(|n| n == b"Page").unwrap_or(false));
             n += usize::from(is_page);
         }
     }
@@ -207,12 +191,7 @@ fn part_links_and_named_destinations_lead_only_into_the_part() {
     let scratch = Scratch::new("split-one-parse-links");
     let whole = PdfDocument::open(input.to_str().unwrap()).unwrap();
     let internal = |doc: &PdfDocument, i: i32| {
-        doc.load_page(i)
-            .unwrap()
-            .links()
-            .unwrap()
-            .filter(|l| l.uri.starts_with('#') || l.dest.is_some())
-            .count()
+        doc.load_page(i).unwrap().links().unwrap().filter(|l| l.uri.starts_with('#') || l.dest.is_some()).count()
     };
     let entries = run(&input, &scratch.path("out.zip"), SplitMode::Chunks(20));
     let (mut before, mut after) = (0, 0);

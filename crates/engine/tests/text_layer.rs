@@ -13,9 +13,8 @@ mod common;
 /// (right to left for a right-to-left line), box widths proportional to the characters.
 fn write(lines: &[(&[&str], bool)], path: &std::path::Path) {
     let mut doc = PdfDocument::new();
-    let page = doc
-        .new_object_from_str("<< /Type /Page /MediaBox [0 0 595 842] /Resources << >> /Contents [] >>")
-        .unwrap();
+    let page =
+        doc.new_object_from_str("<< /Type /Page /MediaBox [0 0 595 842] /Resources << >> /Contents [] >>").unwrap();
     let page = doc.add_object(&page).unwrap();
     doc.insert_page(0, &page).unwrap();
     let mut page = doc.find_page(0).unwrap();

@@ -19,10 +19,15 @@ use engine::JobControl;
 /// manifest features include `scanned`, in a format the service reads.
 fn scans(dir: &std::path::Path) -> Vec<PathBuf> {
     let readable = |p: &std::path::Path| {
-        p.extension().is_some_and(|x| ["pdf", "png", "jpg", "jpeg", "webp"].contains(&x.to_string_lossy().to_lowercase().as_str()))
+        p.extension().is_some_and(|x| {
+            ["pdf", "png", "jpg", "jpeg", "webp"].contains(&x.to_string_lossy().to_lowercase().as_str())
+        })
     };
-    let mut out: Vec<PathBuf> =
-        std::fs::read_dir(dir.join("ocr")).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| readable(p)).collect();
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir.join("ocr"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| readable(p))
+        .collect();
     let manifest = std::fs::read_to_string(dir.join("MANIFEST.tsv")).unwrap();
     let mut rows = manifest.lines();
     let head: Vec<&str> = rows.next().unwrap().split('\t').collect();
@@ -61,15 +66,21 @@ fn pdftotext_of_the_searchable_pdf_gives_back_every_character_of_the_json_text_o
     for (n, input) in files.iter().enumerate() {
         let name = input.file_name().unwrap().to_string_lossy().into_owned();
         let out = scratch.path(&format!("{n}.pdf"));
-        let options = OcrOptions { pages: Some(vec![0]), max_pages: None, output: OcrOutput::SearchablePdf, languages: None };
+        let options =
+            OcrOptions { pages: Some(vec![0]), max_pages: None, output: OcrOutput::SearchablePdf, languages: None };
         let r = ocr_document(input, Some(&out), &options, &JobControl::new()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();
         let text = json["pages"][0]["text"].as_str().unwrap_or("").to_string();
-        let read = Command::new("pdftotext").args(["-f", "1", "-l", "1"]).arg(&out).arg("-").output().expect("pdftotext runs");
+        let read =
+            Command::new("pdftotext").args(["-f", "1", "-l", "1"]).arg(&out).arg("-").output().expect("pdftotext runs");
         let back = String::from_utf8_lossy(&read.stdout).into_owned();
         let (want, got) = (counted(&text), counted(&back));
-        let mut missing: Vec<(char, usize)> =
-            want.iter().filter_map(|(c, &k)| (got.get(c).copied().unwrap_or(0) < k).then(|| (*c, k - got.get(c).copied().unwrap_or(0)))).collect();
+        let mut missing: Vec<(char, usize)> = want
+            .iter()
+            .filter_map(|(c, &k)| {
+                (got.get(c).copied().unwrap_or(0) < k).then(|| (*c, k - got.get(c).copied().unwrap_or(0)))
+            })
+            .collect();
         missing.sort();
         let total: usize = want.values().sum();
         eprintln!("{name}: {total} characters, {} missing", missing.iter().map(|m| m.1).sum::<usize>());

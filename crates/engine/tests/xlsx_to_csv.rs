@@ -98,8 +98,7 @@ fn number_formats_are_rendered_as_displayed() {
     let ws = wb.add_worksheet();
     for (row, (code, value, _)) in CASES.iter().enumerate() {
         ws.write_string(row as u32, 0, *code).unwrap();
-        ws.write_number_with_format(row as u32, 1, *value, &Format::new().set_num_format(*code))
-            .unwrap();
+        ws.write_number_with_format(row as u32, 1, *value, &Format::new().set_num_format(*code)).unwrap();
     }
     wb.save(&path).unwrap();
     let rows = convert(&path, &dir.0).unwrap();

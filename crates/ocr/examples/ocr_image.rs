@@ -6,7 +6,13 @@ use std::time::Instant;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let models = ocr::ModelFiles::from_manifest(&std::env::var_os("OCR_MANIFEST").map(std::path::PathBuf::from).unwrap_or_else(|| root.join("models/manifest.json")), &root.join("node_modules")).unwrap();
+    let models = ocr::ModelFiles::from_manifest(
+        &std::env::var_os("OCR_MANIFEST")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| root.join("models/manifest.json")),
+        &root.join("node_modules"),
+    )
+    .unwrap();
     let threads = std::env::var("OCR_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
     let det = std::env::var("OCR_DET_MAX_SIDE").ok().and_then(|v| v.parse().ok()).unwrap_or(ocr::DET_MAX_SIDE);
     let t = Instant::now();

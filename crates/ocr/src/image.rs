@@ -22,10 +22,7 @@ impl Image {
             return Err(OcrError::Input(format!("{channels} channels (1 or 3 expected)")));
         }
         if width == 0 || height == 0 || data.len() != width * height * channels {
-            return Err(OcrError::Input(format!(
-                "buffer of {} bytes for {width}x{height}x{channels}",
-                data.len()
-            )));
+            return Err(OcrError::Input(format!("buffer of {} bytes for {width}x{height}x{channels}", data.len())));
         }
         Ok(Self { width, height, channels, data })
     }

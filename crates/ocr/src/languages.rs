@@ -59,8 +59,7 @@ impl LanguageSets {
             return Err(LanguageError::Empty);
         }
         let supported = self.supported();
-        let unknown: Vec<String> =
-            requested.iter().filter(|c| !supported.contains(&c.as_str())).cloned().collect();
+        let unknown: Vec<String> = requested.iter().filter(|c| !supported.contains(&c.as_str())).cloned().collect();
         if !unknown.is_empty() {
             return Err(LanguageError::Unsupported(unknown));
         }

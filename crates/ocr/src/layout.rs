@@ -101,7 +101,10 @@ impl Page<'_> {
             return false;
         }
         let rows = row_groups(g.to_vec(), self.boxes);
-        let filled = rows.iter().filter(|r| r.iter().any(|&i| self.boxes[i][2] - self.boxes[i][0] >= COLUMN_FILL * (hi - lo))).count();
+        let filled = rows
+            .iter()
+            .filter(|r| r.iter().any(|&i| self.boxes[i][2] - self.boxes[i][0] >= COLUMN_FILL * (hi - lo)))
+            .count();
         2 * filled >= rows.len()
     }
 
@@ -204,7 +207,9 @@ impl Page<'_> {
         let mut run_gutters: Vec<(f32, f32)> = Vec::new();
         for band in bands {
             let own = self.gutters(&band);
-            let fits = |gs: &[(f32, f32)], ids: &[usize]| !gs.is_empty() && gs.iter().all(|&g| ids.iter().all(|&i| !self.crosses(i, g)));
+            let fits = |gs: &[(f32, f32)], ids: &[usize]| {
+                !gs.is_empty() && gs.iter().all(|&g| ids.iter().all(|&i| !self.crosses(i, g)))
+            };
             let joins = match out.last() {
                 None => false,
                 Some(_) if !run_gutters.is_empty() => fits(&run_gutters, &band),

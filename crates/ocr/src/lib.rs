@@ -47,14 +47,14 @@
 
 #![deny(missing_docs)]
 
+mod config;
 pub mod det;
 pub mod fuse;
 pub mod image;
 pub mod languages;
 pub mod layout;
-pub mod rec;
-mod config;
 mod models;
+pub mod rec;
 mod recognise;
 mod sessions;
 mod timing;
@@ -67,10 +67,10 @@ use serde::Serialize;
 
 pub use crate::config::{OcrConfig, OcrTuning};
 pub use crate::det::RotRect;
-pub use crate::models::{ModelFile, ModelFiles, RecogniserFiles};
-use crate::models::environment;
 pub use crate::image::{Grey, Image};
 pub use crate::languages::{LanguageError, LanguageSets};
+use crate::models::environment;
+pub use crate::models::{ModelFile, ModelFiles, RecogniserFiles};
 use crate::sessions::{load_dict, load_session};
 pub use crate::timing::{process_cpu_ms, StageTimer};
 
@@ -250,7 +250,13 @@ impl Ocr {
         if files.is_empty() {
             // Model files built by hand, without recognisers: the default reads what it reads.
             let m = &config.models;
-            files.push(RecogniserFiles { name: "rec".into(), engine: "rec".into(), languages: Vec::new(), rec: m.rec.clone(), dict: m.dict.clone() });
+            files.push(RecogniserFiles {
+                name: "rec".into(),
+                engine: "rec".into(),
+                languages: Vec::new(),
+                rec: m.rec.clone(),
+                dict: m.dict.clone(),
+            });
         }
         let mut recognisers: Vec<Mutex<Option<Arc<Recogniser>>>> = files.iter().map(|_| Mutex::new(None)).collect();
         recognisers[0] = Mutex::new(Some(Arc::new(default)));
@@ -298,10 +304,7 @@ impl Ocr {
 
     /// The recogniser's session, loading it (hash checked) the first time.
     fn recogniser(&self, index: usize) -> Result<Arc<Recogniser>> {
-        let slot = self
-            .recognisers
-            .get(index)
-            .ok_or_else(|| OcrError::Init(format!("no recogniser {index}")))?;
+        let slot = self.recognisers.get(index).ok_or_else(|| OcrError::Init(format!("no recogniser {index}")))?;
         // Held while loading, so concurrent first uses load the model once.
         let mut guard = slot.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
         if let Some(r) = guard.as_ref() {
@@ -309,7 +312,13 @@ impl Ocr {
         }
         let files = &self.recogniser_files[index];
         let r = Arc::new(Recogniser {
-            session: Mutex::new(load_session(&self.env, self.intra_threads, self.spinning, self.tuning.fuse, &files.rec)?),
+            session: Mutex::new(load_session(
+                &self.env,
+                self.intra_threads,
+                self.spinning,
+                self.tuning.fuse,
+                &files.rec,
+            )?),
             dict: load_dict(&files.dict)?,
         });
         *guard = Some(r.clone());
@@ -369,10 +378,7 @@ impl Ocr {
         // every page cost time and, on pages it misjudged, the whole page.
         if confidence < DIRECTION_CHECK_BELOW && self.vote_flip(&upright, &rects)? {
             let (w, h) = (upright.width as f32, upright.height as f32);
-            rects = rects
-                .iter()
-                .map(|r| RotRect { cx: w - r.cx, cy: h - r.cy, ..*r })
-                .collect();
+            rects = rects.iter().map(|r| RotRect { cx: w - r.cx, cy: h - r.cy, ..*r }).collect();
             upright = upright.rotate_cw(180);
             rotation = (rotation + 180) % 360;
             lines = self.recognise_lines(&upright, &rects, &rec)?.0;

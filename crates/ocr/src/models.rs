@@ -75,8 +75,8 @@ impl ModelFiles {
     pub fn from_manifest(manifest: &Path, root: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(manifest)
             .map_err(|e| OcrError::Init(format!("reading {}: {e}", manifest.display())))?;
-        let m: Manifest = serde_json::from_str(&text)
-            .map_err(|e| OcrError::Init(format!("parsing {}: {e}", manifest.display())))?;
+        let m: Manifest =
+            serde_json::from_str(&text).map_err(|e| OcrError::Init(format!("parsing {}: {e}", manifest.display())))?;
         let get = |name: &str| -> Result<ModelFile> {
             let e = m
                 .models
@@ -90,7 +90,10 @@ impl ModelFiles {
         rec_entries.sort_by_key(|e| e.name != "rec");
         let mut recognisers = Vec::new();
         for e in rec_entries {
-            let dict = e.dict.as_deref().ok_or_else(|| OcrError::Init(format!("manifest entry `{}` has languages but no `dict`", e.name)))?;
+            let dict = e
+                .dict
+                .as_deref()
+                .ok_or_else(|| OcrError::Init(format!("manifest entry `{}` has languages but no `dict`", e.name)))?;
             recognisers.push(RecogniserFiles {
                 name: e.name.clone(),
                 engine: e.engine.clone().unwrap_or_else(|| e.name.clone()),
@@ -102,7 +105,16 @@ impl ModelFiles {
         let (rec, dict) = (get("rec")?, get("dict")?);
         if recognisers.first().map(|r| r.name.as_str()) != Some("rec") {
             // A manifest without language lists: the default recogniser reads what it reads.
-            recognisers.insert(0, RecogniserFiles { name: "rec".into(), engine: "rec".into(), languages: Vec::new(), rec: rec.clone(), dict: dict.clone() });
+            recognisers.insert(
+                0,
+                RecogniserFiles {
+                    name: "rec".into(),
+                    engine: "rec".into(),
+                    languages: Vec::new(),
+                    rec: rec.clone(),
+                    dict: dict.clone(),
+                },
+            );
         }
         Ok(Self { det: get("det")?, rec, cls: get("cls")?, dict, recognisers })
     }
@@ -110,8 +122,7 @@ impl ModelFiles {
 
 /// Reads a file and checks its SHA-256.
 pub(crate) fn read_verified(f: &ModelFile) -> Result<Vec<u8>> {
-    let bytes =
-        std::fs::read(&f.path).map_err(|e| OcrError::Init(format!("reading {}: {e}", f.path.display())))?;
+    let bytes = std::fs::read(&f.path).map_err(|e| OcrError::Init(format!("reading {}: {e}", f.path.display())))?;
     let digest = Sha256::digest(&bytes);
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     if hex != f.sha256 {

@@ -76,11 +76,8 @@ fn argmax_softmax(row: &[f32]) -> (usize, f32) {
 /// No space is inserted between two CJK characters ([`crate::languages::is_cjk`]).
 pub fn recover_spaces(glyphs: Vec<Glyph>) -> Vec<Glyph> {
     let centre = |g: &Glyph| (g.start + g.end) as f32 / 2.0;
-    let mut pitches: Vec<f32> = glyphs
-        .windows(2)
-        .filter(|w| w[0].ch != " " && w[1].ch != " ")
-        .map(|w| centre(&w[1]) - centre(&w[0]))
-        .collect();
+    let mut pitches: Vec<f32> =
+        glyphs.windows(2).filter(|w| w[0].ch != " " && w[1].ch != " ").map(|w| centre(&w[1]) - centre(&w[0])).collect();
     if pitches.len() < 3 {
         return glyphs;
     }
@@ -95,7 +92,11 @@ pub fn recover_spaces(glyphs: Vec<Glyph>) -> Vec<Glyph> {
             // there is layout (justification, ruby), not a word break.
             let cjk_pair = p.ch.chars().last().is_some_and(crate::languages::is_cjk)
                 && g.ch.chars().next().is_some_and(crate::languages::is_cjk);
-            if p.ch != " " && g.ch != " " && !cjk_pair && (g.space_before > SPACE_PROB || centre(g) - centre(p) > threshold) {
+            if p.ch != " "
+                && g.ch != " "
+                && !cjk_pair
+                && (g.space_before > SPACE_PROB || centre(g) - centre(p) > threshold)
+            {
                 out.push(Glyph {
                     ch: " ".into(),
                     start: p.end + 1,
@@ -136,11 +137,8 @@ pub struct WordSpan {
 /// touch (text layers and selection need the gap).
 pub fn words(glyphs: &[Glyph]) -> Vec<WordSpan> {
     let centre = |g: &Glyph| (g.start + g.end) as f32 / 2.0 + 0.5;
-    let mut pitches: Vec<f32> = glyphs
-        .windows(2)
-        .filter(|w| w[0].ch != " " && w[1].ch != " ")
-        .map(|w| centre(&w[1]) - centre(&w[0]))
-        .collect();
+    let mut pitches: Vec<f32> =
+        glyphs.windows(2).filter(|w| w[0].ch != " " && w[1].ch != " ").map(|w| centre(&w[1]) - centre(&w[0])).collect();
     pitches.sort_by(f32::total_cmp);
     let half = pitches.get(pitches.len() / 2).copied().unwrap_or(3.0) / 2.0;
     // Groups of non-space glyphs.

@@ -3,7 +3,9 @@
 
 use ort::value::Tensor;
 
-use crate::{inference, rec, Grey, Ocr, OcrError, Recogniser, Result, RotRect, StageTimer, DROP_SCORE, REC_HEIGHT, REC_MAX_WIDTH};
+use crate::{
+    inference, rec, Grey, Ocr, OcrError, Recogniser, Result, RotRect, StageTimer, DROP_SCORE, REC_HEIGHT, REC_MAX_WIDTH,
+};
 
 impl Ocr {
     /// Crops a rotated rectangle to `REC_HEIGHT` rows, `width` columns, as normalised floats.
@@ -94,7 +96,10 @@ impl Ocr {
         let (mut conf_sum, mut conf_chars) = (0f32, 0usize);
         let widths: Vec<usize> = rects
             .iter()
-            .map(|r| ((r.w / r.h.max(1.0) * REC_HEIGHT as f32 * self.tuning.rec_squeeze).round() as usize).clamp(16, REC_MAX_WIDTH))
+            .map(|r| {
+                ((r.w / r.h.max(1.0) * REC_HEIGHT as f32 * self.tuning.rec_squeeze).round() as usize)
+                    .clamp(16, REC_MAX_WIDTH)
+            })
             .collect();
         let mut idx: Vec<usize> = (0..rects.len()).collect();
         idx.sort_by_key(|&i| widths[i]);
@@ -167,7 +172,8 @@ impl Ocr {
                         let a = (s.x0 * px_per_frame).min(r.w);
                         let b = (s.x1 * px_per_frame).min(r.w).max(a + 1.0);
                         let mid = (a + b) / 2.0 - r.w / 2.0;
-                        let wr = RotRect { cx: r.cx + u[0] * mid, cy: r.cy + u[1] * mid, w: b - a, h: r.h, angle: r.angle };
+                        let wr =
+                            RotRect { cx: r.cx + u[0] * mid, cy: r.cy + u[1] * mid, w: b - a, h: r.h, angle: r.angle };
                         (s.text, s.confidence, wr)
                     })
                     .collect();

@@ -8,7 +8,13 @@ use crate::models::read_verified;
 use crate::{fuse, ModelFile, OcrError, Result};
 
 /// Creates a session for a model file (hash checked, graph rewrites applied).
-pub(crate) fn load_session(env: &ort::environment::Environment, threads: usize, spinning: bool, fuse_graph: bool, f: &ModelFile) -> Result<Session> {
+pub(crate) fn load_session(
+    env: &ort::environment::Environment,
+    threads: usize,
+    spinning: bool,
+    fuse_graph: bool,
+    f: &ModelFile,
+) -> Result<Session> {
     let verified = read_verified(f)?;
     // Exact rewrites ONNX Runtime does not do itself (see [`fuse`]); a model they do not
     // understand is loaded as it is; [`OcrTuning::fuse`] false loads it unchanged (the

@@ -33,7 +33,11 @@ impl StageTimer {
             return;
         }
         let cpu = process_cpu_ms();
-        eprintln!("stage {stage:<12} wall {:>8.1} ms cpu {:>8.1} ms", self.wall.elapsed().as_secs_f64() * 1000.0, cpu - self.cpu);
+        eprintln!(
+            "stage {stage:<12} wall {:>8.1} ms cpu {:>8.1} ms",
+            self.wall.elapsed().as_secs_f64() * 1000.0,
+            cpu - self.cpu
+        );
         self.wall = std::time::Instant::now();
         self.cpu = cpu;
     }

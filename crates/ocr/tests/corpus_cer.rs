@@ -186,7 +186,8 @@ fn model_runs_wait_for_the_machine_lock() {
         // The page takes about 0.3 s; while the lock is held it must not finish.
         assert!(rx.recv_timeout(std::time::Duration::from_millis(1500)).is_err(), "recognised while the lock was held");
         holder.unlock().unwrap();
-        let text = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("never finished after the unlock").unwrap();
+        let text =
+            rx.recv_timeout(std::time::Duration::from_secs(60)).expect("never finished after the unlock").unwrap();
         assert!(text.contains("quick brown dog"), "{text}");
     });
     let _ = std::fs::remove_file(&lock);

@@ -50,7 +50,10 @@ fn languages_choose_the_cheapest_recogniser_that_reads_them_all() {
     assert_eq!(e.engine_name(1), "pp-ocrv6-small");
     assert_eq!(e.recogniser_for(Some(&codes(&["kor"]))), Err(ocr::LanguageError::Unsupported(codes(&["kor"]))));
     assert_eq!(e.recogniser_for(Some(&[])), Err(ocr::LanguageError::Empty));
-    assert_eq!(e.supported_languages(), vec!["eng", "deu", "fra", "spa", "ita", "por", "nld", "chi_sim", "jpn", "chi_tra"]);
+    assert_eq!(
+        e.supported_languages(),
+        vec!["eng", "deu", "fra", "spa", "ita", "por", "nld", "chi_sim", "jpn", "chi_tra"]
+    );
 }
 
 #[test]
@@ -90,5 +93,11 @@ fn the_cjk_recogniser_is_loaded_at_its_first_use_and_reads_japanese_kana() {
     assert!(kana(&default) * 10 < kana(&jpn), "{default}");
     assert!(jpn.contains("リスク中立確率"), "{jpn}");
     // No space was recovered between Japanese characters.
-    assert!(!jpn.chars().collect::<Vec<_>>().windows(3).any(|w| ocr::languages::is_cjk(w[0]) && w[1] == ' ' && ocr::languages::is_cjk(w[2])), "{jpn}");
+    assert!(
+        !jpn.chars()
+            .collect::<Vec<_>>()
+            .windows(3)
+            .any(|w| ocr::languages::is_cjk(w[0]) && w[1] == ' ' && ocr::languages::is_cjk(w[2])),
+        "{jpn}"
+    );
 }

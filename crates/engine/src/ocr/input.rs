@@ -35,7 +35,10 @@ pub(super) fn open_input(input: &Path, max_pages: Option<u32>) -> Result<PdfDocu
 /// when it has none or an implausible one).
 fn image_to_pdf(bytes: &[u8]) -> Result<PdfDocument> {
     let bad = |e: mupdf::Error| {
-        EngineError::new(ErrorCode::InvalidImage, format!("the image cannot be read: {}", crate::error::mupdf_message(&e)))
+        EngineError::new(
+            ErrorCode::InvalidImage,
+            format!("the image cannot be read: {}", crate::error::mupdf_message(&e)),
+        )
     };
     let image = if image_magic(bytes) == Some("image/webp") {
         webp_image(bytes)?
@@ -94,7 +97,8 @@ fn webp_image(bytes: &[u8]) -> Result<mupdf::Image> {
     let n = if decoder.has_alpha() { 4 } else { 3 };
     let mut rgba = vec![0u8; w as usize * h as usize * n];
     decoder.read_image(&mut rgba).map_err(|e| bad(e.to_string()))?;
-    let mut pixmap = mupdf::Pixmap::new_with_w_h(&Colorspace::device_rgb(), w as i32, h as i32, false).ctx("allocating the image")?;
+    let mut pixmap = mupdf::Pixmap::new_with_w_h(&Colorspace::device_rgb(), w as i32, h as i32, false)
+        .ctx("allocating the image")?;
     let stride = pixmap.stride() as usize;
     let samples = pixmap.samples_mut();
     for (y, src) in rgba.chunks_exact(w as usize * n).enumerate() {

@@ -63,7 +63,14 @@ pub struct PageJson {
 
 impl PageJson {
     /// A page the OCR read: `result` with its boxes already in displayed points.
-    pub(super) fn recognised(page: usize, width: f32, height: f32, dpi: f32, result: &ocr::PageText, blocks: Vec<BlockJson>) -> Self {
+    pub(super) fn recognised(
+        page: usize,
+        width: f32,
+        height: f32,
+        dpi: f32,
+        result: &ocr::PageText,
+        blocks: Vec<BlockJson>,
+    ) -> Self {
         PageJson {
             page,
             width,
@@ -133,7 +140,11 @@ pub(super) fn blocks_json(result: &ocr::PageText, sx: f32, sy: f32, pw: f32, ph:
                     words: l
                         .words
                         .iter()
-                        .map(|w| WordJson { text: w.text.clone(), bbox: to_pts(w.bbox), confidence: conf(w.confidence) })
+                        .map(|w| WordJson {
+                            text: w.text.clone(),
+                            bbox: to_pts(w.bbox),
+                            confidence: conf(w.confidence),
+                        })
                         .collect(),
                 })
                 .collect(),

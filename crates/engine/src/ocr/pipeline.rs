@@ -61,10 +61,10 @@ use crate::pdf::content::repair_page_contents;
 use crate::pdf::pages::checked_indexes;
 use crate::pdf::save::{save_pdf, write_options};
 
-pub use crate::ocr::input::MAX_IMAGE_PIXELS;
 use crate::ocr::input::open_input;
-pub use crate::ocr::json::{BlockJson, LineJson, OcrJson, PageJson, WordJson};
+pub use crate::ocr::input::MAX_IMAGE_PIXELS;
 use crate::ocr::json::blocks_json;
+pub use crate::ocr::json::{BlockJson, LineJson, OcrJson, PageJson, WordJson};
 
 /// Resolution of pages without images.
 pub const DEFAULT_OCR_DPI: f32 = 300.0;
@@ -144,9 +144,8 @@ pub fn ocr_ready() -> bool {
 }
 
 fn engine() -> Result<&'static ocr::Ocr> {
-    OCR.get().ok_or_else(|| {
-        EngineError::new(ErrorCode::OcrUnavailable, "OCR is not initialised in this process (ocrInit)")
-    })
+    OCR.get()
+        .ok_or_else(|| EngineError::new(ErrorCode::OcrUnavailable, "OCR is not initialised in this process (ocrInit)"))
 }
 
 /// What to produce.
@@ -194,12 +193,8 @@ fn native_dpi(page: &PdfObject, page_w: f32, page_h: f32) -> Option<f32> {
     let n = xobjects.dict_len().ok()?;
     for i in 0..n {
         let Some(x) = xobjects.get_dict_val(i as i32).ok().flatten() else { continue };
-        let is_image = x
-            .get_dict("Subtype")
-            .ok()
-            .flatten()
-            .and_then(|s| s.as_name().ok())
-            .is_some_and(|n| n == b"Image");
+        let is_image =
+            x.get_dict("Subtype").ok().flatten().and_then(|s| s.as_name().ok()).is_some_and(|n| n == b"Image");
         if !is_image {
             continue;
         }
@@ -271,9 +266,7 @@ fn recognise_loaded(
     // Displayed page coordinates start at the bounds' origin.
     let mut ctm = Matrix::new_translate(-bounds.x0, -bounds.y0);
     ctm.concat(Matrix::new_scale(scale, scale));
-    let pix = page
-        .to_pixmap(&ctm, &Colorspace::device_gray(), false, true)
-        .ctx("rendering the page")?;
+    let pix = page.to_pixmap(&ctm, &Colorspace::device_gray(), false, true).ctx("rendering the page")?;
     let (w, h) = (pix.width() as usize, pix.height() as usize);
     let n = pix.n() as usize;
     let stride = pix.stride() as usize;
@@ -356,10 +349,7 @@ pub fn ocr_document(
         let page = doc.load_page(index as i32).ctx("loading the page")?;
         let bounds = page.bounds().ctx("measuring the page")?;
         let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
-        let text = page
-            .to_text_page(TextPageFlags::empty())
-            .and_then(|t| t.to_text())
-            .unwrap_or_default();
+        let text = page.to_text_page(TextPageFlags::empty()).and_then(|t| t.to_text()).unwrap_or_default();
         if has_text_layer(&text) {
             pages.push(PageJson::has_text(index, pw, ph, layer_text(&text)));
             processed += 1;
@@ -390,7 +380,7 @@ pub fn ocr_document(
         origin: "top-left",
         pages,
     })
-        .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("serialising the result: {e}")))?;
+    .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("serialising the result: {e}")))?;
     layer.finish()?;
     let output_bytes = match (options.output, output) {
         (OcrOutput::SearchablePdf, Some(out)) => save_pdf(&doc, out, write_options(Encryption::None), control)?,

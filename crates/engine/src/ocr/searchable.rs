@@ -156,7 +156,10 @@ fn line_frame(q: [[f32; 2]; 4]) -> Option<LineFrame> {
         up = [-up[0], -up[1]];
     }
     // Start of the line along `dir`, and the baseline 20% above the bottom edge.
-    let start = [tl, tr, br, bl].iter().map(|p| (p[0] - centre[0]) * dir[0] + (p[1] - centre[1]) * dir[1]).fold(f32::MAX, f32::min);
+    let start = [tl, tr, br, bl]
+        .iter()
+        .map(|p| (p[0] - centre[0]) * dir[0] + (p[1] - centre[1]) * dir[1])
+        .fold(f32::MAX, f32::min);
     let base = -0.5 * height + 0.2 * height;
     let origin = [centre[0] + dir[0] * start + up[0] * base, centre[1] + dir[1] * start + up[1] * base];
     Some(LineFrame { origin, dir, up, height })

@@ -92,9 +92,9 @@ impl CompressLevel {
             "light" => Ok(Self::Light),
             "balanced" => Ok(Self::Balanced),
             "strong" => Ok(Self::Strong),
-            other => Err(EngineError::invalid_options(format!(
-                "level must be light, balanced or strong, not {other:?}"
-            ))),
+            other => {
+                Err(EngineError::invalid_options(format!("level must be light, balanced or strong, not {other:?}")))
+            }
         }
     }
 

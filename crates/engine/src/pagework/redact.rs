@@ -35,12 +35,12 @@ use mupdf::{Buffer, Colorspace, Document, Matrix};
 
 use crate::control::JobControl;
 use crate::error::{EngineError, MuPdfResultExt, Result};
+use crate::pagework::render::{checked_dpi, encode_jpeg, raster_size, render_rgb, EncodedPage, JpegEncoder};
 use crate::pdf::content::repair_page_contents;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::keep_encryption;
 use crate::pdf::save::{patch_write_options, save_pdf};
 use crate::pdf::PageOpResult;
-use crate::pagework::render::{checked_dpi, encode_jpeg, raster_size, render_rgb, EncodedPage, JpegEncoder};
 
 /// Default rasterisation resolution of affected pages.
 pub const REDACT_DEFAULT_DPI: u32 = 150;
@@ -83,27 +83,13 @@ const SLACK: f64 = 0.01;
 
 /// Burns the regions into their pages; `pages_processed` is the number of pages
 /// rebuilt.
-pub fn redact(
-    input: &Path,
-    output: &Path,
-    options: &RedactOptions,
-    control: &JobControl,
-) -> Result<PageOpResult> {
-    let dpi = checked_dpi(
-        options.dpi,
-        REDACT_DEFAULT_DPI,
-        REDACT_MIN_DPI,
-        REDACT_MAX_DPI,
-    )?;
+pub fn redact(input: &Path, output: &Path, options: &RedactOptions, control: &JobControl) -> Result<PageOpResult> {
+    let dpi = checked_dpi(options.dpi, REDACT_DEFAULT_DPI, REDACT_MIN_DPI, REDACT_MAX_DPI)?;
     if options.regions.is_empty() {
         return Err(EngineError::invalid_options("give at least one region"));
     }
     control.checkpoint()?;
-    let mut opened = open_pdf(
-        Source::Path(input),
-        PasswordPolicy::Refuse,
-        options.max_pages,
-    )?;
+    let mut opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
     let page_count = opened.page_count();
 
     let mut by_page: BTreeMap<usize, Vec<RedactRegion>> = BTreeMap::new();
@@ -114,15 +100,8 @@ pub fn redact(
                 r.page
             )));
         }
-        if ![r.x, r.y, r.w, r.h].iter().all(|v| v.is_finite())
-            || r.x < 0.0
-            || r.y < 0.0
-            || r.w <= 0.0
-            || r.h <= 0.0
-        {
-            return Err(EngineError::invalid_options(format!(
-                "regions[{i}]: x and y must be >= 0 and w and h > 0"
-            )));
+        if ![r.x, r.y, r.w, r.h].iter().all(|v| v.is_finite()) || r.x < 0.0 || r.y < 0.0 || r.w <= 0.0 || r.h <= 0.0 {
+            return Err(EngineError::invalid_options(format!("regions[{i}]: x and y must be >= 0 and w and h > 0")));
         }
         by_page.entry(r.page as usize).or_default().push(*r);
     }
@@ -135,10 +114,7 @@ pub fn redact(
     // repaired, as the other page operations do.
     let scratch = JobControl::new();
     if opened.repaired {
-        repair_page_contents(
-            opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)),
-            &scratch,
-        )?;
+        repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), &scratch)?;
     } else {
         repair_page_contents(by_page.keys().map(|&i| (i + 1, &opened.pages[i])), &scratch)?;
     }
@@ -159,11 +135,7 @@ pub fn redact(
     let options = patch_write_options(keep_encryption(opened.encrypted), opened.repaired);
     let output_bytes = save_pdf(&opened.doc, output, options, control)?;
     control.finish();
-    Ok(PageOpResult {
-        pages_processed: by_page.len() as u32,
-        page_count: page_count as u32,
-        output_bytes,
-    })
+    Ok(PageOpResult { pages_processed: by_page.len() as u32, page_count: page_count as u32, output_bytes })
 }
 
 /// A page rendered with its regions painted black.
@@ -178,13 +150,16 @@ struct BurntPage {
 
 /// Renders page `index` at `dpi`, paints the regions black and encodes the JPEG. Paints in MuPDF's pixmap when it is packed RGB
 /// (no copy of the raster), as rendering does.
-fn burn_in(doc: &Document, index: usize, dpi: u32, regions: &[RedactRegion], encoder: JpegEncoder) -> Result<BurntPage> {
+fn burn_in(
+    doc: &Document,
+    index: usize,
+    dpi: u32,
+    regions: &[RedactRegion],
+    encoder: JpegEncoder,
+) -> Result<BurntPage> {
     let page = doc.load_page(index as i32).ctx("loading the page")?;
     let bounds = page.bounds().ctx("measuring the page")?;
-    let (pw, ph) = (
-        (bounds.x1 - bounds.x0) as f64,
-        (bounds.y1 - bounds.y0) as f64,
-    );
+    let (pw, ph) = ((bounds.x1 - bounds.x0) as f64, (bounds.y1 - bounds.y0) as f64);
     for (k, r) in regions.iter().enumerate() {
         if r.x + r.w > pw + SLACK || r.y + r.h > ph + SLACK {
             return Err(EngineError::invalid_options(format!(
@@ -197,12 +172,7 @@ fn burn_in(doc: &Document, index: usize, dpi: u32, regions: &[RedactRegion], enc
     raster_size(bounds, dpi, index + 1)?;
     let scale = dpi as f32 / 72.0;
     let mut pix = page
-        .to_pixmap(
-            &Matrix::new_scale(scale, scale),
-            &Colorspace::device_rgb(),
-            false,
-            true,
-        )
+        .to_pixmap(&Matrix::new_scale(scale, scale), &Colorspace::device_rgb(), false, true)
         .ctx("rendering the page")?;
     let (w, h) = (pix.width(), pix.height());
     let row = w as usize * 3;
@@ -213,12 +183,7 @@ fn burn_in(doc: &Document, index: usize, dpi: u32, regions: &[RedactRegion], enc
         let jpeg = if stride == row {
             encode_jpeg(w, h, &samples[..row * h as usize], REDACT_JPEG_QUALITY, dpi, encoder)?
         } else {
-            let packed: Vec<u8> = samples
-                .chunks(stride)
-                .take(h as usize)
-                .flat_map(|l| &l[..row])
-                .copied()
-                .collect();
+            let packed: Vec<u8> = samples.chunks(stride).take(h as usize).flat_map(|l| &l[..row]).copied().collect();
             encode_jpeg(w, h, &packed, REDACT_JPEG_QUALITY, dpi, encoder)?
         };
         return Ok(BurntPage { bounds, w, h, jpeg });
@@ -252,56 +217,30 @@ fn paint_black(rgb: &mut [u8], stride: usize, w: u32, h: u32, dpi: u32, regions:
 /// [`delete_unshared`].
 fn rebuild_page(doc: &mut PdfDocument, mut page: PdfObject, burnt: &BurntPage) -> Result<Vec<i32>> {
     let ctx = "rebuilding the redacted page";
-    let BurntPage {
-        bounds,
-        w,
-        h,
-        ref jpeg,
-    } = *burnt;
+    let BurntPage { bounds, w, h, ref jpeg } = *burnt;
     let grey = jpeg.grey;
     // The image XObject, stored as the JPEG bytes with a DCTDecode filter.
     let mut dict = doc.new_dict().ctx(ctx)?;
-    dict.dict_put("Type", PdfObject::new_name("XObject").ctx(ctx)?)
-        .ctx(ctx)?;
-    dict.dict_put("Subtype", PdfObject::new_name("Image").ctx(ctx)?)
-        .ctx(ctx)?;
-    dict.dict_put("Width", PdfObject::new_int(w as i32).ctx(ctx)?)
-        .ctx(ctx)?;
-    dict.dict_put("Height", PdfObject::new_int(h as i32).ctx(ctx)?)
-        .ctx(ctx)?;
+    dict.dict_put("Type", PdfObject::new_name("XObject").ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("Subtype", PdfObject::new_name("Image").ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("Width", PdfObject::new_int(w as i32).ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("Height", PdfObject::new_int(h as i32).ctx(ctx)?).ctx(ctx)?;
     let cs = if grey { "DeviceGray" } else { "DeviceRGB" };
-    dict.dict_put("ColorSpace", PdfObject::new_name(cs).ctx(ctx)?)
-        .ctx(ctx)?;
-    dict.dict_put("BitsPerComponent", PdfObject::new_int(8).ctx(ctx)?)
-        .ctx(ctx)?;
-    dict.dict_put("Filter", PdfObject::new_name("DCTDecode").ctx(ctx)?)
-        .ctx(ctx)?;
-    let image = doc
-        .add_stream(&Buffer::from_bytes(&jpeg.jpeg).ctx(ctx)?, Some(&dict), true)
-        .ctx(ctx)?;
+    dict.dict_put("ColorSpace", PdfObject::new_name(cs).ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("BitsPerComponent", PdfObject::new_int(8).ctx(ctx)?).ctx(ctx)?;
+    dict.dict_put("Filter", PdfObject::new_name("DCTDecode").ctx(ctx)?).ctx(ctx)?;
+    let image = doc.add_stream(&Buffer::from_bytes(&jpeg.jpeg).ctx(ctx)?, Some(&dict), true).ctx(ctx)?;
 
     // Unit square of the image -> displayed page (y down) -> default user space.
     let (bw, bh) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
     let mut m = Matrix::new(bw, 0.0, 0.0, -bh, bounds.x0, bounds.y0 + bh);
     let page_ctm = page.page_ctm().ctx(ctx)?;
-    let inverse = page_ctm.invert().ok_or_else(|| {
-        EngineError::new(
-            crate::error::ErrorCode::InvalidPdf,
-            "the page has a degenerate size",
-        )
-    })?;
+    let inverse = page_ctm
+        .invert()
+        .ok_or_else(|| EngineError::new(crate::error::ErrorCode::InvalidPdf, "the page has a degenerate size"))?;
     m.concat(inverse);
-    let content = format!(
-        "q {} {} {} {} {} {} cm /RedactedPage Do Q\n",
-        m.a, m.b, m.c, m.d, m.e, m.f
-    );
-    let contents = doc
-        .add_stream(
-            &Buffer::from_bytes(content.as_bytes()).ctx(ctx)?,
-            None,
-            false,
-        )
-        .ctx(ctx)?;
+    let content = format!("q {} {} {} {} {} {} cm /RedactedPage Do Q\n", m.a, m.b, m.c, m.d, m.e, m.f);
+    let contents = doc.add_stream(&Buffer::from_bytes(content.as_bytes()).ctx(ctx)?, None, false).ctx(ctx)?;
 
     let mut xobjects = doc.new_dict().ctx(ctx)?;
     xobjects.dict_put("RedactedPage", image).ctx(ctx)?;
@@ -327,16 +266,7 @@ fn rebuild_page(doc: &mut PdfDocument, mut page: PdfObject, burnt: &BurntPage) -
 
     page.dict_put("Contents", contents).ctx(ctx)?;
     page.dict_put("Resources", resources).ctx(ctx)?;
-    for key in [
-        "Annots",
-        "StructParents",
-        "Group",
-        "Thumb",
-        "PieceInfo",
-        "B",
-        "AA",
-        "Tabs",
-    ] {
+    for key in ["Annots", "StructParents", "Group", "Thumb", "PieceInfo", "B", "AA", "Tabs"] {
         page.dict_delete(key).ctx(ctx)?;
     }
     former.extend(annots);
@@ -391,8 +321,7 @@ fn delete_unshared(
         }
     }
     for num in former {
-        doc.delete_object(num)
-            .ctx("dropping the redacted page's former objects")?;
+        doc.delete_object(num).ctx("dropping the redacted page's former objects")?;
     }
     Ok(())
 }
@@ -413,9 +342,7 @@ fn remove_fields(doc: &PdfDocument, widgets: &HashSet<i32>) -> Result<()> {
         if order.is_array().unwrap_or(false) {
             for i in (0..order.len().ctx(ctx)? as i32).rev() {
                 let item = order.get_array(i).ctx(ctx)?;
-                let num = item
-                    .filter(|f| f.is_indirect().unwrap_or(false))
-                    .and_then(|f| f.as_indirect().ok());
+                let num = item.filter(|f| f.is_indirect().unwrap_or(false)).and_then(|f| f.as_indirect().ok());
                 if num.is_some_and(|n| removed.contains(&n)) {
                     order.array_delete(i).ctx(ctx)?;
                 }
@@ -438,11 +365,7 @@ fn prune(list: &mut PdfObject, removed: &mut HashSet<i32>, depth: u32) -> Result
             i -= 1;
             continue;
         };
-        let num = if item.is_indirect().unwrap_or(false) {
-            item.as_indirect().ctx(ctx)?
-        } else {
-            0
-        };
+        let num = if item.is_indirect().unwrap_or(false) { item.as_indirect().ctx(ctx)? } else { 0 };
         let mut remove = num != 0 && removed.contains(&num);
         if !remove && item.is_dict().unwrap_or(false) {
             if let Some(mut kids) = item.get_dict("Kids").ctx(ctx)? {

@@ -133,10 +133,7 @@ pub(crate) fn raster_size(bounds: mupdf::Rect, dpi: u32, page_no: usize) -> Resu
     let w = ((bounds.x1 - bounds.x0) as f64 * scale).ceil().max(1.0);
     let h = ((bounds.y1 - bounds.y0) as f64 * scale).ceil().max(1.0);
     if !w.is_finite() || !h.is_finite() {
-        return Err(EngineError::new(
-            ErrorCode::InvalidPdf,
-            format!("page {page_no} has an invalid size"),
-        ));
+        return Err(EngineError::new(ErrorCode::InvalidPdf, format!("page {page_no} has an invalid size")));
     }
     let (wu, hu) = (w as u64, h as u64);
     if wu > MAX_PAGE_SIDE || hu > MAX_PAGE_SIDE || wu.saturating_mul(hu) > MAX_PAGE_PIXELS {
@@ -161,9 +158,7 @@ pub fn render_rgb(doc: &Document, index: usize, dpi: u32) -> Result<(u32, u32, V
     raster_size(bounds, dpi, index + 1)?;
     let scale = dpi as f32 / 72.0;
     let ctm = Matrix::new_scale(scale, scale);
-    let pix = page
-        .to_pixmap(&ctm, &Colorspace::device_rgb(), false, true)
-        .ctx("rendering the page")?;
+    let pix = page.to_pixmap(&ctm, &Colorspace::device_rgb(), false, true).ctx("rendering the page")?;
     let (w, h) = (pix.width(), pix.height());
     Ok((w, h, packed_rgb(w, h, pix.n() as usize, pix.stride() as usize, pix.samples()).into_owned()))
 }
@@ -211,16 +206,13 @@ pub fn encode_jpeg(w: u32, h: u32, rgb: &[u8], quality: u8, dpi: u32, encoder: J
     let mut enc = Encoder::new(&mut jpeg, quality);
     enc.set_density(PixelDensity::dpi(dpi.min(u16::MAX as u32) as u16));
     enc.set_sampling_factor(SamplingFactor::F_2_2);
-    let failed = |e: jpeg_encoder::EncodingError| {
-        EngineError::new(ErrorCode::EngineError, format!("encoding the JPEG: {e}"))
-    };
+    let failed =
+        |e: jpeg_encoder::EncodingError| EngineError::new(ErrorCode::EngineError, format!("encoding the JPEG: {e}"));
     if grey {
         let luma: Vec<u8> = rgb.chunks_exact(3).map(|p| p[0]).collect();
-        enc.encode(&luma, w as u16, h as u16, ColorType::Luma)
-            .map_err(failed)?;
+        enc.encode(&luma, w as u16, h as u16, ColorType::Luma).map_err(failed)?;
     } else {
-        enc.encode(rgb, w as u16, h as u16, ColorType::Rgb)
-            .map_err(failed)?;
+        enc.encode(rgb, w as u16, h as u16, ColorType::Rgb).map_err(failed)?;
     }
     Ok(EncodedPage { jpeg, grey })
 }
@@ -282,7 +274,13 @@ pub fn render_page_timed(
 }
 
 /// [`render_page`] on a render thread's own document.
-fn render_private_page(doc: &PrivateDoc, index: usize, dpi: u32, quality: u8, encoder: JpegEncoder) -> Result<EncodedPage> {
+fn render_private_page(
+    doc: &PrivateDoc,
+    index: usize,
+    dpi: u32,
+    quality: u8,
+    encoder: JpegEncoder,
+) -> Result<EncodedPage> {
     let r = doc.render(index, dpi)?;
     let rgb = packed_rgb(r.width, r.height, r.n, r.stride, r.samples());
     encode_jpeg(r.width, r.height, &rgb, quality, dpi, encoder)
@@ -292,27 +290,18 @@ fn render_private_page(doc: &PrivateDoc, index: usize, dpi: u32, quality: u8, en
 pub(crate) fn checked_dpi(dpi: Option<u32>, default: u32, min: u32, max: u32) -> Result<u32> {
     let dpi = dpi.unwrap_or(default);
     if dpi < min || dpi > max {
-        return Err(EngineError::invalid_options(format!(
-            "dpi must be between {min} and {max}, not {dpi}"
-        )));
+        return Err(EngineError::invalid_options(format!("dpi must be between {min} and {max}, not {dpi}")));
     }
     Ok(dpi)
 }
 
 /// Renders the selected pages of the PDF at `input` to JPEG. One page: `output` is a
 /// JPEG file; several: a ZIP (stored entries) of `page-NNNN.jpg`.
-pub fn render_jpeg(
-    input: &Path,
-    output: &Path,
-    options: &RenderOptions,
-    control: &JobControl,
-) -> Result<RenderResult> {
+pub fn render_jpeg(input: &Path, output: &Path, options: &RenderOptions, control: &JobControl) -> Result<RenderResult> {
     let dpi = checked_dpi(options.dpi, DEFAULT_DPI, MIN_DPI, MAX_DPI)?;
     let quality = options.quality.unwrap_or(DEFAULT_QUALITY);
     if !(1..=100).contains(&quality) {
-        return Err(EngineError::invalid_options(format!(
-            "quality must be between 1 and 100, not {quality}"
-        )));
+        return Err(EngineError::invalid_options(format!("quality must be between 1 and 100, not {quality}")));
     }
     control.checkpoint()?;
     let opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
@@ -342,9 +331,7 @@ pub fn render_jpeg(
     let threads = if wanted <= 1 {
         0
     } else {
-        let fresh_count = Document::open(path_str(input)?)
-            .and_then(|d| d.page_count())
-            .unwrap_or(-1);
+        let fresh_count = Document::open(path_str(input)?).and_then(|d| d.page_count()).unwrap_or(-1);
         if fresh_count == page_count as i32 {
             wanted
         } else {
@@ -487,9 +474,8 @@ impl<W: Write + std::io::Seek> PageSink<W> {
     fn finish(mut self) -> Result<()> {
         let io = |e: std::io::Error| EngineError::io("writing the output", e);
         if let Some(z) = self.zip.take() {
-            let mut w = z
-                .finish()
-                .map_err(|e| EngineError::new(ErrorCode::IoError, format!("writing the ZIP: {e}")))?;
+            let mut w =
+                z.finish().map_err(|e| EngineError::new(ErrorCode::IoError, format!("writing the ZIP: {e}")))?;
             w.flush().map_err(io)?;
         }
         if let Some(mut w) = self.plain.take() {

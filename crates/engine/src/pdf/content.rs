@@ -69,9 +69,7 @@ pub(crate) fn repair_page_contents<'a>(
                 Ok(Decoded::Complete) => {}
                 Ok(Decoded::Damaged(prefix)) => {
                     let buf = Buffer::from_bytes(&prefix).ctx("repairing page contents")?;
-                    stream
-                        .write_stream_buffer(&buf)
-                        .ctx("repairing page contents")?;
+                    stream.write_stream_buffer(&buf).ctx("repairing page contents")?;
                 }
                 Err(DecodeError::TooLarge) => {
                     return Err(EngineError::new(
@@ -85,7 +83,9 @@ pub(crate) fn repair_page_contents<'a>(
                 Err(DecodeError::Unsupported(filter)) => {
                     return Err(EngineError::new(
                         ErrorCode::InvalidPdf,
-                        format!("the content of page {page_no} uses the filter {filter}, which cannot encode page content"),
+                        format!(
+                            "the content of page {page_no} uses the filter {filter}, which cannot encode page content"
+                        ),
                     ))
                 }
             }
@@ -107,10 +107,7 @@ fn filter_names(stream: &PdfObject) -> Result<Vec<String>> {
     } else {
         vec![filter]
     };
-    Ok(items
-        .iter()
-        .map(|f| String::from_utf8_lossy(&f.as_name().unwrap_or_default()).into_owned())
-        .collect())
+    Ok(items.iter().map(|f| String::from_utf8_lossy(&f.as_name().unwrap_or_default()).into_owned()).collect())
 }
 
 fn early_change(stream: &PdfObject, index: usize) -> bool {
@@ -119,10 +116,7 @@ fn early_change(stream: &PdfObject, index: usize) -> bool {
         Ok(p) => p,
         Err(_) => None,
     };
-    parms
-        .and_then(|p| p.get_dict("EarlyChange").ok().flatten())
-        .map(|v| v.as_int().unwrap_or(1) != 0)
-        .unwrap_or(true)
+    parms.and_then(|p| p.get_dict("EarlyChange").ok().flatten()).map(|v| v.as_int().unwrap_or(1) != 0).unwrap_or(true)
 }
 
 fn check_stream(stream: &PdfObject) -> std::result::Result<Decoded, DecodeError> {
@@ -150,11 +144,7 @@ fn check_stream(stream: &PdfObject) -> std::result::Result<Decoded, DecodeError>
             // Later filters see a truncated input; keep decoding what there is.
         }
     }
-    Ok(if damaged {
-        Decoded::Damaged(data)
-    } else {
-        Decoded::Complete
-    })
+    Ok(if damaged { Decoded::Damaged(data) } else { Decoded::Complete })
 }
 
 fn push_capped(out: &mut Vec<u8>, bytes: &[u8]) -> std::result::Result<(), DecodeError> {
@@ -168,9 +158,8 @@ fn push_capped(out: &mut Vec<u8>, bytes: &[u8]) -> std::result::Result<(), Decod
 /// zlib-wrapped deflate (what PDF specifies), falling back to raw deflate as MuPDF
 /// does. Returns the decoded bytes and whether the stream decoded to its end.
 fn flate(data: &[u8]) -> std::result::Result<(Vec<u8>, bool), DecodeError> {
-    let zlib_header = data.len() >= 2
-        && data[0] & 0x0F == 8
-        && (u16::from(data[0]) << 8 | u16::from(data[1])) % 31 == 0;
+    let zlib_header =
+        data.len() >= 2 && data[0] & 0x0F == 8 && (u16::from(data[0]) << 8 | u16::from(data[1])) % 31 == 0;
     let mut out = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut reader: Box<dyn Read> = if zlib_header {
@@ -389,10 +378,7 @@ mod tests {
 
     #[test]
     fn ascii85_round_trips_known_text() {
-        assert_eq!(
-            ascii85(b"87cURD]i,\"Ebo7~>"),
-            (b"Hello World".to_vec(), true)
-        );
+        assert_eq!(ascii85(b"87cURD]i,\"Ebo7~>"), (b"Hello World".to_vec(), true));
         assert_eq!(ascii85(b"z~>"), (vec![0; 4], true));
         assert!(!ascii85(b"87cU{").1);
     }
@@ -401,8 +387,7 @@ mod tests {
     fn flate_detects_truncation_and_caps_output() {
         use std::io::Write;
         let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-        enc.write_all(&b"q 1 0 0 1 0 0 cm Q\n".repeat(1000))
-            .unwrap();
+        enc.write_all(&b"q 1 0 0 1 0 0 cm Q\n".repeat(1000)).unwrap();
         let full = enc.finish().unwrap();
         let (out, ok) = flate(&full).ok().unwrap();
         assert!(ok && out.len() == 19_000);
@@ -424,9 +409,7 @@ mod tests {
 
     #[test]
     fn run_length_expands_runs_and_literals() {
-        let (out, ok) = run_length(&[2, b'a', b'b', b'c', 254, b'x', 128])
-            .ok()
-            .unwrap();
+        let (out, ok) = run_length(&[2, b'a', b'b', b'c', 254, b'x', 128]).ok().unwrap();
         assert!(ok);
         assert_eq!(out, b"abcxxx");
     }

@@ -25,9 +25,22 @@ const _: () = assert!(std::mem::size_of::<PdfObject>() == std::mem::size_of::<*m
 const _: () = assert!(std::mem::size_of::<Context>() == std::mem::size_of::<*mut c_void>());
 
 extern "C" {
-    fn engine_graft_new(ctx: *mut c_void, src: *mut c_void, dst: *mut c_void, err: *mut c_char, errlen: c_int) -> *mut c_void;
+    fn engine_graft_new(
+        ctx: *mut c_void,
+        src: *mut c_void,
+        dst: *mut c_void,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> *mut c_void;
     fn engine_graft_drop(ctx: *mut c_void, g: *mut c_void);
-    fn engine_graft_redirect(ctx: *mut c_void, g: *mut c_void, src: c_int, dst: c_int, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_graft_redirect(
+        ctx: *mut c_void,
+        g: *mut c_void,
+        src: c_int,
+        dst: c_int,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
     fn engine_graft_copy(
         ctx: *mut c_void,
         g: *mut c_void,
@@ -72,10 +85,7 @@ pub(crate) struct Grafter<'a> {
 
 impl<'a> Grafter<'a> {
     pub(crate) fn new(src: &PdfDocument, dst: &'a mut PdfDocument) -> Result<Self> {
-        let (s, d) = (
-            src.trailer().ctx("reading the trailer")?,
-            dst.trailer().ctx("reading the trailer")?,
-        );
+        let (s, d) = (src.trailer().ctx("reading the trailer")?, dst.trailer().ctx("reading the trailer")?);
         let mut err = [0 as c_char; 512];
         let handle = unsafe { engine_graft_new(context(), raw(&s), raw(&d), err.as_mut_ptr(), 512) };
         if handle.is_null() {

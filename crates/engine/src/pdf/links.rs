@@ -62,10 +62,7 @@ impl NamedDests {
             let mut seen = HashSet::new();
             collect_name_tree(&tree, 0, &mut seen, &mut map)?;
         }
-        Ok(Self {
-            map,
-            gone: HashSet::new(),
-        })
+        Ok(Self { map, gone: HashSet::new() })
     }
 
     /// The explicit destination array a destination value leads to, if any.
@@ -137,11 +134,7 @@ pub(crate) fn collect_name_tree(
 /// action. Returns the owning dictionary and key so callers can replace it.
 fn item_dest(item: &PdfObject) -> Result<Option<(PdfObject, &'static str, PdfObject)>> {
     if let Some(dest) = item.get_dict("Dest").ctx("reading a destination")? {
-        return Ok(Some((
-            item.try_clone().ctx("reading a destination")?,
-            "Dest",
-            dest,
-        )));
+        return Ok(Some((item.try_clone().ctx("reading a destination")?, "Dest", dest)));
     }
     if let Some(action) = item.get_dict("A").ctx("reading an action")? {
         if let Some(s) = action.get_dict("S").ctx("reading an action")? {
@@ -183,10 +176,7 @@ fn annots_of(page: &PdfObject) -> Result<Option<PdfObject>> {
 
 /// Walks the outline breadth-first-by-level, calling `visit` on every item; bounded
 /// against cycles and runaway depth.
-fn for_each_outline_item(
-    doc: &PdfDocument,
-    mut visit: impl FnMut(&PdfObject) -> Result<()>,
-) -> Result<()> {
+fn for_each_outline_item(doc: &PdfDocument, mut visit: impl FnMut(&PdfObject) -> Result<()>) -> Result<()> {
     let catalog = doc.catalog().ctx("reading the catalog")?;
     let Some(root) = catalog.get_dict("Outlines").ctx("reading the outline")? else {
         return Ok(());
@@ -203,10 +193,7 @@ fn for_each_outline_item(
             }
             visit(&item)?;
             if depth < MAX_DEPTH {
-                stack.push((
-                    item.get_dict("First").ctx("reading the outline")?,
-                    depth + 1,
-                ));
+                stack.push((item.get_dict("First").ctx("reading the outline")?, depth + 1));
             }
             cur = item.get_dict("Next").ctx("reading the outline")?;
         }
@@ -236,11 +223,7 @@ pub(crate) fn resolve_named_destinations(doc: &PdfDocument, pages: &[PdfObject])
 
 /// Removes references to pages that are no longer in the page tree. `kept` holds the
 /// object numbers of the remaining pages.
-pub(crate) fn prune_removed_pages(
-    doc: &mut PdfDocument,
-    pages: &[PdfObject],
-    kept: &HashSet<i32>,
-) -> Result<()> {
+pub(crate) fn prune_removed_pages(doc: &mut PdfDocument, pages: &[PdfObject], kept: &HashSet<i32>) -> Result<()> {
     prune_removed_pages_and_names(doc, pages, kept, HashSet::new())
 }
 
@@ -266,10 +249,7 @@ pub(crate) fn prune_removed_pages_and_names(
             let Some(annot) = annots.get_array(i as i32).ctx("reading annotations")? else {
                 continue;
             };
-            let is_link = annot
-                .get_dict("Subtype")
-                .ctx("reading annotations")?
-                .is_some_and(|s| is_name(&s, "Link"));
+            let is_link = annot.get_dict("Subtype").ctx("reading annotations")?.is_some_and(|s| is_name(&s, "Link"));
             if is_link && points_to_removed(&annot, &dests, kept)? {
                 annots.array_delete(i as i32).ctx("removing a link")?;
             } else {
@@ -282,9 +262,7 @@ pub(crate) fn prune_removed_pages_and_names(
         let mut seen = HashSet::new();
         let mut budget = MAX_ITEMS;
         if strip_outline(&mut root, &dests, kept, 0, &mut seen, &mut budget)? == 0 {
-            catalog
-                .dict_delete("Outlines")
-                .ctx("removing the outline")?;
+            catalog.dict_delete("Outlines").ctx("removing the outline")?;
         }
     }
 
@@ -295,10 +273,7 @@ pub(crate) fn prune_removed_pages_and_names(
         let target = if open.is_array().unwrap_or(false) {
             dests.target_page(&open)
         } else if open.is_dict().unwrap_or(false) {
-            let is_goto = open
-                .get_dict("S")
-                .ctx("reading the catalog")?
-                .is_some_and(|s| is_name(&s, "GoTo"));
+            let is_goto = open.get_dict("S").ctx("reading the catalog")?.is_some_and(|s| is_name(&s, "GoTo"));
             match open.get_dict("D").ctx("reading the catalog")? {
                 Some(d) if is_goto => dests.target_page(&d),
                 _ => None,
@@ -307,9 +282,7 @@ pub(crate) fn prune_removed_pages_and_names(
             None
         };
         if target.is_some_and(|num| !kept.contains(&num)) {
-            catalog
-                .dict_delete("OpenAction")
-                .ctx("removing the open action")?;
+            catalog.dict_delete("OpenAction").ctx("removing the open action")?;
         }
     }
 
@@ -351,11 +324,8 @@ fn strip_outline(
             break;
         }
         cur = item.get_dict("Next").ctx(ctx)?;
-        let children = if depth < MAX_DEPTH {
-            strip_outline(&mut item, dests, kept, depth + 1, seen, budget)?
-        } else {
-            0
-        };
+        let children =
+            if depth < MAX_DEPTH { strip_outline(&mut item, dests, kept, depth + 1, seen, budget)? } else { 0 };
         if points_to_removed(&item, dests, kept)? {
             if children == 0 {
                 continue;
@@ -372,16 +342,8 @@ fn strip_outline(
         return Ok(0);
     }
     for i in 0..items.len() {
-        let prev = if i > 0 {
-            Some(items[i - 1].try_clone().ctx(ctx)?)
-        } else {
-            None
-        };
-        let next = items
-            .get(i + 1)
-            .map(|n| n.try_clone())
-            .transpose()
-            .ctx(ctx)?;
+        let prev = if i > 0 { Some(items[i - 1].try_clone().ctx(ctx)?) } else { None };
+        let next = items.get(i + 1).map(|n| n.try_clone()).transpose().ctx(ctx)?;
         let item = &mut items[i];
         match prev {
             Some(p) => item.dict_put("Prev", p).ctx(ctx)?,
@@ -392,34 +354,16 @@ fn strip_outline(
             None => item.dict_delete("Next").ctx(ctx)?,
         }
     }
-    let open = parent
-        .get_dict("Count")
-        .ctx(ctx)?
-        .map(|c| c.as_int().unwrap_or(0) >= 0)
-        .unwrap_or(true);
+    let open = parent.get_dict("Count").ctx(ctx)?.map(|c| c.as_int().unwrap_or(0) >= 0).unwrap_or(true);
     let n = items.len() as i32;
-    parent
-        .dict_put("First", items[0].try_clone().ctx(ctx)?)
-        .ctx(ctx)?;
-    parent
-        .dict_put("Last", items[items.len() - 1].try_clone().ctx(ctx)?)
-        .ctx(ctx)?;
-    parent
-        .dict_put(
-            "Count",
-            PdfObject::new_int(if open { n } else { -n }).ctx(ctx)?,
-        )
-        .ctx(ctx)?;
+    parent.dict_put("First", items[0].try_clone().ctx(ctx)?).ctx(ctx)?;
+    parent.dict_put("Last", items[items.len() - 1].try_clone().ctx(ctx)?).ctx(ctx)?;
+    parent.dict_put("Count", PdfObject::new_int(if open { n } else { -n }).ctx(ctx)?).ctx(ctx)?;
     Ok(items.len())
 }
 
 /// Rewrites the named-destination tree without entries for removed pages.
-fn prune_dest_tree(
-    doc: &PdfDocument,
-    catalog: &mut PdfObject,
-    dests: &NamedDests,
-    kept: &HashSet<i32>,
-) -> Result<()> {
+fn prune_dest_tree(doc: &PdfDocument, catalog: &mut PdfObject, dests: &NamedDests, kept: &HashSet<i32>) -> Result<()> {
     let ctx = "pruning named destinations";
     let keep = |v: &PdfObject| dests.target_page(v).is_none_or(|n| kept.contains(&n));
 
@@ -446,12 +390,9 @@ fn prune_dest_tree(
     };
     let mut entries = HashMap::new();
     collect_name_tree(&tree, 0, &mut HashSet::new(), &mut entries)?;
-    let mut kept_entries: Vec<(Vec<u8>, PdfObject)> =
-        entries.into_iter().filter(|(_, v)| keep(v)).collect();
+    let mut kept_entries: Vec<(Vec<u8>, PdfObject)> = entries.into_iter().filter(|(_, v)| keep(v)).collect();
     kept_entries.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut flat = doc
-        .new_array_with_capacity((kept_entries.len() * 2) as i32)
-        .ctx(ctx)?;
+    let mut flat = doc.new_array_with_capacity((kept_entries.len() * 2) as i32).ctx(ctx)?;
     for (k, v) in kept_entries {
         flat.array_push(new_byte_string(doc, &k)?).ctx(ctx)?;
         flat.array_push(v).ctx(ctx)?;
@@ -497,10 +438,7 @@ fn prune_fields(
                 !prune_fields(&mut kids, kept_annots, depth + 1, seen)?
             }
             _ => {
-                let is_widget = field
-                    .get_dict("Subtype")
-                    .ctx(ctx)?
-                    .is_some_and(|s| is_name(&s, "Widget"))
+                let is_widget = field.get_dict("Subtype").ctx(ctx)?.is_some_and(|s| is_name(&s, "Widget"))
                     || field.get_dict("Rect").ctx(ctx)?.is_some();
                 !is_widget || kept_annots.contains(&num)
             }

@@ -50,8 +50,8 @@ pub fn merge(inputs: &[PathBuf], output: &Path, control: &JobControl) -> Result<
     // Open everything first: a bad input fails fast and the total is known for progress.
     let mut opened = Vec::with_capacity(inputs.len());
     for (i, path) in inputs.iter().enumerate() {
-        let doc = open_pdf(Source::Path(path), PasswordPolicy::Refuse, None)
-            .map_err(|e| in_input(e, i + 1, inputs.len()))?;
+        let doc =
+            open_pdf(Source::Path(path), PasswordPolicy::Refuse, None).map_err(|e| in_input(e, i + 1, inputs.len()))?;
         opened.push(doc);
         control.checkpoint()?;
     }
@@ -61,25 +61,17 @@ pub fn merge(inputs: &[PathBuf], output: &Path, control: &JobControl) -> Result<
     let mut iter = opened.into_iter();
     let base = iter.next().expect("at least two inputs");
     let mut dst = base.doc;
-    repair_page_contents(
-        base.pages.iter().enumerate().map(|(i, p)| (i + 1, p)),
-        control,
-    )
-    .map_err(|e| in_input(e, 1, inputs.len()))?;
+    repair_page_contents(base.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), control)
+        .map_err(|e| in_input(e, 1, inputs.len()))?;
     for (k, src) in iter.enumerate() {
-        append_document(&mut dst, &src.doc, src.pages, control)
-            .map_err(|e| in_input(e, k + 2, inputs.len()))?;
+        append_document(&mut dst, &src.doc, src.pages, control).map_err(|e| in_input(e, k + 2, inputs.len()))?;
     }
     strip_xfa(&dst)?;
 
     control.checkpoint()?;
     let output_bytes = save_pdf(&dst, output, write_options(Encryption::None), control)?;
     control.finish();
-    Ok(PageOpResult {
-        pages_processed: total as u32,
-        page_count: total as u32,
-        output_bytes,
-    })
+    Ok(PageOpResult { pages_processed: total as u32, page_count: total as u32, output_bytes })
 }
 
 /// Says which input an error is about.
@@ -141,16 +133,8 @@ fn get_or_insert(
             return Ok(existing);
         }
     }
-    let fresh = if array {
-        doc.new_array().ctx(ctx)?
-    } else {
-        doc.new_dict().ctx(ctx)?
-    };
-    let value = if indirect {
-        doc.add_object(&fresh).ctx(ctx)?
-    } else {
-        fresh
-    };
+    let fresh = if array { doc.new_array().ctx(ctx)? } else { doc.new_dict().ctx(ctx)? };
+    let value = if indirect { doc.add_object(&fresh).ctx(ctx)? } else { fresh };
     parent.dict_put(key, value.try_clone().ctx(ctx)?).ctx(ctx)?;
     // Re-read so the returned handle is the object stored in the parent.
     parent
@@ -169,10 +153,7 @@ fn append_outline(
     let Some(src_root) = src_catalog.get_dict("Outlines").ctx(ctx)? else {
         return Ok(());
     };
-    let (Some(first), Some(last)) = (
-        src_root.get_dict("First").ctx(ctx)?,
-        src_root.get_dict("Last").ctx(ctx)?,
-    ) else {
+    let (Some(first), Some(last)) = (src_root.get_dict("First").ctx(ctx)?, src_root.get_dict("Last").ctx(ctx)?) else {
         return Ok(());
     };
     let g_first = map.graft_object(&first).ctx(ctx)?;
@@ -180,8 +161,7 @@ fn append_outline(
 
     let mut root = get_or_insert(dst, dst_catalog, "Outlines", false, true)?;
     if root.get_dict("Type").ctx(ctx)?.is_none() {
-        root.dict_put("Type", PdfObject::new_name("Outlines").ctx(ctx)?)
-            .ctx(ctx)?;
+        root.dict_put("Type", PdfObject::new_name("Outlines").ctx(ctx)?).ctx(ctx)?;
     }
     let root_ref = dst_catalog
         .get_dict("Outlines")
@@ -195,12 +175,10 @@ fn append_outline(
     let mut seen = std::collections::HashSet::new();
     while let Some(mut item) = cur {
         let num = crate::pdf::object::obj_num(&item);
-        if !item.is_dict().unwrap_or(false) || (num != 0 && !seen.insert(num)) || added > 1_000_000
-        {
+        if !item.is_dict().unwrap_or(false) || (num != 0 && !seen.insert(num)) || added > 1_000_000 {
             break;
         }
-        item.dict_put("Parent", root_ref.try_clone().ctx(ctx)?)
-            .ctx(ctx)?;
+        item.dict_put("Parent", root_ref.try_clone().ctx(ctx)?).ctx(ctx)?;
         added += 1;
         let next = item.get_dict("Next").ctx(ctx)?;
         if next.is_none() {
@@ -215,25 +193,17 @@ fn append_outline(
     let mut g_first = g_first;
     match root.get_dict("Last").ctx(ctx)? {
         Some(mut old_last) if root.get_dict("First").ctx(ctx)?.is_some() => {
-            old_last
-                .dict_put("Next", g_first.try_clone().ctx(ctx)?)
-                .ctx(ctx)?;
+            old_last.dict_put("Next", g_first.try_clone().ctx(ctx)?).ctx(ctx)?;
             g_first.dict_put("Prev", old_last).ctx(ctx)?;
         }
         _ => {
             g_first.dict_delete("Prev").ctx(ctx)?;
-            root.dict_put("First", g_first.try_clone().ctx(ctx)?)
-                .ctx(ctx)?;
+            root.dict_put("First", g_first.try_clone().ctx(ctx)?).ctx(ctx)?;
         }
     }
     root.dict_put("Last", g_last).ctx(ctx)?;
-    let old_count = root
-        .get_dict("Count")
-        .ctx(ctx)?
-        .map(|c| c.as_int().unwrap_or(0).abs())
-        .unwrap_or(0);
-    root.dict_put("Count", PdfObject::new_int(old_count + added).ctx(ctx)?)
-        .ctx(ctx)?;
+    let old_count = root.get_dict("Count").ctx(ctx)?.map(|c| c.as_int().unwrap_or(0).abs()).unwrap_or(0);
+    root.dict_put("Count", PdfObject::new_int(old_count + added).ctx(ctx)?).ctx(ctx)?;
     Ok(())
 }
 
@@ -258,17 +228,14 @@ fn append_fields(
     for key in ["DR", "DA"] {
         if form.get_dict(key).ctx(ctx)?.is_none() {
             if let Some(v) = src_form.get_dict(key).ctx(ctx)? {
-                form.dict_put(key, map.graft_object(&v).ctx(ctx)?)
-                    .ctx(ctx)?;
+                form.dict_put(key, map.graft_object(&v).ctx(ctx)?).ctx(ctx)?;
             }
         }
     }
     let mut fields = get_or_insert(dst, &mut form, "Fields", true, false)?;
     for field in src_fields.array_iter().ctx(ctx)? {
         let field = field.ctx(ctx)?;
-        fields
-            .array_push(map.graft_object(&field).ctx(ctx)?)
-            .ctx(ctx)?;
+        fields.array_push(map.graft_object(&field).ctx(ctx)?).ctx(ctx)?;
     }
     Ok(())
 }
@@ -292,25 +259,15 @@ fn append_optional_content(
     let mut oc = get_or_insert(dst, dst_catalog, "OCProperties", false, false)?;
     let mut ocgs = get_or_insert(dst, &mut oc, "OCGs", true, false)?;
     for ocg in src_ocgs.array_iter().ctx(ctx)? {
-        ocgs.array_push(map.graft_object(&ocg.ctx(ctx)?).ctx(ctx)?)
-            .ctx(ctx)?;
+        ocgs.array_push(map.graft_object(&ocg.ctx(ctx)?).ctx(ctx)?).ctx(ctx)?;
     }
     let mut config = get_or_insert(dst, &mut oc, "D", false, false)?;
     // Groups the source shows hidden by default stay hidden.
-    if let Some(off) = src_oc
-        .get_dict("D")
-        .ctx(ctx)?
-        .map(|d| d.get_dict("OFF"))
-        .transpose()
-        .ctx(ctx)?
-        .flatten()
-    {
+    if let Some(off) = src_oc.get_dict("D").ctx(ctx)?.map(|d| d.get_dict("OFF")).transpose().ctx(ctx)?.flatten() {
         if off.is_array().unwrap_or(false) {
             let mut dst_off = get_or_insert(dst, &mut config, "OFF", true, false)?;
             for g in off.array_iter().ctx(ctx)? {
-                dst_off
-                    .array_push(map.graft_object(&g.ctx(ctx)?).ctx(ctx)?)
-                    .ctx(ctx)?;
+                dst_off.array_push(map.graft_object(&g.ctx(ctx)?).ctx(ctx)?).ctx(ctx)?;
             }
         }
     }
@@ -322,8 +279,6 @@ fn strip_xfa(doc: &PdfDocument) -> Result<()> {
     if let Some(mut form) = catalog.get_dict("AcroForm").ctx("updating the form")? {
         form.dict_delete("XFA").ctx("updating the form")?;
     }
-    catalog
-        .dict_delete("NeedsRendering")
-        .ctx("updating the form")?;
+    catalog.dict_delete("NeedsRendering").ctx("updating the form")?;
     Ok(())
 }

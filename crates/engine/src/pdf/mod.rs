@@ -2,16 +2,16 @@
 //! thread (MuPDF contexts are per thread), and writes its output atomically.
 
 pub(crate) mod content;
+mod graft;
 mod links;
 pub mod merge;
 mod object;
 pub(crate) mod open;
 pub(crate) mod pages;
+mod part_dests;
 pub(crate) mod save;
 pub(crate) mod security;
 pub mod split;
-mod graft;
-mod part_dests;
 mod tree;
 
 /// What a page operation wrote.

@@ -47,12 +47,8 @@ impl OpenedPdf {
 }
 
 pub(crate) fn path_str(path: &Path) -> Result<&str> {
-    path.to_str().ok_or_else(|| {
-        EngineError::new(
-            ErrorCode::IoError,
-            format!("path is not valid UTF-8: {}", path.display()),
-        )
-    })
+    path.to_str()
+        .ok_or_else(|| EngineError::new(ErrorCode::IoError, format!("path is not valid UTF-8: {}", path.display())))
 }
 
 /// Where a PDF comes from.
@@ -77,35 +73,20 @@ pub(crate) fn open_document(source: Source<'_>) -> Result<OpenOutcome> {
         Source::Bytes(bytes) => head.extend_from_slice(&bytes[..bytes.len().min(1024)]),
     }
     if !head.windows(5).any(|w| w == b"%PDF-") {
-        return Err(EngineError::new(
-            ErrorCode::InvalidPdf,
-            "not a PDF: no %PDF- header in the first 1024 bytes",
-        ));
+        return Err(EngineError::new(ErrorCode::InvalidPdf, "not a PDF: no %PDF- header in the first 1024 bytes"));
     }
     let invalid = |e: mupdf::Error| {
-        EngineError::new(
-            ErrorCode::InvalidPdf,
-            format!("cannot open the PDF: {}", mupdf_message(&e)),
-        )
+        EngineError::new(ErrorCode::InvalidPdf, format!("cannot open the PDF: {}", mupdf_message(&e)))
     };
     let doc = match source {
         Source::Path(path) => {
-            PdfDocument::try_from(Document::open(path_str(path)?).map_err(invalid)?)
-                .map_err(invalid)?
+            PdfDocument::try_from(Document::open(path_str(path)?).map_err(invalid)?).map_err(invalid)?
         }
         Source::Bytes(bytes) => PdfDocument::from_bytes(bytes).map_err(invalid)?,
     };
     let password_required = doc.needs_password().map_err(invalid)?;
-    let encrypted = doc
-        .trailer()
-        .and_then(|t| t.get_dict("Encrypt"))
-        .map_err(invalid)?
-        .is_some();
-    Ok(OpenOutcome {
-        doc,
-        encrypted,
-        password_required,
-    })
+    let encrypted = doc.trailer().and_then(|t| t.get_dict("Encrypt")).map_err(invalid)?.is_some();
+    Ok(OpenOutcome { doc, encrypted, password_required })
 }
 
 /// The document's pages per its page tree or, when that is broken, per a scan for
@@ -120,10 +101,7 @@ fn readable_pages(doc: &mut PdfDocument) -> Result<Vec<PdfObject>> {
     }
     let mut pages = pages_by_scan(doc)?;
     if pages.is_empty() {
-        return Err(EngineError::new(
-            ErrorCode::InvalidPdf,
-            "the PDF has no pages",
-        ));
+        return Err(EngineError::new(ErrorCode::InvalidPdf, "the PDF has no pages"));
     }
     install_page_tree(doc, &mut pages)?;
     Ok(pages)
@@ -155,16 +133,8 @@ fn load_every_object(doc: &PdfDocument) {
 
 /// Opens a PDF for an operation, applying the password policy and checking that it
 /// has pages (and no more than `max_pages`).
-pub(crate) fn open_pdf(
-    source: Source<'_>,
-    policy: PasswordPolicy<'_>,
-    max_pages: Option<u32>,
-) -> Result<OpenedPdf> {
-    let OpenOutcome {
-        mut doc,
-        encrypted,
-        password_required,
-    } = open_document(source)?;
+pub(crate) fn open_pdf(source: Source<'_>, policy: PasswordPolicy<'_>, max_pages: Option<u32>) -> Result<OpenedPdf> {
+    let OpenOutcome { mut doc, encrypted, password_required } = open_document(source)?;
     if password_required {
         match policy {
             PasswordPolicy::Refuse => return Err(EngineError::encrypted_input()),
@@ -175,9 +145,8 @@ pub(crate) fn open_pdf(
                 ))
             }
             PasswordPolicy::Authenticate(Some(password)) => {
-                let ok = password.len() < 128
-                    && !password.contains('\0')
-                    && doc.authenticate(password).unwrap_or(false);
+                let ok =
+                    password.len() < 128 && !password.contains('\0') && doc.authenticate(password).unwrap_or(false);
                 if !ok {
                     return Err(EngineError::new(
                         ErrorCode::InvalidPassword,
@@ -201,10 +170,5 @@ pub(crate) fn open_pdf(
     // MuPDF refuses an incremental save exactly when it attempted a repair (or
     // applied its own redactions, which we never use); the flag itself is not exposed.
     let repaired = !doc.can_be_saved_incrementally();
-    Ok(OpenedPdf {
-        doc,
-        encrypted,
-        pages,
-        repaired,
-    })
+    Ok(OpenedPdf { doc, encrypted, pages, repaired })
 }

@@ -9,9 +9,9 @@ use crate::control::JobControl;
 use crate::error::{EngineError, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
 use crate::pdf::links::prune_removed_pages;
+use crate::pdf::object::obj_num;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::save::{save_pdf, write_options};
-use crate::pdf::object::obj_num;
 use crate::pdf::tree::{install_page_tree, page_rotation};
 use crate::pdf::PageOpResult;
 
@@ -73,30 +73,17 @@ pub(crate) fn checked_indexes(indexes: &[i64], page_count: usize) -> Result<BTre
 }
 
 /// Rotates pages clockwise by 90, 180 or 270 degrees, on top of their current rotation.
-pub fn rotate(
-    input: &Path,
-    output: &Path,
-    options: &RotateOptions,
-    control: &JobControl,
-) -> Result<PageOpResult> {
+pub fn rotate(input: &Path, output: &Path, options: &RotateOptions, control: &JobControl) -> Result<PageOpResult> {
     let degrees = options.degrees;
     if !matches!(degrees, 90 | 180 | 270) {
-        return Err(EngineError::invalid_options(format!(
-            "degrees must be 90, 180 or 270, not {degrees}"
-        )));
+        return Err(EngineError::invalid_options(format!("degrees must be 90, 180 or 270, not {degrees}")));
     }
     control.checkpoint()?;
-    let opened = open_pdf(
-        Source::Path(input),
-        PasswordPolicy::Refuse,
-        options.max_pages,
-    )?;
+    let opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
     let n = opened.page_count();
     let selected = match &options.pages {
         None => (0..n).collect(),
-        Some(p) if p.is_empty() => {
-            return Err(EngineError::invalid_options("pages must not be empty"))
-        }
+        Some(p) if p.is_empty() => return Err(EngineError::invalid_options("pages must not be empty")),
         Some(p) => checked_indexes(p, n)?,
     };
     control.start(n as u64)?;
@@ -105,28 +92,15 @@ pub fn rotate(
     for i in selected {
         let mut page = pages[i].try_clone().ctx("reading a page")?;
         let rotation = (page_rotation(&page)? + degrees as i32) % 360;
-        page.dict_put(
-            "Rotate",
-            PdfObject::new_int(rotation).ctx("rotating a page")?,
-        )
-        .ctx("rotating a page")?;
+        page.dict_put("Rotate", PdfObject::new_int(rotation).ctx("rotating a page")?).ctx("rotating a page")?;
     }
     finish_single(&opened.doc, output, opened.encrypted, n, n, control)
 }
 
 /// Puts the pages in a new order given as a full permutation.
-pub fn reorder(
-    input: &Path,
-    output: &Path,
-    options: &ReorderOptions,
-    control: &JobControl,
-) -> Result<PageOpResult> {
+pub fn reorder(input: &Path, output: &Path, options: &ReorderOptions, control: &JobControl) -> Result<PageOpResult> {
     control.checkpoint()?;
-    let mut opened = open_pdf(
-        Source::Path(input),
-        PasswordPolicy::Refuse,
-        options.max_pages,
-    )?;
+    let mut opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
     let n = opened.page_count();
     if options.order.len() != n {
         return Err(EngineError::invalid_options(format!(
@@ -136,9 +110,7 @@ pub fn reorder(
     }
     let distinct = checked_indexes(&options.order, n)?;
     if distinct.len() != n {
-        return Err(EngineError::invalid_options(
-            "order must be a permutation: some page indexes repeat",
-        ));
+        return Err(EngineError::invalid_options("order must be a permutation: some page indexes repeat"));
     }
     control.start(n as u64)?;
     let pages = &opened.pages;
@@ -151,11 +123,7 @@ pub fn reorder(
         .ctx("reordering pages")?;
     install_page_tree(&mut opened.doc, &mut ordered)?;
     // Labels are attached to page positions, which just changed.
-    opened
-        .doc
-        .catalog()
-        .and_then(|mut c| c.dict_delete("PageLabels"))
-        .ctx("updating the catalog")?;
+    opened.doc.catalog().and_then(|mut c| c.dict_delete("PageLabels")).ctx("updating the catalog")?;
     finish_single(&opened.doc, output, opened.encrypted, n, n, control)
 }
 
@@ -168,34 +136,21 @@ pub fn delete_pages(
     control: &JobControl,
 ) -> Result<PageOpResult> {
     control.checkpoint()?;
-    let mut opened = open_pdf(
-        Source::Path(input),
-        PasswordPolicy::Refuse,
-        options.max_pages,
-    )?;
+    let mut opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
     let n = opened.page_count();
     if options.pages.is_empty() {
         return Err(EngineError::invalid_options("pages must not be empty"));
     }
     let doomed = checked_indexes(&options.pages, n)?;
     if doomed.len() == n {
-        return Err(EngineError::invalid_options(
-            "cannot delete every page: at least one page must remain",
-        ));
+        return Err(EngineError::invalid_options("cannot delete every page: at least one page must remain"));
     }
     let keep: Vec<usize> = (0..n).filter(|i| !doomed.contains(i)).collect();
     control.start(keep.len() as u64)?;
     let pages = std::mem::take(&mut opened.pages);
     repair_page_contents(keep.iter().map(|&i| (i + 1, &pages[i])), control)?;
     keep_pages(&mut opened.doc, &pages, &keep)?;
-    finish_single(
-        &opened.doc,
-        output,
-        opened.encrypted,
-        n,
-        keep.len(),
-        control,
-    )
+    finish_single(&opened.doc, output, opened.encrypted, n, keep.len(), control)
 }
 
 /// Reduces the document to `keep` (indexes into `pages`, in that order) and prunes
@@ -231,16 +186,7 @@ fn finish_single(
     control: &JobControl,
 ) -> Result<PageOpResult> {
     control.checkpoint()?;
-    let output_bytes = save_pdf(
-        doc,
-        output,
-        write_options(keep_encryption(encrypted)),
-        control,
-    )?;
+    let output_bytes = save_pdf(doc, output, write_options(keep_encryption(encrypted)), control)?;
     control.finish();
-    Ok(PageOpResult {
-        pages_processed: pages_processed as u32,
-        page_count: page_count as u32,
-        output_bytes,
-    })
+    Ok(PageOpResult { pages_processed: pages_processed as u32, page_count: page_count as u32, output_bytes })
 }

@@ -30,31 +30,20 @@ impl SourceDests {
         let ctx = "reading destinations";
         let dests = NamedDests::load(src)?;
         let catalog = src.catalog().ctx(ctx)?;
-        let tree = match catalog
-            .get_dict("Names")
-            .ctx(ctx)?
-            .map(|n| n.get_dict("Dests"))
-            .transpose()
-            .ctx(ctx)?
-            .flatten()
-        {
-            Some(tree) => {
-                let mut map = HashMap::new();
-                collect_name_tree(&tree, 0, &mut HashSet::new(), &mut map)?;
-                let mut entries: Vec<Entry> = map
-                    .into_iter()
-                    .map(|(name, value)| Entry {
-                        target: dests.target_page(&value),
-                        name,
-                        key: None,
-                        value,
-                    })
-                    .collect();
-                entries.sort_by(|a, b| a.name.cmp(&b.name));
-                Some(entries)
-            }
-            None => None,
-        };
+        let tree =
+            match catalog.get_dict("Names").ctx(ctx)?.map(|n| n.get_dict("Dests")).transpose().ctx(ctx)?.flatten() {
+                Some(tree) => {
+                    let mut map = HashMap::new();
+                    collect_name_tree(&tree, 0, &mut HashSet::new(), &mut map)?;
+                    let mut entries: Vec<Entry> = map
+                        .into_iter()
+                        .map(|(name, value)| Entry { target: dests.target_page(&value), name, key: None, value })
+                        .collect();
+                    entries.sort_by(|a, b| a.name.cmp(&b.name));
+                    Some(entries)
+                }
+                None => None,
+            };
         let dict = match catalog.get_dict("Dests").ctx(ctx)? {
             Some(d) if d.is_dict().unwrap_or(false) => Some(
                 dict_entries(&d)?

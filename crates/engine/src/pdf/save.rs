@@ -18,9 +18,7 @@ use crate::pdf::open::path_str;
 /// never decodes images or content (decompression bombs stay inert).
 pub(crate) fn write_options(encryption: Encryption) -> PdfWriteOptions {
     let mut opts = PdfWriteOptions::default();
-    opts.set_garbage_level(2)
-        .set_compress(true)
-        .set_encryption(encryption);
+    opts.set_garbage_level(2).set_compress(true).set_encryption(encryption);
     opts
 }
 
@@ -31,9 +29,7 @@ pub(crate) fn write_options(encryption: Encryption) -> PdfWriteOptions {
 /// untouched streams are copied exactly as they are, unfiltered ones included.
 pub(crate) fn patch_write_options(encryption: Encryption, compress: bool) -> PdfWriteOptions {
     let mut opts = PdfWriteOptions::default();
-    opts.set_garbage_level(1)
-        .set_compress(compress)
-        .set_encryption(encryption);
+    opts.set_garbage_level(1).set_compress(compress).set_encryption(encryption);
     opts
 }
 
@@ -58,13 +54,9 @@ pub(crate) fn write_atomically(
     fs::File::create(&tmp).map_err(|e| EngineError::io("creating the output", e))?;
     let result = write(&tmp)
         .and_then(|()| control.checkpoint())
+        .and_then(|()| fs::rename(&tmp, output).map_err(|e| EngineError::io("moving the output in place", e)))
         .and_then(|()| {
-            fs::rename(&tmp, output).map_err(|e| EngineError::io("moving the output in place", e))
-        })
-        .and_then(|()| {
-            fs::metadata(output)
-                .map(|m| m.len())
-                .map_err(|e| EngineError::io("reading the output size", e))
+            fs::metadata(output).map(|m| m.len()).map_err(|e| EngineError::io("reading the output size", e))
         });
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -79,8 +71,5 @@ pub(crate) fn save_pdf(
     options: PdfWriteOptions,
     control: &JobControl,
 ) -> Result<u64> {
-    write_atomically(output, control, |tmp| {
-        doc.save_with_options(path_str(tmp)?, options)
-            .ctx("writing the PDF")
-    })
+    write_atomically(output, control, |tmp| doc.save_with_options(path_str(tmp)?, options).ctx("writing the PDF"))
 }

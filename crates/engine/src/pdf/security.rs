@@ -61,33 +61,24 @@ pub struct UnlockOptions {
 fn checked_password(label: &str, p: &Option<String>) -> Result<Option<String>> {
     match p.as_deref() {
         None | Some("") => Ok(None),
-        Some(p) if p.len() > MAX_PASSWORD_BYTES => Err(EngineError::invalid_options(format!(
-            "{label} is longer than {MAX_PASSWORD_BYTES} bytes"
-        ))),
-        Some(p) if p.contains('\0') => Err(EngineError::invalid_options(format!(
-            "{label} must not contain NUL characters"
-        ))),
+        Some(p) if p.len() > MAX_PASSWORD_BYTES => {
+            Err(EngineError::invalid_options(format!("{label} is longer than {MAX_PASSWORD_BYTES} bytes")))
+        }
+        Some(p) if p.contains('\0') => {
+            Err(EngineError::invalid_options(format!("{label} must not contain NUL characters")))
+        }
         Some(p) => Ok(Some(p.to_owned())),
     }
 }
 
 /// Encrypts with AES-256 and the given passwords and permissions.
-pub fn protect(
-    input: &Path,
-    output: &Path,
-    options: &ProtectOptions,
-    control: &JobControl,
-) -> Result<PageOpResult> {
+pub fn protect(input: &Path, output: &Path, options: &ProtectOptions, control: &JobControl) -> Result<PageOpResult> {
     let user = checked_password("userPassword", &options.user_password)?;
     let owner = checked_password("ownerPassword", &options.owner_password)?;
     let owner = match (owner, &user) {
         (Some(o), _) => o,
         (None, Some(u)) => u.clone(),
-        (None, None) => {
-            return Err(EngineError::invalid_options(
-                "protect needs a userPassword or an ownerPassword",
-            ))
-        }
+        (None, None) => return Err(EngineError::invalid_options("protect needs a userPassword or an ownerPassword")),
     };
     let mut permissions = Permission::ACCESSIBILITY;
     let allow = |o: Option<bool>| o.unwrap_or(true);
@@ -105,64 +96,29 @@ pub fn protect(
     }
 
     control.checkpoint()?;
-    let opened = open_pdf(
-        Source::Path(input),
-        PasswordPolicy::Refuse,
-        options.max_pages,
-    )?;
+    let opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
     let n = opened.page_count();
     control.start(n as u64)?;
-    repair_page_contents(
-        opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)),
-        control,
-    )?;
+    repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), control)?;
 
     let mut write = write_options(Encryption::Aes256);
-    write
-        .set_permissions(permissions)
-        .set_owner_password(&owner)
-        .set_user_password(user.as_deref().unwrap_or(""));
+    write.set_permissions(permissions).set_owner_password(&owner).set_user_password(user.as_deref().unwrap_or(""));
     control.checkpoint()?;
     let output_bytes = save_pdf(&opened.doc, output, write, control)?;
     control.finish();
-    Ok(PageOpResult {
-        pages_processed: n as u32,
-        page_count: n as u32,
-        output_bytes,
-    })
+    Ok(PageOpResult { pages_processed: n as u32, page_count: n as u32, output_bytes })
 }
 
 /// Writes a decrypted copy.
-pub fn unlock(
-    input: &Path,
-    output: &Path,
-    options: &UnlockOptions,
-    control: &JobControl,
-) -> Result<PageOpResult> {
+pub fn unlock(input: &Path, output: &Path, options: &UnlockOptions, control: &JobControl) -> Result<PageOpResult> {
     control.checkpoint()?;
     let password = options.password.as_deref().filter(|p| !p.is_empty());
-    let opened = open_pdf(
-        Source::Path(input),
-        PasswordPolicy::Authenticate(password),
-        options.max_pages,
-    )?;
+    let opened = open_pdf(Source::Path(input), PasswordPolicy::Authenticate(password), options.max_pages)?;
     let n = opened.page_count();
     control.start(n as u64)?;
-    repair_page_contents(
-        opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)),
-        control,
-    )?;
+    repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), control)?;
     control.checkpoint()?;
-    let output_bytes = save_pdf(
-        &opened.doc,
-        output,
-        write_options(Encryption::None),
-        control,
-    )?;
+    let output_bytes = save_pdf(&opened.doc, output, write_options(Encryption::None), control)?;
     control.finish();
-    Ok(PageOpResult {
-        pages_processed: n as u32,
-        page_count: n as u32,
-        output_bytes,
-    })
+    Ok(PageOpResult { pages_processed: n as u32, page_count: n as u32, output_bytes })
 }

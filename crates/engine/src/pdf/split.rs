@@ -26,11 +26,11 @@ use crate::error::{EngineError, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
 use crate::pdf::graft::{dict_entries, Grafter};
 use crate::pdf::links::prune_removed_pages_and_names;
-use crate::pdf::part_dests::SourceDests;
+use crate::pdf::object::obj_num;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::{keep_encryption, keep_pages};
+use crate::pdf::part_dests::SourceDests;
 use crate::pdf::save::{write_atomically, write_options};
-use crate::pdf::object::obj_num;
 use crate::pdf::tree::{flatten_inherited, install_page_tree};
 
 /// Inputs up to this size are held in memory while splitting.
@@ -77,16 +77,10 @@ fn plan(mode: &SplitMode, n: usize) -> Result<(Vec<Vec<usize>>, &'static str)> {
         SplitMode::EveryPage => Ok(((0..n).map(|i| vec![i]).collect(), "page")),
         SplitMode::Chunks(size) => {
             if *size < 1 {
-                return Err(EngineError::invalid_options(format!(
-                    "chunkSize must be at least 1, not {size}"
-                )));
+                return Err(EngineError::invalid_options(format!("chunkSize must be at least 1, not {size}")));
             }
             let size = (*size).min(n as i64) as usize;
-            let parts = (0..n)
-                .collect::<Vec<_>>()
-                .chunks(size)
-                .map(<[usize]>::to_vec)
-                .collect();
+            let parts = (0..n).collect::<Vec<_>>().chunks(size).map(<[usize]>::to_vec).collect();
             Ok((parts, "part"))
         }
         SplitMode::Ranges(ranges) => {
@@ -108,16 +102,9 @@ fn plan(mode: &SplitMode, n: usize) -> Result<(Vec<Vec<usize>>, &'static str)> {
 }
 
 /// Splits `input` into a ZIP of PDFs at `output_zip`.
-pub fn split(
-    input: &Path,
-    output_zip: &Path,
-    options: &SplitOptions,
-    control: &JobControl,
-) -> Result<SplitResult> {
+pub fn split(input: &Path, output_zip: &Path, options: &SplitOptions, control: &JobControl) -> Result<SplitResult> {
     control.checkpoint()?;
-    let size = std::fs::metadata(input)
-        .map_err(|e| EngineError::io("reading the input", e))?
-        .len();
+    let size = std::fs::metadata(input).map_err(|e| EngineError::io("reading the input", e))?.len();
     let bytes = if size <= IN_MEMORY_INPUT_CAP {
         Some(std::fs::read(input).map_err(|e| EngineError::io("reading the input", e))?)
     } else {
@@ -143,9 +130,7 @@ pub fn split(
         // An owner-password-only input: each part must stay encrypted the same way,
         // which only MuPDF's writer on the input document itself can do.
         drop(opened);
-        write_zip(output_zip, &parts, prefix, control, |part| {
-            reparsed_part(source(), n, part, control)
-        })?
+        write_zip(output_zip, &parts, prefix, control, |part| reparsed_part(source(), n, part, control))?
     } else {
         let pages = std::mem::take(&mut opened.pages);
         for page in &pages {
@@ -170,11 +155,7 @@ pub fn split(
         })?
     };
     control.finish();
-    Ok(SplitResult {
-        parts: parts.len() as u32,
-        pages_processed: pages_processed as u32,
-        output_bytes,
-    })
+    Ok(SplitResult { parts: parts.len() as u32, pages_processed: pages_processed as u32, output_bytes })
 }
 
 /// Writes the ZIP: one stored entry per part, the part's bytes from `write_part`.
@@ -197,17 +178,11 @@ fn write_zip(
                 _ => format!("part-{:04}.pdf", k + 1),
             };
             let bytes = write_part(part)?;
-            zip.start_file(name, entry_options)
-                .map_err(|e| EngineError::io("writing the ZIP", e.into()))?;
-            zip.write_all(&bytes)
-                .map_err(|e| EngineError::io("writing the ZIP", e))?;
+            zip.start_file(name, entry_options).map_err(|e| EngineError::io("writing the ZIP", e.into()))?;
+            zip.write_all(&bytes).map_err(|e| EngineError::io("writing the ZIP", e))?;
         }
-        let mut inner = zip
-            .finish()
-            .map_err(|e| EngineError::io("finishing the ZIP", e.into()))?;
-        inner
-            .flush()
-            .map_err(|e| EngineError::io("writing the ZIP", e))?;
+        let mut inner = zip.finish().map_err(|e| EngineError::io("finishing the ZIP", e.into()))?;
+        inner.flush().map_err(|e| EngineError::io("writing the ZIP", e))?;
         Ok(())
     })
 }
@@ -218,12 +193,7 @@ fn write_zip(
 /// pruned like `delete_pages` prunes them (outline items, links, named destinations,
 /// `/OpenAction`, form fields); the structure tree and page labels are left out unless
 /// the part is the whole document in order.
-fn grafted_part(
-    src: &PdfDocument,
-    dests: &SourceDests,
-    pages: &[PdfObject],
-    part: &[usize],
-) -> Result<Vec<u8>> {
+fn grafted_part(src: &PdfDocument, dests: &SourceDests, pages: &[PdfObject], part: &[usize]) -> Result<Vec<u8>> {
     let ctx = "building a part";
     let n = pages.len();
     let whole = part.len() == n && part.iter().enumerate().all(|(k, &i)| k == i);
@@ -253,11 +223,8 @@ fn grafted_part(
     }
     let src_catalog = src.catalog().ctx("reading the catalog")?;
     let mut catalog = graft.dst().catalog().ctx(ctx)?;
-    let skip: &[&str] = if whole {
-        &["Type", "Pages"]
-    } else {
-        &["Type", "Pages", "StructTreeRoot", "MarkInfo", "PageLabels"]
-    };
+    let skip: &[&str] =
+        if whole { &["Type", "Pages"] } else { &["Type", "Pages", "StructTreeRoot", "MarkInfo", "PageLabels"] };
     for (key, val) in dict_entries(&src_catalog)? {
         let name = key.as_name().unwrap_or_default();
         if skip.iter().any(|s| s.as_bytes() == name.as_slice()) || name == b"Names" || name == b"Dests" {
@@ -280,8 +247,7 @@ fn grafted_part(
         prune_removed_pages_and_names(&mut dst, &refs, &nums, gone)?;
     }
     let mut bytes = Vec::new();
-    dst.write_to_with_options(&mut bytes, write_options(Encryption::None))
-        .ctx("writing a part")?;
+    dst.write_to_with_options(&mut bytes, write_options(Encryption::None)).ctx("writing a part")?;
     Ok(bytes)
 }
 
@@ -300,10 +266,7 @@ fn reparsed_part(source: Source<'_>, n: usize, part: &[usize], control: &JobCont
     repair_page_contents(part.iter().map(|&i| (i + 1, &pages[i])), control)?;
     keep_pages(&mut opened.doc, &pages, part)?;
     let mut bytes = Vec::new();
-    opened
-        .doc
-        .write_to_with_options(&mut bytes, write_options(encryption))
-        .ctx("writing a part")?;
+    opened.doc.write_to_with_options(&mut bytes, write_options(encryption)).ctx("writing a part")?;
     Ok(bytes)
 }
 

@@ -52,11 +52,7 @@ pub(crate) fn pages_by_scan(doc: &PdfDocument) -> Result<Vec<PdfObject>> {
                 first_page = o.as_int().ok();
             }
         }
-        let is_page = obj
-            .get_dict("Type")
-            .ok()
-            .flatten()
-            .is_some_and(|t| is_name(&t, "Page"));
+        let is_page = obj.get_dict("Type").ok().flatten().is_some_and(|t| is_name(&t, "Page"));
         if is_page {
             pages.push(doc.new_indirect(num as i32, 0).ctx("scanning for pages")?);
         }
@@ -89,37 +85,21 @@ pub(crate) fn install_page_tree(doc: &mut PdfDocument, pages: &mut [PdfObject]) 
     for page in pages.iter_mut() {
         flatten_inherited(page)?;
     }
-    let mut kids = doc
-        .new_array_with_capacity(pages.len() as i32)
-        .ctx("building the page tree")?;
+    let mut kids = doc.new_array_with_capacity(pages.len() as i32).ctx("building the page tree")?;
     for page in pages.iter() {
-        kids.array_push(page.try_clone().ctx("building the page tree")?)
-            .ctx("building the page tree")?;
+        kids.array_push(page.try_clone().ctx("building the page tree")?).ctx("building the page tree")?;
     }
     let mut node = doc.new_dict().ctx("building the page tree")?;
-    node.dict_put(
-        "Type",
-        PdfObject::new_name("Pages").ctx("building the page tree")?,
-    )
-    .ctx("building the page tree")?;
+    node.dict_put("Type", PdfObject::new_name("Pages").ctx("building the page tree")?).ctx("building the page tree")?;
     node.dict_put("Kids", kids).ctx("building the page tree")?;
-    node.dict_put(
-        "Count",
-        PdfObject::new_int(pages.len() as i32).ctx("building the page tree")?,
-    )
-    .ctx("building the page tree")?;
+    node.dict_put("Count", PdfObject::new_int(pages.len() as i32).ctx("building the page tree")?)
+        .ctx("building the page tree")?;
     let node_ref = doc.add_object(&node).ctx("building the page tree")?;
     for page in pages.iter_mut() {
-        page.dict_put(
-            "Parent",
-            node_ref.try_clone().ctx("building the page tree")?,
-        )
-        .ctx("building the page tree")?;
+        page.dict_put("Parent", node_ref.try_clone().ctx("building the page tree")?).ctx("building the page tree")?;
     }
     let mut catalog = doc.catalog().ctx("reading the catalog")?;
-    catalog
-        .dict_put("Pages", node_ref)
-        .ctx("building the page tree")?;
+    catalog.dict_put("Pages", node_ref).ctx("building the page tree")?;
     Ok(())
 }
 

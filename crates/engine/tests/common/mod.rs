@@ -15,9 +15,7 @@ pub fn repo_root() -> PathBuf {
 
 /// Where the corpus should be: `$CORPUS_DIR`, else `shared/corpus` beside the repository.
 pub fn corpus_location() -> PathBuf {
-    std::env::var_os("CORPUS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared/corpus"))
+    std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("../shared/corpus"))
 }
 
 /// A path inside the corpus (`files/...` or `ocr/...`), for tests that require it.
@@ -46,10 +44,7 @@ pub fn corpus_dir() -> Option<PathBuf> {
     if dir.join("files").is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "SKIP: corpus not found at {} (set CORPUS_DIR)",
-            dir.display()
-        );
+        eprintln!("SKIP: corpus not found at {} (set CORPUS_DIR)", dir.display());
         None
     }
 }

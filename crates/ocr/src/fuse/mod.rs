@@ -165,7 +165,14 @@ struct Node {
 
 impl Node {
     fn decode(bytes: &[u8]) -> Result<Self, String> {
-        let mut n = Node { inputs: vec![], outputs: vec![], op: String::new(), domain: String::new(), attributes: vec![], other: vec![] };
+        let mut n = Node {
+            inputs: vec![],
+            outputs: vec![],
+            op: String::new(),
+            domain: String::new(),
+            attributes: vec![],
+            other: vec![],
+        };
         for f in parse(bytes)? {
             let text = || f.as_str().map(str::to_owned).ok_or_else(|| format!("node field {} is not text", f.number));
             match f.number {
@@ -238,7 +245,11 @@ impl Node {
 
     /// A 1x1 convolution with one group per channel (`inputs`: x, weight, bias).
     fn depthwise_1x1(inputs: &[&str], output: &str, channels: usize) -> Self {
-        let group = vec![Field::string(ATTR_NAME, "group"), Field::varint(ATTR_I, channels as u64), Field::varint(ATTR_TYPE, ATTR_TYPE_INT)];
+        let group = vec![
+            Field::string(ATTR_NAME, "group"),
+            Field::varint(ATTR_I, channels as u64),
+            Field::varint(ATTR_TYPE, ATTR_TYPE_INT),
+        ];
         Node { attributes: vec![group], ..Node::simple("Conv", inputs, output, &[]) }
     }
 
@@ -250,7 +261,13 @@ impl Node {
             domain: String::new(),
             attributes: float_attributes
                 .iter()
-                .map(|(n, v)| vec![Field::string(ATTR_NAME, n), Field::float(ATTR_F, *v), Field::varint(ATTR_TYPE, ATTR_TYPE_FLOAT)])
+                .map(|(n, v)| {
+                    vec![
+                        Field::string(ATTR_NAME, n),
+                        Field::float(ATTR_F, *v),
+                        Field::varint(ATTR_TYPE, ATTR_TYPE_FLOAT),
+                    ]
+                })
                 .collect(),
             other: vec![],
         }
@@ -334,7 +351,8 @@ impl Graph {
     /// `channels` (or scalar), the `Mul` read only by the `Add`.
     fn affine_producing(&self, x: &str, channels: usize) -> Option<Affine> {
         let add = self.producer(x).filter(|&a| self.node(a).is("Add"))?;
-        let (shift, mul_out) = self.constant_operand(add).and_then(|(t, other)| Some((t.per_channel(channels)?, other)))?;
+        let (shift, mul_out) =
+            self.constant_operand(add).and_then(|(t, other)| Some((t.per_channel(channels)?, other)))?;
         let mul = self.producer(&mul_out).filter(|&m| self.node(m).is("Mul"))?;
         if self.sole_consumer(&mul_out) != Some(add) {
             return None;
@@ -481,7 +499,10 @@ fn rewrite_hardswish(g: &mut Graph, inserted: &mut Vec<(usize, Node)>) -> usize 
     let mut count = 0;
     for i in 0..g.nodes.len() {
         let Some(div) = g.nodes[i].as_ref() else { continue };
-        if !div.is("Div") || div.inputs.len() != 2 || !near(g.constants.get(&div.inputs[1]).and_then(Tensor::scalar), 6.0) {
+        if !div.is("Div")
+            || div.inputs.len() != 2
+            || !near(g.constants.get(&div.inputs[1]).and_then(Tensor::scalar), 6.0)
+        {
             continue;
         }
         let y = div.outputs[0].clone();
@@ -490,7 +511,8 @@ fn rewrite_hardswish(g: &mut Graph, inserted: &mut Vec<(usize, Node)>) -> usize 
             let clip = g.producer(clip_out).filter(|&c| g.node(c).is("Clip"))?;
             let c = g.node(clip);
             let bound = |attr: &str, input: usize| {
-                c.float_attribute(attr).or_else(|| c.inputs.get(input).and_then(|n| g.constants.get(n)).and_then(Tensor::scalar))
+                c.float_attribute(attr)
+                    .or_else(|| c.inputs.get(input).and_then(|n| g.constants.get(n)).and_then(Tensor::scalar))
             };
             if !near(bound("min", 1), 0.0) || !near(bound("max", 2), 6.0) {
                 return None;
@@ -534,7 +556,10 @@ pub fn optimise(model: &[u8]) -> Result<(Vec<u8>, Stats), String> {
             _ => {
                 if f.number == GRAPH_INITIALIZER {
                     let bytes = f.as_bytes().ok_or("initializer is not a message")?;
-                    let name = parse(bytes)?.into_iter().find(|t| t.number == TENSOR_NAME).and_then(|t| t.as_str().map(str::to_owned));
+                    let name = parse(bytes)?
+                        .into_iter()
+                        .find(|t| t.number == TENSOR_NAME)
+                        .and_then(|t| t.as_str().map(str::to_owned));
                     if let (Some(name), Some(t)) = (name, Tensor::decode(bytes)) {
                         constants.insert(name, t);
                     }

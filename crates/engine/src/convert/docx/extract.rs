@@ -52,9 +52,28 @@ fn family(name: &str) -> String {
     for sep in ['-', ','] {
         if let Some(i) = n.rfind(sep) {
             let suffix = n[i + 1..].to_ascii_lowercase();
-            if ["bold", "italic", "oblique", "bolditalic", "boldoblique", "regular", "roman", "medium", "light", "semibold", "black", "it", "bd", "mt", "psmt", "boldmt", "italicmt", "bolditalicmt"]
-                .iter()
-                .any(|s| suffix == *s)
+            if [
+                "bold",
+                "italic",
+                "oblique",
+                "bolditalic",
+                "boldoblique",
+                "regular",
+                "roman",
+                "medium",
+                "light",
+                "semibold",
+                "black",
+                "it",
+                "bd",
+                "mt",
+                "psmt",
+                "boldmt",
+                "italicmt",
+                "bolditalicmt",
+            ]
+            .iter()
+            .any(|s| suffix == *s)
             {
                 n.truncate(i);
             }
@@ -159,7 +178,9 @@ fn with_tables(items: Vec<(mupdf::Rect, Item)>, page_width: f32) -> Vec<(mupdf::
             if let Some((r, Item::Text(lines))) = slots[b].take() {
                 rect = Some(match rect {
                     None => r,
-                    Some(u) => mupdf::Rect { x0: u.x0.min(r.x0), y0: u.y0.min(r.y0), x1: u.x1.max(r.x1), y1: u.y1.max(r.y1) },
+                    Some(u) => {
+                        mupdf::Rect { x0: u.x0.min(r.x0), y0: u.y0.min(r.y0), x1: u.x1.max(r.x1), y1: u.y1.max(r.y1) }
+                    }
                 });
                 lines_of[b] = lines.into_iter().map(Some).collect();
             }
@@ -167,7 +188,13 @@ fn with_tables(items: Vec<(mupdf::Rect, Item)>, page_width: f32) -> Vec<(mupdf::
         let rows: Vec<Vec<Vec<Line>>> = t
             .cells
             .iter()
-            .map(|row| row.iter().map(|cell| cell.iter().filter_map(|&(b, i)| lines_of[b].get_mut(i).and_then(Option::take)).collect()).collect())
+            .map(|row| {
+                row.iter()
+                    .map(|cell| {
+                        cell.iter().filter_map(|&(b, i)| lines_of[b].get_mut(i).and_then(Option::take)).collect()
+                    })
+                    .collect()
+            })
             .collect();
         let widths: Vec<f32> = t.columns.iter().map(|&(a, b)| b - a).collect();
         if let Some(r) = rect {
@@ -210,9 +237,7 @@ fn ocr_line(l: &LineJson, bounds: mupdf::Rect) -> Line {
 /// text layer) with their boxes, in MuPDF's order, and whether the page has a text layer
 /// (at least [`TEXT_PAGE_MIN_CHARS`] non-blank characters, the OCR rule).
 pub(super) fn page_items(page: &PdfPage, bounds: mupdf::Rect) -> Result<(Vec<(mupdf::Rect, Item)>, bool)> {
-    let text = page
-        .to_text_page(TextPageFlags::PRESERVE_IMAGES)
-        .ctx("extracting the page text")?;
+    let text = page.to_text_page(TextPageFlags::PRESERVE_IMAGES).ctx("extracting the page text")?;
     let mut nonblank_chars = 0usize;
     let mut items: Vec<(mupdf::Rect, Item)> = Vec::new();
     for block in text.blocks() {
@@ -280,9 +305,7 @@ fn char_style(ch: &mupdf::text_page::TextChar) -> Style {
             || lower.contains("bold")
             || lower.contains("black")
             || lower.contains("heavy"),
-        italic: font.as_ref().is_some_and(|f| f.is_italic())
-            || lower.contains("italic")
-            || lower.contains("oblique"),
+        italic: font.as_ref().is_some_and(|f| f.is_italic()) || lower.contains("italic") || lower.contains("oblique"),
         underline: flags.contains(mupdf::text_page::TextCharFlags::UNDERLINE),
         strike: flags.contains(mupdf::text_page::TextCharFlags::STRIKEOUT),
         color: ch.argb() & 0xFF_FFFF,
@@ -296,7 +319,11 @@ fn char_style(ch: &mupdf::text_page::TextChar) -> Style {
 /// page's items when the text was upright only after a rotation (then boxes do not give
 /// the reading order or paragraph breaks: the engine's blocks, in its reading order, become
 /// one paragraph each).
-pub(super) fn replace_with_ocr(items: &mut Vec<(mupdf::Rect, Item)>, read: &PageJson, bounds: mupdf::Rect) -> Vec<String> {
+pub(super) fn replace_with_ocr(
+    items: &mut Vec<(mupdf::Rect, Item)>,
+    read: &PageJson,
+    bounds: mupdf::Rect,
+) -> Vec<String> {
     let page_area = ((bounds.x1 - bounds.x0) * (bounds.y1 - bounds.y0)).max(1.0);
     items.retain(|(r, item)| match item {
         Item::Text(_) | Item::Table(..) => false,
@@ -311,12 +338,8 @@ pub(super) fn replace_with_ocr(items: &mut Vec<(mupdf::Rect, Item)>, read: &Page
             .collect();
     }
     for block in &read.blocks {
-        let lines: Vec<Line> = block
-            .lines
-            .iter()
-            .filter(|l| !l.text.trim().is_empty())
-            .map(|l| ocr_line(l, bounds))
-            .collect();
+        let lines: Vec<Line> =
+            block.lines.iter().filter(|l| !l.text.trim().is_empty()).map(|l| ocr_line(l, bounds)).collect();
         if !lines.is_empty() {
             let [x0, y0, x1, y1] = block.bbox;
             let r = mupdf::Rect { x0: x0 + bounds.x0, y0: y0 + bounds.y0, x1: x1 + bounds.x0, y1: y1 + bounds.y0 };

@@ -24,9 +24,7 @@ pub(super) fn undrawn_values(page: &PdfPage, items: &[(mupdf::Rect, Item)]) -> V
             continue;
         }
         let annot = widget.annotation();
-        let hidden = annot.flags().is_ok_and(|f| {
-            f.intersects(AnnotationFlags::IS_HIDDEN | AnnotationFlags::NO_VIEW)
-        });
+        let hidden = annot.flags().is_ok_and(|f| f.intersects(AnnotationFlags::IS_HIDDEN | AnnotationFlags::NO_VIEW));
         let (Ok(Some(value)), Ok(r)) = (widget.value(), annot.bounds()) else { continue };
         if hidden || value.trim().is_empty() || r.x1 <= r.x0 || r.y1 <= r.y0 {
             continue;

@@ -167,7 +167,11 @@ impl Writer {
         for row in rows {
             self.body.push_str("<w:tr>");
             for (c, cell) in row.iter().enumerate() {
-                let _ = write!(self.body, "<w:tc><w:tcPr><w:tcW w:w=\"{}\" w:type=\"dxa\"/></w:tcPr>", tw.get(c).copied().unwrap_or(200));
+                let _ = write!(
+                    self.body,
+                    "<w:tc><w:tcPr><w:tcW w:w=\"{}\" w:type=\"dxa\"/></w:tcPr>",
+                    tw.get(c).copied().unwrap_or(200)
+                );
                 let before = self.body.len();
                 if !cell.is_empty() {
                     self.paragraph(cell, false);

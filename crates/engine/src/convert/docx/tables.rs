@@ -201,11 +201,26 @@ mod tests {
         assert_eq!(t[0].columns.len(), 3);
         assert_eq!(t[0].cells.len(), 3);
         // Two columns of prose: each block is a paragraph of many lines -> no table.
-        let para = |b: usize, x0: f32| (0..10).map(|i| CellLine { line: i, ..l(b, x0, 100.0 + 12.0 * i as f32, x0 + 240.0, "lorem ipsum dolor sit amet consectetur") }).collect::<Vec<_>>();
+        let para = |b: usize, x0: f32| {
+            (0..10)
+                .map(|i| CellLine {
+                    line: i,
+                    ..l(b, x0, 100.0 + 12.0 * i as f32, x0 + 240.0, "lorem ipsum dolor sit amet consectetur")
+                })
+                .collect::<Vec<_>>()
+        };
         assert!(detect(&[para(0, 50.0), para(1, 320.0)], 612.0).is_empty());
         // Single-line prose lines side by side: too many words per cell, too wide.
         let blocks: Vec<Vec<CellLine>> = (0..8)
-            .map(|i| vec![l(i, if i % 2 == 0 { 50.0 } else { 320.0 }, 100.0 + 12.0 * (i / 2) as f32, if i % 2 == 0 { 290.0 } else { 560.0 }, "the quick brown fox jumps over the lazy dog")])
+            .map(|i| {
+                vec![l(
+                    i,
+                    if i % 2 == 0 { 50.0 } else { 320.0 },
+                    100.0 + 12.0 * (i / 2) as f32,
+                    if i % 2 == 0 { 290.0 } else { 560.0 },
+                    "the quick brown fox jumps over the lazy dog",
+                )]
+            })
             .collect();
         assert!(detect(&blocks, 612.0).is_empty());
     }

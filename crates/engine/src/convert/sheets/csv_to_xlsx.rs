@@ -284,9 +284,8 @@ pub fn csv_to_xlsx(
         }
     }
     let bytes = std::fs::read(input).map_err(|e| EngineError::io("reading the input", e))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        EngineError::new(ErrorCode::EngineError, format!("the CSV is not valid UTF-8 ({e})"))
-    })?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("the CSV is not valid UTF-8 ({e})")))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let delimiter = options.delimiter.unwrap_or_else(|| sniff_delimiter(text));
     let records = parse_records(text, delimiter, None);
@@ -306,10 +305,8 @@ pub fn csv_to_xlsx(
     }
 
     let mut workbook = Workbook::new();
-    let header_format = Format::new()
-        .set_bold()
-        .set_background_color(Color::RGB(0xD9D9D9))
-        .set_border_bottom(FormatBorder::Thin);
+    let header_format =
+        Format::new().set_bold().set_background_color(Color::RGB(0xD9D9D9)).set_border_bottom(FormatBorder::Thin);
     let date_format = Format::new().set_num_format("yyyy-mm-dd");
     let datetime_format = Format::new().set_num_format("yyyy-mm-dd hh:mm:ss");
     let mut result = CsvToXlsxResult {
@@ -336,7 +333,11 @@ pub fn csv_to_xlsx(
                 if chars > MAX_CELL_CHARS {
                     return Err(EngineError::new(
                         ErrorCode::EngineError,
-                        format!("record {} field {} has {chars} characters; a cell holds at most {MAX_CELL_CHARS}", r + 1, c + 1),
+                        format!(
+                            "record {} field {} has {chars} characters; a cell holds at most {MAX_CELL_CHARS}",
+                            r + 1,
+                            c + 1
+                        ),
                     ));
                 }
                 widths[c] = widths[c].max(chars);

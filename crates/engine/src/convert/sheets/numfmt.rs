@@ -350,11 +350,8 @@ fn render(value: f64, toks: &[Tok], signed: bool) -> Option<String> {
         }
         let digit_before = mant[..i].iter().any(|t| matches!(t, Tok::Digit(_)));
         let digit_after = mant[i + 1..int_end.max(i + 1)].iter().any(|t| matches!(t, Tok::Digit(_)));
-        let follows_digits = mant[..i]
-            .iter()
-            .rev()
-            .find(|t| **t != Tok::Lit(",".into()))
-            .is_some_and(|t| matches!(t, Tok::Digit(_)));
+        let follows_digits =
+            mant[..i].iter().rev().find(|t| **t != Tok::Lit(",".into())).is_some_and(|t| matches!(t, Tok::Digit(_)));
         if i < int_end && digit_before && digit_after {
             grouping = true;
             skip[i] = true;
@@ -363,14 +360,10 @@ fn render(value: f64, toks: &[Tok], signed: bool) -> Option<String> {
             skip[i] = true;
         }
     }
-    let int_places: Vec<char> = mant[..int_end]
-        .iter()
-        .filter_map(|t| if let Tok::Digit(c) = t { Some(*c) } else { None })
-        .collect();
-    let frac_places: Vec<char> = mant[int_end..]
-        .iter()
-        .filter_map(|t| if let Tok::Digit(c) = t { Some(*c) } else { None })
-        .collect();
+    let int_places: Vec<char> =
+        mant[..int_end].iter().filter_map(|t| if let Tok::Digit(c) = t { Some(*c) } else { None }).collect();
+    let frac_places: Vec<char> =
+        mant[int_end..].iter().filter_map(|t| if let Tok::Digit(c) = t { Some(*c) } else { None }).collect();
     let percents = toks.iter().filter(|t| **t == Tok::Percent).count() as i32;
 
     let mut d = Dec::new(value);
@@ -436,9 +429,7 @@ fn render(value: f64, toks: &[Tok], signed: bool) -> Option<String> {
         }
     }
     // Fraction digits: `0` shows, trailing `#` zeros drop, trailing `?` zeros become spaces.
-    let mut frac: Vec<char> = (0..frac_places.len())
-        .map(|i| (b'0' + d.digit(d.point + i as i32)) as char)
-        .collect();
+    let mut frac: Vec<char> = (0..frac_places.len()).map(|i| (b'0' + d.digit(d.point + i as i32)) as char).collect();
     for i in (0..frac.len()).rev() {
         if frac[i] != '0' {
             break;

@@ -35,14 +35,8 @@ fn read<R: Read + Seek>(reader: R, index: usize) -> Option<HashMap<(u32, u32), S
     let rels = rel_targets(&mut zip, &rels_path, &dir)?;
     let sheet_ids = sheet_rel_ids(&mut zip, &workbook)?;
     let sheet_id = sheet_ids.get(index)?;
-    let sheet_path = rels
-        .iter()
-        .find(|(id, _, _)| id == sheet_id)
-        .map(|(_, _, t)| t.clone())?;
-    let shared_path = rels
-        .iter()
-        .find(|(_, ty, _)| ty.ends_with("/sharedStrings"))
-        .map(|(_, _, t)| t.clone());
+    let sheet_path = rels.iter().find(|(id, _, _)| id == sheet_id).map(|(_, _, t)| t.clone())?;
+    let shared_path = rels.iter().find(|(_, ty, _)| ty.ends_with("/sharedStrings")).map(|(_, _, t)| t.clone());
     let shared = match shared_path {
         Some(p) => shared_strings(&mut zip, &p).unwrap_or_default(),
         None => HashMap::new(),
@@ -67,7 +61,11 @@ fn open<'a, R: Read + Seek>(
 }
 
 /// (Id, Type, Target resolved against `dir`) of a relationships part.
-fn rel_targets<R: Read + Seek>(zip: &mut ZipArchive<R>, path: &str, dir: &str) -> Option<Vec<(String, String, String)>> {
+fn rel_targets<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    path: &str,
+    dir: &str,
+) -> Option<Vec<(String, String, String)>> {
     let mut xml = open(zip, path)?;
     let mut buf = Vec::new();
     let mut out = Vec::new();
@@ -137,10 +135,8 @@ fn string_item<B: std::io::BufRead>(xml: &mut Reader<B>, end: &str) -> Option<(S
             Event::Start(e) if e.local_name().as_ref() == "t" && phonetic == 0 => {
                 in_t = true;
                 run.clear();
-                preserve = e
-                    .attributes()
-                    .flatten()
-                    .any(|a| a.key.as_ref() == "xml:space" && a.value.as_ref() == "preserve");
+                preserve =
+                    e.attributes().flatten().any(|a| a.key.as_ref() == "xml:space" && a.value.as_ref() == "preserve");
             }
             Event::Text(t) if in_t => run.push_str(&t.xml10_content()),
             Event::CData(t) if in_t => run.push_str(&t.xml10_content()),

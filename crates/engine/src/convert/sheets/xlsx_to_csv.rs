@@ -30,10 +30,7 @@ pub struct XlsxToCsvOptions {
 
 impl Default for XlsxToCsvOptions {
     fn default() -> Self {
-        Self {
-            sheet: None,
-            delimiter: ',',
-        }
+        Self { sheet: None, delimiter: ',' }
     }
 }
 
@@ -71,32 +68,21 @@ pub fn xlsx_to_csv(
     control.start(1)?;
     let delimiter = options.delimiter;
     if matches!(delimiter, '"' | '\r' | '\n') {
-        return Err(EngineError::invalid_options(
-            "the delimiter cannot be a double quote, CR or LF",
-        ));
+        return Err(EngineError::invalid_options("the delimiter cannot be a double quote, CR or LF"));
     }
     let mut file = File::open(input).map_err(|e| EngineError::io("opening the input", e))?;
     let mut head = [0u8; 8];
-    let n = file
-        .read(&mut head)
-        .map_err(|e| EngineError::io("reading the input", e))?;
+    let n = file.read(&mut head).map_err(|e| EngineError::io("reading the input", e))?;
     if n == 8 && head == CFB_MAGIC {
         return Err(encrypted_workbook());
     }
     drop(file);
     let file = File::open(input).map_err(|e| EngineError::io("opening the input", e))?;
-    let mut workbook: Xlsx<_> = Xlsx::new(BufReader::new(file)).map_err(|e| {
-        EngineError::new(
-            ErrorCode::EngineError,
-            format!("the workbook cannot be read: {e}"),
-        )
-    })?;
+    let mut workbook: Xlsx<_> = Xlsx::new(BufReader::new(file))
+        .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("the workbook cannot be read: {e}")))?;
     let sheets = workbook.sheets_metadata().to_vec();
     if sheets.is_empty() {
-        return Err(EngineError::new(
-            ErrorCode::EngineError,
-            "the workbook has no sheets",
-        ));
+        return Err(EngineError::new(ErrorCode::EngineError, "the workbook has no sheets"));
     }
     let index = match &options.sheet {
         None => 0,
@@ -110,14 +96,9 @@ pub fn xlsx_to_csv(
             }
             *i
         }
-        Some(SheetSelector::Name(name)) => {
-            sheets.iter().position(|s| &s.name == name).ok_or_else(|| {
-                EngineError::invalid_options(format!(
-                    "no sheet named {name:?}; the workbook has: {}",
-                    sheet_list(&sheets)
-                ))
-            })?
-        }
+        Some(SheetSelector::Name(name)) => sheets.iter().position(|s| &s.name == name).ok_or_else(|| {
+            EngineError::invalid_options(format!("no sheet named {name:?}; the workbook has: {}", sheet_list(&sheets)))
+        })?,
     };
     let sheet = &sheets[index];
     if sheet.typ != SheetType::WorkSheet {
@@ -128,21 +109,15 @@ pub fn xlsx_to_csv(
             sheet_list(&sheets)
         )));
     }
-    let range = workbook.worksheet_range(&sheet.name).map_err(|e| {
-        EngineError::new(
-            ErrorCode::EngineError,
-            format!("sheet {:?} cannot be read: {e}", sheet.name),
-        )
-    })?;
+    let range = workbook
+        .worksheet_range(&sheet.name)
+        .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("sheet {:?} cannot be read: {e}", sheet.name)))?;
     // Number formats of the cells (display rounding, percent, ...); a sheet whose styles
     // cannot be read is written with plain values.
-    let styles = workbook
-        .worksheet_style(&sheet.name)
-        .unwrap_or_else(|_| calamine::StyleRange::empty());
+    let styles = workbook.worksheet_style(&sheet.name).unwrap_or_else(|_| calamine::StyleRange::empty());
     drop(workbook);
-    let exact_text = File::open(input)
-        .map(|f| raw_strings::untrimmed_cells(BufReader::new(f), index))
-        .unwrap_or_default();
+    let exact_text =
+        File::open(input).map(|f| raw_strings::untrimmed_cells(BufReader::new(f), index)).unwrap_or_default();
     control.checkpoint()?;
 
     let tmp = output.with_extension("csv.tmp");
@@ -170,21 +145,17 @@ pub fn xlsx_to_csv(
                     if let Some(text) = exact_text.get(&(r, c)) {
                         field.push_str(text);
                     } else if let Some(cell) = range.get(((r - start_row) as usize, (c - start_col) as usize)) {
-                        let code = styles
-                            .get((r, c))
-                            .and_then(|s| s.number_format.as_ref())
-                            .map(|n| n.format_code.as_str());
+                        let code =
+                            styles.get((r, c)).and_then(|s| s.number_format.as_ref()).map(|n| n.format_code.as_str());
                         format_cell(cell, code, &mut field);
                     }
                 }
                 push_field(&mut line, &field, delimiter);
             }
             line.push_str("\r\n");
-            w.write_all(line.as_bytes())
-                .map_err(|e| EngineError::io("writing the output", e))?;
+            w.write_all(line.as_bytes()).map_err(|e| EngineError::io("writing the output", e))?;
         }
-        w.flush()
-            .map_err(|e| EngineError::io("writing the output", e))?;
+        w.flush().map_err(|e| EngineError::io("writing the output", e))?;
         Ok((rows, cols))
     })();
     let (rows, columns) = match result {
@@ -196,30 +167,16 @@ pub fn xlsx_to_csv(
     };
     std::fs::rename(&tmp, output).map_err(|e| EngineError::io("writing the output", e))?;
     control.finish();
-    Ok(XlsxToCsvResult {
-        sheet_name: sheet.name.clone(),
-        sheet_index: index,
-        sheet_count: sheets.len(),
-        rows,
-        columns,
-    })
+    Ok(XlsxToCsvResult { sheet_name: sheet.name.clone(), sheet_index: index, sheet_count: sheets.len(), rows, columns })
 }
 
 fn sheet_list(sheets: &[calamine::Sheet]) -> String {
-    sheets
-        .iter()
-        .enumerate()
-        .map(|(i, s)| format!("{i}: {:?}", s.name))
-        .collect::<Vec<_>>()
-        .join(", ")
+    sheets.iter().enumerate().map(|(i, s)| format!("{i}: {:?}", s.name)).collect::<Vec<_>>().join(", ")
 }
 
 /// RFC 4180: quote when the field holds the delimiter, a quote, CR or LF.
 pub(crate) fn push_field(line: &mut String, field: &str, delimiter: char) {
-    if field
-        .chars()
-        .any(|ch| ch == delimiter || ch == '"' || ch == '\r' || ch == '\n')
-    {
+    if field.chars().any(|ch| ch == delimiter || ch == '"' || ch == '\r' || ch == '\n') {
         line.push('"');
         for ch in field.chars() {
             if ch == '"' {
@@ -272,10 +229,9 @@ fn format_datetime(dt: &ExcelDateTime) -> String {
     let rounded = (value * 86400.0).round() / 86400.0;
     // ExcelDateTime does not expose its date system: a 1904-system value converts the same
     // way as a fresh 1904 value.
-    let is_1904 = dt.to_ymd_hms_milli()
-        == ExcelDateTime::new(value, ExcelDateTimeType::DateTime, true).to_ymd_hms_milli();
-    let (y, mo, d, h, mi, s, _) =
-        ExcelDateTime::new(rounded, ExcelDateTimeType::DateTime, is_1904).to_ymd_hms_milli();
+    let is_1904 =
+        dt.to_ymd_hms_milli() == ExcelDateTime::new(value, ExcelDateTimeType::DateTime, true).to_ymd_hms_milli();
+    let (y, mo, d, h, mi, s, _) = ExcelDateTime::new(rounded, ExcelDateTimeType::DateTime, is_1904).to_ymd_hms_milli();
     // Time-only values are fractions of a day in both date systems.
     if (0.0..1.0).contains(&rounded) {
         return format!("{h:02}:{mi:02}:{s:02}");

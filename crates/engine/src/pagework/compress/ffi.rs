@@ -80,11 +80,24 @@ pub(crate) struct ImageInfo {
 }
 
 extern "C" {
-    fn engine_cz_open(input: *const c_char, out: *mut *mut c_void, pages: *mut c_int, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_cz_open(
+        input: *const c_char,
+        out: *mut *mut c_void,
+        pages: *mut c_int,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
     fn engine_cz_close(z: *mut c_void);
     fn engine_cz_gather(z: *mut c_void) -> c_int;
     fn engine_cz_image(z: *mut c_void, i: c_int) -> *const RawImage;
-    fn engine_cz_raw(z: *mut c_void, i: c_int, data: *mut *const c_uchar, len: *mut usize, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_cz_raw(
+        z: *mut c_void,
+        i: c_int,
+        data: *mut *const c_uchar,
+        len: *mut usize,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
     fn engine_cz_release_raw(z: *mut c_void, i: c_int);
     fn engine_cz_mark_handled(z: *mut c_void, i: c_int);
     fn engine_cz_replace(
@@ -98,7 +111,13 @@ extern "C" {
         err: *mut c_char,
         errlen: c_int,
     ) -> c_int;
-    fn engine_cz_finish(z: *mut c_void, output: *const c_char, o: *mut RawOptions, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_cz_finish(
+        z: *mut c_void,
+        output: *const c_char,
+        o: *mut RawOptions,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
 }
 
 fn c_path(p: &Path) -> Result<CString> {
@@ -141,7 +160,9 @@ impl Doc {
         let rc = unsafe { engine_cz_open(c.as_ptr(), &mut z, &mut pages, err.ptr(), 512) };
         match rc {
             OK => Ok(Doc { z }),
-            OPEN_FAILED => Err(EngineError::new(ErrorCode::InvalidPdf, format!("cannot open the PDF: {}", err.message()))),
+            OPEN_FAILED => {
+                Err(EngineError::new(ErrorCode::InvalidPdf, format!("cannot open the PDF: {}", err.message())))
+            }
             NEEDS_PASSWORD => Err(EngineError::encrypted_input()),
             _ => Err(EngineError::new(ErrorCode::EngineError, "compressing: no MuPDF context")),
         }
@@ -193,7 +214,17 @@ impl Doc {
         let mut err = ErrBuf::new();
         let kind = if coding == Coding::Dct { IMG_DCT } else { IMG_FLATE };
         let rc = unsafe {
-            engine_cz_replace(self.z, index as c_int, data.as_ptr(), data.len(), w as c_int, h as c_int, kind, err.ptr(), 512)
+            engine_cz_replace(
+                self.z,
+                index as c_int,
+                data.as_ptr(),
+                data.len(),
+                w as c_int,
+                h as c_int,
+                kind,
+                err.ptr(),
+                512,
+            )
         };
         if rc != OK {
             return Err(EngineError::new(ErrorCode::EngineError, format!("replacing an image: {}", err.message())));

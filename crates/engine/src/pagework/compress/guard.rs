@@ -33,9 +33,8 @@ type PageWords = Option<HashMap<String, u32>>;
 pub(crate) fn page_words(path: &Path) -> Result<Vec<PageWords>> {
     let doc = Document::open(path_str(path)?)
         .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("checking the output: {e}")))?;
-    let n = doc
-        .page_count()
-        .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("checking the output: {e}")))?;
+    let n =
+        doc.page_count().map_err(|e| EngineError::new(ErrorCode::EngineError, format!("checking the output: {e}")))?;
     Ok((0..n).map(|i| words_of(&doc, i)).collect())
 }
 
@@ -110,8 +109,7 @@ fn compare(source: &[PageWords], after: &[PageWords]) -> Option<String> {
         let Some(a) = a else {
             return Some(format!("page {}: text not extractable", i + 1));
         };
-        let missing: u32 =
-            b.iter().map(|(w, &n)| n.saturating_sub(a.get(w).copied().unwrap_or(0))).sum();
+        let missing: u32 = b.iter().map(|(w, &n)| n.saturating_sub(a.get(w).copied().unwrap_or(0))).sum();
         if missing > 0 {
             return Some(format!("page {}: {missing} words lost", i + 1));
         }

@@ -136,7 +136,12 @@ fn takes(info: &ImageInfo, s: &ImageSettings) -> bool {
     }
 }
 
-fn worker(todo: &[ImageInfo], settings: ImageSettings, jobs: &Mutex<Receiver<(usize, Vec<u8>)>>, results: &std::sync::mpsc::Sender<(usize, Outcome)>) {
+fn worker(
+    todo: &[ImageInfo],
+    settings: ImageSettings,
+    jobs: &Mutex<Receiver<(usize, Vec<u8>)>>,
+    results: &std::sync::mpsc::Sender<(usize, Outcome)>,
+) {
     loop {
         let job = match jobs.lock() {
             Ok(rx) => rx.recv(),
@@ -363,7 +368,17 @@ mod tests {
     use std::io::Write;
 
     fn info(w: u32, h: u32, comps: u32, dpi: f32, png: bool) -> ImageInfo {
-        ImageInfo { index: 0, coding: Coding::Flate, width: w, height: h, comps, png_predictor: png, flate_wrapped: false, color_transform: -1, dpi }
+        ImageInfo {
+            index: 0,
+            coding: Coding::Flate,
+            width: w,
+            height: h,
+            comps,
+            png_predictor: png,
+            flate_wrapped: false,
+            color_transform: -1,
+            dpi,
+        }
     }
 
     fn deflate(data: &[u8]) -> Vec<u8> {

@@ -47,7 +47,15 @@ mod imp {
         *ON.get_or_init(|| unsafe { engine_turbo_decoder_available() } != 0)
     }
 
-    pub fn decode(data: &[u8], w: u32, h: u32, comps: u32, transform: i32, min_w: u32, min_h: u32) -> Option<(u32, u32, Vec<u8>)> {
+    pub fn decode(
+        data: &[u8],
+        w: u32,
+        h: u32,
+        comps: u32,
+        transform: i32,
+        min_w: u32,
+        min_h: u32,
+    ) -> Option<(u32, u32, Vec<u8>)> {
         let mut out: *mut c_uchar = std::ptr::null_mut();
         let (mut ow, mut oh): (c_int, c_int) = (0, 0);
         let mut msg = [0 as c_char; 256];
@@ -77,7 +85,15 @@ mod imp {
         Some((ow as u32, oh as u32, px))
     }
 
-    pub fn encode(px: &[u8], w: u32, h: u32, comps: u32, quality: u32, dpi: u32, flags: i32) -> Result<Vec<u8>, String> {
+    pub fn encode(
+        px: &[u8],
+        w: u32,
+        h: u32,
+        comps: u32,
+        quality: u32,
+        dpi: u32,
+        flags: i32,
+    ) -> Result<Vec<u8>, String> {
         let mut out: *mut c_uchar = std::ptr::null_mut();
         let mut len: c_ulong = 0;
         let mut msg = [0 as c_char; 256];
@@ -135,7 +151,15 @@ pub fn available() -> bool {
 /// least `min_w` x `min_h`. `transform`: PDF's /ColorTransform (1 YCbCr, 0 RGB, -1 as
 /// the JPEG's markers say). `None` when the data does not decode cleanly or does not
 /// match (left to MuPDF then).
-pub fn decode(data: &[u8], w: u32, h: u32, comps: u32, transform: i32, min_w: u32, min_h: u32) -> Option<(u32, u32, Vec<u8>)> {
+pub fn decode(
+    data: &[u8],
+    w: u32,
+    h: u32,
+    comps: u32,
+    transform: i32,
+    min_w: u32,
+    min_h: u32,
+) -> Option<(u32, u32, Vec<u8>)> {
     imp::decode(data, w, h, comps, transform, min_w, min_h)
 }
 

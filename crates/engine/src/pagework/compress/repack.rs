@@ -176,10 +176,7 @@ fn is_name(v: Option<&Vec<Tok>>, name: &[u8]) -> bool {
 }
 
 fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    hay.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| p + from)
+    hay.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|p| p + from)
 }
 
 /// An indirect object of the file: its dictionary entries and, for a stream, its data.
@@ -276,12 +273,8 @@ pub(crate) fn repack_file(path: &Path, pages: usize) {
 /// The repacked file, or `None` when `file` is not in the form this reads.
 pub(crate) fn repack(file: &[u8]) -> Option<Vec<u8>> {
     let sx = file.windows(9).rposition(|w| w == b"startxref")?;
-    let xref_ofs: usize = std::str::from_utf8(file.get(sx + 9..)?)
-        .ok()?
-        .split_ascii_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
+    let xref_ofs: usize =
+        std::str::from_utf8(file.get(sx + 9..)?).ok()?.split_ascii_whitespace().next()?.parse().ok()?;
     let xref = object_at(file, xref_ofs)?;
     let xd = xref.dict.as_ref()?;
     if !is_name(xd.get(b"Type".as_slice()), b"XRef")
@@ -318,11 +311,8 @@ pub(crate) fn repack(file: &[u8]) -> Option<Vec<u8>> {
         }
     }
     // Objects stored at an offset, in file order (the xref stream last).
-    let mut placed: Vec<(usize, i64)> = entries
-        .iter()
-        .filter(|e| e.1 == 1 && e.0 != xref.num)
-        .map(|e| (e.2 as usize, e.0))
-        .collect();
+    let mut placed: Vec<(usize, i64)> =
+        entries.iter().filter(|e| e.1 == 1 && e.0 != xref.num).map(|e| (e.2 as usize, e.0)).collect();
     placed.sort();
     if placed.iter().any(|&(o, _)| o >= xref_ofs) {
         return None;
@@ -449,11 +439,9 @@ pub(crate) fn repack(file: &[u8]) -> Option<Vec<u8>> {
         format!("/Index[{}]", index.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(" "))
     };
     let info_text = info.map_or(String::new(), |i| format!("/Info {i} 0 R"));
-    let mut dict = format!(
-        "{} 0 obj\n<</Type/XRef/Size {size}/W[1 {n1} {n2}]{index_text}/Root {root} 0 R{info_text}",
-        xref.num
-    )
-    .into_bytes();
+    let mut dict =
+        format!("{} 0 obj\n<</Type/XRef/Size {size}/W[1 {n1} {n2}]{index_text}/Root {root} 0 R{info_text}", xref.num)
+            .into_bytes();
     if let Some(id) = id {
         dict.extend_from_slice(b"/ID");
         for t in id {
@@ -466,7 +454,8 @@ pub(crate) fn repack(file: &[u8]) -> Option<Vec<u8>> {
         }
     }
     dict.extend_from_slice(
-        format!("/Filter/FlateDecode/DecodeParms<</Columns {cols}/Predictor 12>>/Length {}>>\nstream\n", packed.len()).as_bytes(),
+        format!("/Filter/FlateDecode/DecodeParms<</Columns {cols}/Predictor 12>>/Length {}>>\nstream\n", packed.len())
+            .as_bytes(),
     );
     out.extend_from_slice(&dict);
     out.extend_from_slice(&packed);

@@ -16,7 +16,13 @@ const STORE_BYTES: usize = 256 << 20;
 const MIN_STORE_BYTES: usize = 32 << 20;
 
 extern "C" {
-    fn engine_rdoc_open(path: *const c_char, store: usize, out: *mut *mut c_void, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_rdoc_open(
+        path: *const c_char,
+        store: usize,
+        out: *mut *mut c_void,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
     fn engine_rdoc_close(d: *mut c_void);
     fn engine_rdoc_render(
         d: *mut c_void,

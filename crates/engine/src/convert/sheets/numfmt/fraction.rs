@@ -43,7 +43,11 @@ pub(super) fn fraction(value: f64, section: &str, signed: bool) -> Option<String
     }
     let pad = |s: String, width: usize, right: bool| {
         let fill = " ".repeat(width.saturating_sub(s.len()));
-        if right { s + &fill } else { fill + &s }
+        if right {
+            s + &fill
+        } else {
+            fill + &s
+        }
     };
     match whole {
         Some(_) if n == 0 => {
