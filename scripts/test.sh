@@ -9,11 +9,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
+# Format and lint first (cheap, and a failure says what to fix): rustfmt.toml is the style;
+# clippy lints the library targets (the addon's napi exports are dead code to a test build).
+cargo fmt --all -- --check
+cargo clippy --workspace --release -- -D warnings
 cargo test --release --workspace --exclude engine-node
 bun x tsc --noEmit -p .
 bun x tsc --noEmit -p console
 (cd clients/typescript && bun x tsc --noEmit -p . && bun x tsc --noEmit -p tsconfig.test.json)
 bun test --timeout 120000
-# Rust format and lint checks (issue #15), enabled by lead after rust format pass:
-# cargo fmt --check
-# cargo clippy --workspace --release -- -D warnings

@@ -76,6 +76,9 @@
 //! - MuPDF warnings about damaged files go to stderr.
 
 #![deny(missing_docs)]
+// `!(x > 0.0)` is written on purpose where NaN must take the same branch as 0 (degenerate boxes,
+// unknown resolutions); `partial_cmp` would hide that.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod control;
 pub mod convert;

@@ -449,6 +449,7 @@ fn fold_before_conv(g: &mut Graph, inserted: &mut Vec<(usize, Node)>) -> usize {
         let Some(Affine { mul, add, scale, shift, input: h }) = g.affine_producing(&x, cin) else { continue };
         let mut w2 = w.clone();
         let mut b2 = bias.clone();
+        #[allow(clippy::needless_range_loop)] // o and c index the weights, the bias and the affine together
         for o in 0..cout {
             for c in 0..cin {
                 let k = o * cin + c;

@@ -309,8 +309,8 @@ impl<'a> FlateRows<'a> {
         let z = (raw.len() >= 2
             && raw[0] & 0x0f == 8
             && raw[1] & 0x20 == 0
-            && (raw[0] as u16 * 256 + raw[1] as u16) % 31 == 0)
-            .then(|| DeflateDecoder::new(&raw[2..]));
+            && (raw[0] as u16 * 256 + raw[1] as u16).is_multiple_of(31))
+        .then(|| DeflateDecoder::new(&raw[2..]));
         FlateRows { z, predictor, bpp, buf: vec![0; row_len + predictor as usize], prev: vec![0; row_len] }
     }
 
