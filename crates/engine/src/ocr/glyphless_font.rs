@@ -1,7 +1,8 @@
 //! The glyph-less font of the searchable PDF's text layer: the TrueType program embedded
 //! (two empty glyphs, built here) and the `ToUnicode` map from CIDs back to characters.
 
-use crate::ocr::searchable::CID_ADVANCE;
+/// Advance of every CID, in 1/1000 em (the font's `/DW`, and the searchable layer's unit).
+pub const CID_ADVANCE: f32 = 500.0;
 
 /// The `ToUnicode` CMap of a text layer whose CID `i + 1` is `chars[i]` (UTF-16, so
 /// characters beyond the BMP survive too).

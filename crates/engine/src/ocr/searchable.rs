@@ -34,13 +34,11 @@ use mupdf::pdf::{PdfDocument, PdfObject};
 use mupdf::Buffer;
 
 use crate::error::{MuPdfResultExt, Result};
-pub use crate::ocr::glyphless_font::glyphless_ttf;
 use crate::ocr::glyphless_font::to_unicode_cmap;
+pub use crate::ocr::glyphless_font::{glyphless_ttf, CID_ADVANCE};
 
 /// Resource name of the text layer's font.
 const FONT_NAME: &str = "OcrTxt";
-/// Advance of every CID, in 1/1000 em (the font's `/DW`).
-pub const CID_ADVANCE: f32 = 500.0;
 
 /// One positioned word for [`TextLayer::add_words`]: its text in logical order and the
 /// corners of its box in PDF user space (top-left, top-right, bottom-right, bottom-left of
