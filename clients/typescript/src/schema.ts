@@ -377,6 +377,112 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description `options` of POST /jobs for operation ocr. */
+        Options_ocr: {
+            /** @description gundam = single page, base = multi-page (default base) */
+            mode?: "gundam" | "base";
+            /** @description default blocks */
+            output?: "blocks" | "searchable_pdf";
+            /** @description 0-based page indexes; default all pages */
+            pages?: number[];
+            /** @description Extension. Tesseract-style language codes of the text, e.g. ["jpn"] or ["eng", "deu"]; one of eng, deu, fra, spa, ita, por, nld, chi_sim, jpn, chi_tra. Default (absent): eng, deu, fra, spa, ita, por, nld, chi_sim (Latin script and simplified Chinese). Chooses the recognition model; see docs/ocr.md. */
+            languages?: ("eng" | "deu" | "fra" | "spa" | "ita" | "por" | "nld" | "chi_sim" | "jpn" | "chi_tra")[];
+        };
+        /** @description `options` of POST /jobs for operation searchable_pdf. */
+        Options_searchable_pdf: {
+            mode?: "gundam" | "base";
+            /** @description 0-based page indexes; default all pages */
+            pages?: number[];
+            /** @description Extension. Tesseract-style language codes of the text, e.g. ["jpn"] or ["eng", "deu"]; one of eng, deu, fra, spa, ita, por, nld, chi_sim, jpn, chi_tra. Default (absent): eng, deu, fra, spa, ita, por, nld, chi_sim (Latin script and simplified Chinese). Chooses the recognition model; see docs/ocr.md. */
+            languages?: ("eng" | "deu" | "fra" | "spa" | "ita" | "por" | "nld" | "chi_sim" | "jpn" | "chi_tra")[];
+        };
+        /** @description `options` of POST /jobs for operation convert. */
+        Options_convert: {
+            target: "docx" | "jpg" | "pdf" | "csv" | "xlsx";
+            /** @description jpg only; default 150 */
+            dpi?: number;
+            /** @description jpg only; default 85 */
+            quality?: number;
+            /** @description jpg and docx: 0-based page indexes; default all */
+            pages?: number[];
+            /** @description csv: sheet index (0-based) or name; default the first sheet */
+            sheet?: number | string;
+            /** @description csv: default ','; xlsx: sniffed when absent */
+            delimiter?: string;
+            /** @description xlsx: default 'Sheet1' */
+            sheet_name?: string;
+            /** @description xlsx: first row is a header (styled, frozen); default false */
+            has_header?: boolean;
+        };
+        /** @description `options` of POST /jobs for operation compress. */
+        Options_compress: {
+            /** @description default balanced */
+            level?: "light" | "balanced" | "strong";
+        };
+        /** @description `options` of POST /jobs for operation merge. */
+        Options_merge: Record<string, never>;
+        /** @description `options` of POST /jobs for operation split. */
+        Options_split: {
+            /** @description default every_page */
+            mode?: "every_page" | "ranges" | "chunks";
+            /** @description 1-based inclusive [start, end] pairs; mode ranges */
+            ranges?: [
+                number,
+                number
+            ][];
+            /** @description pages per part; mode chunks */
+            chunk_size?: number;
+        };
+        /** @description `options` of POST /jobs for operation rotate. */
+        Options_rotate: {
+            /** @description clockwise */
+            degrees: 90 | 180 | 270;
+            /** @description 0-based page indexes; default all pages */
+            pages?: number[];
+        };
+        /** @description `options` of POST /jobs for operation reorder. */
+        Options_reorder: {
+            /** @description a full permutation of the 0-based page indexes */
+            order: number[];
+        };
+        /** @description `options` of POST /jobs for operation delete_pages. */
+        Options_delete_pages: {
+            /** @description 0-based page indexes */
+            pages: number[];
+        };
+        /** @description `options` of POST /jobs for operation protect. */
+        Options_protect: {
+            user_password?: string;
+            owner_password?: string;
+            /** @description default true */
+            allow_print?: boolean;
+            /** @description default true */
+            allow_modify?: boolean;
+            /** @description default true */
+            allow_copy?: boolean;
+            /** @description default true */
+            allow_annotate?: boolean;
+        };
+        /** @description `options` of POST /jobs for operation unlock. */
+        Options_unlock: {
+            /** @description required when the file has an open password */
+            password?: string;
+        };
+        /** @description `options` of POST /jobs for operation redact. */
+        Options_redact: {
+            regions: {
+                /** @description 0-based page index */
+                page: number;
+                /** @description PDF points from the left of the displayed page */
+                x: number;
+                /** @description PDF points from the top of the displayed page */
+                y: number;
+                w: number;
+                h: number;
+            }[];
+            /** @description default 150 */
+            dpi?: number;
+        };
     };
     responses: never;
     parameters: never;
