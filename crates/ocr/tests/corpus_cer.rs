@@ -6,15 +6,9 @@
 //! ends). Thresholds are about twice the figures measured when the pipeline was written, so
 //! a broken stage (lost spaces, wrong order, wrong orientation) fails while run-to-run noise
 //! does not.
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn corpus() -> PathBuf {
-    std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"))
-}
+mod common;
+use common::{config, corpus, engine};
+use std::path::Path;
 
 /// Whether the corpus's OCR pages are present; prints one skip line when they are not (a
 /// fresh clone has no ../shared), as the engine tests' `corpus_dir()` does.
@@ -26,20 +20,6 @@ fn have_corpus() -> bool {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| eprintln!("SKIP: corpus not found at {} (set CORPUS_DIR)", corpus().display()));
     false
-}
-
-fn engine() -> ocr::Ocr {
-    let r = root();
-    let models = ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap();
-    ocr::Ocr::new(&ocr::OcrConfig {
-        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
-        models,
-        intra_threads: 2,
-        det_max_side: ocr::DET_MAX_SIDE,
-        machine_lock: None,
-        tuning: Default::default(),
-    })
-    .unwrap()
 }
 
 fn normalise(s: &str) -> Vec<char> {
@@ -165,17 +145,8 @@ fn model_runs_wait_for_the_machine_lock() {
     if !have_corpus() {
         return;
     }
-    let r = root();
     let lock = std::env::temp_dir().join(format!("ocr-machine-lock-test-{}.lock", std::process::id()));
-    let engine = ocr::Ocr::new(&ocr::OcrConfig {
-        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
-        models: ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap(),
-        intra_threads: 1,
-        det_max_side: ocr::DET_MAX_SIDE,
-        machine_lock: Some(lock.clone()),
-        tuning: Default::default(),
-    })
-    .unwrap();
+    let engine = ocr::Ocr::new(&config(1, Some(lock.clone()))).unwrap();
     // Another process's run, as far as flock is concerned: a second open of the file.
     let holder = std::fs::OpenOptions::new().write(true).open(&lock).unwrap();
     holder.lock().unwrap();

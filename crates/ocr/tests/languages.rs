@@ -2,25 +2,8 @@
 //! chooses, that the non-default recogniser is loaded only at its first use (once), and that
 //! the corpus's Japanese page (rasterised by pdftoppm) keeps its kana with `jpn` and loses
 //! them without it. CER against pdftotext's text: docs/ocr.md and `bun run bench ocr-lang`.
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn engine() -> ocr::Ocr {
-    let r = root();
-    let models = ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap();
-    ocr::Ocr::new(&ocr::OcrConfig {
-        ort_library: r.join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
-        models,
-        intra_threads: 2,
-        det_max_side: ocr::DET_MAX_SIDE,
-        machine_lock: None,
-        tuning: ocr::OcrTuning::default(),
-    })
-    .unwrap()
-}
+mod common;
+use common::{corpus, engine, models};
 
 fn codes(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
@@ -28,8 +11,7 @@ fn codes(v: &[&str]) -> Vec<String> {
 
 #[test]
 fn the_manifest_lists_a_default_and_a_cjk_recogniser_with_their_languages() {
-    let r = root();
-    let m = ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap();
+    let m = models();
     let names: Vec<(&str, &str)> = m.recognisers.iter().map(|r| (r.name.as_str(), r.engine.as_str())).collect();
     assert_eq!(names, vec![("rec", "pp-ocrv6-tiny"), ("rec_cjk", "pp-ocrv6-small")]);
     assert_eq!(m.recognisers[0].rec.path, m.rec.path, "the first recogniser is the default one");
@@ -58,7 +40,7 @@ fn languages_choose_the_cheapest_recogniser_that_reads_them_all() {
 
 #[test]
 fn the_cjk_recogniser_is_loaded_at_its_first_use_and_reads_japanese_kana() {
-    let corpus = std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"));
+    let corpus = corpus();
     let pdf = corpus.join("files/japanese-tex-dvipdfmx.pdf");
     if !pdf.exists() {
         eprintln!("SKIP: corpus not found at {} (set CORPUS_DIR)", corpus.display());

@@ -1,0 +1,36 @@
+//! What the ocr crate's integration tests share: the repository root, the corpus folder, the
+//! shipped models (models/manifest.json under node_modules) and an engine built from them.
+#![allow(dead_code)] // each test file uses part of it
+
+use std::path::{Path, PathBuf};
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `CORPUS_DIR`, else ../shared/corpus beside the repository.
+pub fn corpus() -> PathBuf {
+    std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"))
+}
+
+pub fn models() -> ocr::ModelFiles {
+    let r = root();
+    ocr::ModelFiles::from_manifest(&r.join("models/manifest.json"), &r.join("node_modules")).unwrap()
+}
+
+/// The shipped models with ONNX Runtime from node_modules, the default detection size and tuning.
+pub fn config(intra_threads: usize, machine_lock: Option<PathBuf>) -> ocr::OcrConfig {
+    ocr::OcrConfig {
+        ort_library: root().join("node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"),
+        models: models(),
+        intra_threads,
+        det_max_side: ocr::DET_MAX_SIDE,
+        machine_lock,
+        tuning: ocr::OcrTuning::default(),
+    }
+}
+
+/// An engine on 2 threads without the machine lock.
+pub fn engine() -> ocr::Ocr {
+    ocr::Ocr::new(&config(2, None)).unwrap()
+}
