@@ -5,10 +5,9 @@
 
 mod common;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use common::{assert_valid, corpus_file, open, qpdf_check, qpdf_ok, Scratch};
+use common::{assert_valid, corpus_file, open, qpdf_check, qpdf_ok, zip_entries, Scratch};
 use engine::{
     delete_pages, merge, reorder, rotate, split, DeletePagesOptions, ErrorCode, JobControl, ReorderOptions,
     RotateOptions, SplitMode, SplitOptions,
@@ -189,18 +188,6 @@ fn merge_takes_two_to_fifty_inputs() {
     let err = merge(&vec![a.clone(); 51], &out, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidOptions);
     assert!(!out.exists());
-}
-
-fn zip_entries(path: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
-    (0..zip.len())
-        .map(|i| {
-            let mut f = zip.by_index(i).unwrap();
-            let mut bytes = Vec::new();
-            f.read_to_end(&mut bytes).unwrap();
-            (f.name().unwrap().into_owned(), bytes)
-        })
-        .collect()
 }
 
 fn part_pages(scratch: &Scratch, bytes: &[u8]) -> u32 {

@@ -5,25 +5,12 @@
 
 mod common;
 
-use std::io::Read;
 use std::path::Path;
 
-use common::{corpus_file, qpdf_check, qpdf_ok, Scratch};
+use common::{corpus_file, qpdf_check, qpdf_ok, zip_entries, Scratch};
 use engine::{split, JobControl, SplitMode, SplitOptions};
 use mupdf::pdf::{PdfDocument, PdfObject};
 use mupdf::TextPageFlags;
-
-fn zip_entries(path: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
-    (0..zip.len())
-        .map(|i| {
-            let mut f = zip.by_index(i).unwrap();
-            let mut bytes = Vec::new();
-            f.read_to_end(&mut bytes).unwrap();
-            (f.name().unwrap().into_owned(), bytes)
-        })
-        .collect()
-}
 
 fn run(input: &Path, out: &Path, mode: SplitMode) -> Vec<(String, Vec<u8>)> {
     let opts = SplitOptions { mode, max_pages: None };

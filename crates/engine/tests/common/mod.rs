@@ -146,3 +146,17 @@ pub fn assert_valid(path: &Path, pages: u32, password: Option<&str>) {
         assert_eq!(n, pages, "qpdf page count of {}", path.display());
     }
 }
+
+/// Every entry of a ZIP (a split or render result): name and bytes, in archive order.
+pub fn zip_entries(path: &Path) -> Vec<(String, Vec<u8>)> {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
+    (0..zip.len())
+        .map(|i| {
+            let mut f = zip.by_index(i).unwrap();
+            let mut bytes = Vec::new();
+            f.read_to_end(&mut bytes).unwrap();
+            (f.name().unwrap().into_owned(), bytes)
+        })
+        .collect()
+}
