@@ -70,6 +70,7 @@ use ffi::{Doc, RawOptions};
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::pdf::content::repair_page_contents;
+use crate::pdf::content_syntax::clean_damaged_contents;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::keep_encryption;
 use crate::pdf::save::{save_pdf, tmp_path, write_options};
@@ -221,6 +222,9 @@ pub fn compress(
     let page_count = opened.page_count();
     let scratch = JobControl::new();
     repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), &scratch)?;
+    // Pages whose content syntax is broken are re-serialised as MuPDF parses them, so
+    // pdftotext & co. read the text MuPDF renders instead of stopping at the damage.
+    clean_damaged_contents(&opened.doc, &opened.pages, &scratch)?;
     control.start(page_count as u64)?;
     // MuPDF's writer works on what it parses; a damaged file (broken page tree, bad
     // xref, truncated streams) is first saved as the engine repaired it, so the

@@ -2,6 +2,7 @@
 //! thread (MuPDF contexts are per thread), and writes its output atomically.
 
 pub(crate) mod content;
+pub(crate) mod content_syntax;
 mod graft;
 mod links;
 pub mod merge;
