@@ -10,8 +10,15 @@ use crate::{
 impl Ocr {
     /// Crops a rotated rectangle to `REC_HEIGHT` rows, `width` columns, as normalised floats.
     fn crop(grey: &Grey, r: &RotRect, height: usize, width: usize) -> Vec<f32> {
-        let (u, v) = r.axes();
         let mut out = vec![0f32; height * width];
+        Self::crop_into(grey, r, height, width, &mut out, width);
+        out
+    }
+
+    /// [`crop`](Self::crop) written straight into a zeroed batch plane whose rows are
+    /// `stride` floats apart (no intermediate buffer and copy per line).
+    fn crop_into(grey: &Grey, r: &RotRect, height: usize, width: usize, out: &mut [f32], stride: usize) {
+        let (u, v) = r.axes();
         let sx = r.w / width as f32;
         let sy = r.h / height as f32;
         // Supersample when shrinking a lot, to avoid aliasing.
@@ -22,7 +29,7 @@ impl Ocr {
         // (mean / 255 - 0.5) / 0.5, the recogniser's normalisation.
         let norm = 2.0 / (255.0 * (ss * ss) as f32);
         let (dx, dy) = (u[0] * sx, u[1] * sx);
-        for (y, row) in out.chunks_exact_mut(width).enumerate() {
+        for (y, row) in out.chunks_mut(stride).take(height).map(|row| &mut row[..width]).enumerate() {
             for j in 0..ss {
                 let b = (y as f32 + (j as f32 + 0.5) / ss as f32) * sy - r.h / 2.0;
                 for i in 0..ss {
@@ -43,7 +50,6 @@ impl Ocr {
                 *o = *o * norm - 1.0;
             }
         }
-        out
     }
 
     /// Returns true when the page reads upside down (votes of the direction classifier).
@@ -115,14 +121,12 @@ impl Ocr {
             let plane = REC_HEIGHT * bw;
             let mut data = vec![0f32; n * 3 * plane];
             for (k, &i) in batch.iter().enumerate() {
-                let cw = widths[i];
-                let crop = Self::crop(grey, &rects[i], REC_HEIGHT, cw);
-                for c in 0..3 {
-                    let base = k * 3 * plane + c * plane;
-                    for y in 0..REC_HEIGHT {
-                        data[base + y * bw..base + y * bw + cw].copy_from_slice(&crop[y * cw..(y + 1) * cw]);
-                    }
-                }
+                // The line into the first channel's plane, then that plane (padding included)
+                // copied to the other two: the model sees the same grey in all three.
+                let line = &mut data[k * 3 * plane..(k + 1) * 3 * plane];
+                Self::crop_into(grey, &rects[i], REC_HEIGHT, widths[i], &mut line[..plane], bw);
+                line.copy_within(..plane, plane);
+                line.copy_within(..plane, 2 * plane);
             }
             let tensor = Tensor::from_array(([n, 3, REC_HEIGHT, bw], data)).map_err(inference)?;
             if self.tuning.timing {
