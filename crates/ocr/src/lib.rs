@@ -446,19 +446,28 @@ impl Ocr {
         let dw = round32(grey.width as f32 * s);
         let dh = round32(grey.height as f32 * s);
         let pix = grey.resize(dw, dh);
+        // Only the window that holds ink is detected (see [`image::ink_window`]); the
+        // rectangles are mapped back by its offset.
+        let Some((wx0, wy0, wx1, wy1)) = image::ink_window(&pix, dw, dh) else {
+            timer.mark("det.prep blank");
+            return Ok(Vec::new());
+        };
+        let (ww, wh) = (wx1 - wx0, wy1 - wy0);
         // PaddleOCR normalises BGR with ImageNet mean/std listed in RGB order; grey makes
         // the channel order moot apart from these constants.
         let mean = [0.485f32, 0.456, 0.406];
         let std = [0.229f32, 0.224, 0.225];
-        let mut data = vec![0f32; 3 * dw * dh];
+        let mut data = vec![0f32; 3 * ww * wh];
         for c in 0..3 {
-            let plane = &mut data[c * dw * dh..(c + 1) * dw * dh];
-            for (o, &v) in plane.iter_mut().zip(&pix) {
-                *o = (v / 255.0 - mean[c]) / std[c];
+            let plane = &mut data[c * ww * wh..(c + 1) * ww * wh];
+            for (orow, irow) in plane.chunks_exact_mut(ww).zip(pix.chunks_exact(dw).skip(wy0)) {
+                for (o, &v) in orow.iter_mut().zip(&irow[wx0..wx1]) {
+                    *o = (v / 255.0 - mean[c]) / std[c];
+                }
             }
         }
-        let tensor = Tensor::from_array(([1usize, 3, dh, dw], data)).map_err(inference)?;
-        timer.mark(&format!("det.prep {dw}x{dh}"));
+        let tensor = Tensor::from_array(([1usize, 3, wh, ww], data)).map_err(inference)?;
+        timer.mark(&format!("det.prep {ww}x{wh} of {dw}x{dh}"));
         let mut session = self.det.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
         let run = self.machine_run()?;
         let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
@@ -467,13 +476,15 @@ impl Ocr {
         let (shape, map) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
         let (mh, mw) = (shape[2] as usize, shape[3] as usize);
         let boxes = det::boxes_from_map(map, mw, mh, self.tuning.debug);
-        let sx = grey.width as f32 / mw as f32;
-        let sy = grey.height as f32 / mh as f32;
+        // Map pixels -> input pixels: the map covers the window at its own resolution.
+        let sx = grey.width as f32 / dw as f32 * (ww as f32 / mw as f32);
+        let sy = grey.height as f32 / dh as f32 * (wh as f32 / mh as f32);
+        let (ox, oy) = (wx0 as f32 * grey.width as f32 / dw as f32, wy0 as f32 * grey.height as f32 / dh as f32);
         let rects = boxes
             .into_iter()
             .map(|b| {
                 // Scale the rectangle: scale its corners, then refit.
-                let c = b.rect.corners().map(|p| [p[0] * sx, p[1] * sy]);
+                let c = b.rect.corners().map(|p| [ox + p[0] * sx, oy + p[1] * sy]);
                 det::min_area_rect(&det::convex_hull(c.to_vec()))
             })
             .collect::<Vec<_>>();

@@ -10,8 +10,15 @@ use crate::{
 impl Ocr {
     /// Crops a rotated rectangle to `REC_HEIGHT` rows, `width` columns, as normalised floats.
     fn crop(grey: &Grey, r: &RotRect, height: usize, width: usize) -> Vec<f32> {
-        let (u, v) = r.axes();
         let mut out = vec![0f32; height * width];
+        Self::crop_into(grey, r, height, width, &mut out, width);
+        out
+    }
+
+    /// [`crop`](Self::crop) written straight into a zeroed batch plane whose rows are
+    /// `stride` floats apart (no intermediate buffer and copy per line).
+    fn crop_into(grey: &Grey, r: &RotRect, height: usize, width: usize, out: &mut [f32], stride: usize) {
+        let (u, v) = r.axes();
         let sx = r.w / width as f32;
         let sy = r.h / height as f32;
         // Supersample when shrinking a lot, to avoid aliasing.
@@ -22,7 +29,7 @@ impl Ocr {
         // (mean / 255 - 0.5) / 0.5, the recogniser's normalisation.
         let norm = 2.0 / (255.0 * (ss * ss) as f32);
         let (dx, dy) = (u[0] * sx, u[1] * sx);
-        for (y, row) in out.chunks_exact_mut(width).enumerate() {
+        for (y, row) in out.chunks_mut(stride).take(height).map(|row| &mut row[..width]).enumerate() {
             for j in 0..ss {
                 let b = (y as f32 + (j as f32 + 0.5) / ss as f32) * sy - r.h / 2.0;
                 for i in 0..ss {
@@ -43,7 +50,6 @@ impl Ocr {
                 *o = *o * norm - 1.0;
             }
         }
-        out
     }
 
     /// Returns true when the page reads upside down (votes of the direction classifier).
@@ -105,36 +111,28 @@ impl Ocr {
         idx.sort_by_key(|&i| widths[i]);
         let mut results: Vec<Option<(RotRect, Vec<(String, f32, RotRect)>, f32)>> = vec![None; rects.len()];
         let rec_min = self.tuning.rec_min_width;
-        let max_batch_pixels = REC_HEIGHT * 320 * 16;
-        let mut start = 0;
+        let sorted: Vec<usize> = idx.iter().map(|&i| widths[i].max(rec_min)).collect();
+        let batches = batch_by_width(&sorted);
         let mut timer = StageTimer::new(self.tuning.timing);
-        while start < idx.len() {
-            // Grow the batch while the padded size stays within budget.
-            let mut end = start + 1;
-            while end < idx.len() && end - start < 24 {
-                let bw = widths[idx[end]].max(rec_min);
-                if bw * REC_HEIGHT * (end + 1 - start) > max_batch_pixels.max(bw * REC_HEIGHT) {
-                    break;
-                }
-                end += 1;
-            }
+        for (start, end) in batches {
             let batch = &idx[start..end];
             let bw = batch.iter().map(|&i| widths[i]).max().unwrap_or(rec_min).max(rec_min);
             let n = batch.len();
             let plane = REC_HEIGHT * bw;
             let mut data = vec![0f32; n * 3 * plane];
             for (k, &i) in batch.iter().enumerate() {
-                let cw = widths[i];
-                let crop = Self::crop(grey, &rects[i], REC_HEIGHT, cw);
-                for c in 0..3 {
-                    let base = k * 3 * plane + c * plane;
-                    for y in 0..REC_HEIGHT {
-                        data[base + y * bw..base + y * bw + cw].copy_from_slice(&crop[y * cw..(y + 1) * cw]);
-                    }
-                }
+                // The line into the first channel's plane, then that plane (padding included)
+                // copied to the other two: the model sees the same grey in all three.
+                let line = &mut data[k * 3 * plane..(k + 1) * 3 * plane];
+                Self::crop_into(grey, &rects[i], REC_HEIGHT, widths[i], &mut line[..plane], bw);
+                line.copy_within(..plane, plane);
+                line.copy_within(..plane, 2 * plane);
             }
             let tensor = Tensor::from_array(([n, 3, REC_HEIGHT, bw], data)).map_err(inference)?;
-            timer.mark(&format!("rec.crop n={n} w={bw}"));
+            if self.tuning.timing {
+                let useful: usize = batch.iter().map(|&i| widths[i]).sum();
+                timer.mark(&format!("rec.crop n={n} w={bw} cols {useful}/{}", n * bw));
+            }
             let mut session = rec.session.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
             let run = self.machine_run()?;
             let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
@@ -180,12 +178,84 @@ impl Ocr {
                 results[i] = Some((r, words, conf));
             }
             timer.mark("rec.decode");
-            start = end;
         }
         let confidence = if conf_chars == 0 { 1.0 } else { conf_sum / conf_chars as f32 };
         if self.tuning.timing {
             eprintln!("page confidence {confidence:.3} over {conf_chars} characters");
         }
         Ok((results.into_iter().flatten().collect(), confidence))
+    }
+}
+
+/// Most lines a recognition batch holds.
+pub(crate) const BATCH_MAX_LINES: usize = 24;
+/// Most input columns (lines x padded width) a batch holds, unless one line is wider.
+pub(crate) const BATCH_MAX_COLUMNS: usize = 320 * 16;
+/// What one more model run costs, in input columns (ONNX Runtime's per-run work: session
+/// dispatch, buffers, thread hand-over; measured flat per column across batch sizes, so small).
+pub(crate) const RUN_COST_COLUMNS: usize = 48;
+
+/// Splits crops of ascending widths `w` (already raised to the narrowest batch) into
+/// consecutive batches `(start, end)` that minimise the padded columns computed (each batch
+/// is as wide as its widest crop) plus [`RUN_COST_COLUMNS`] per batch: a dynamic programme
+/// over the split points, within [`BATCH_MAX_LINES`] and [`BATCH_MAX_COLUMNS`]. Why: the
+/// recogniser's time is proportional to the columns it is given, padding included; greedy
+/// batches (filled up to the limits) padded short lines to the width of the longest.
+pub(crate) fn batch_by_width(w: &[usize]) -> Vec<(usize, usize)> {
+    let n = w.len();
+    let mut best = vec![usize::MAX; n + 1];
+    let mut from = vec![0usize; n + 1];
+    best[0] = 0;
+    for end in 1..=n {
+        let widest = w[end - 1];
+        for start in (end.saturating_sub(BATCH_MAX_LINES)..end).rev() {
+            let lines = end - start;
+            if lines > 1 && lines * widest > BATCH_MAX_COLUMNS {
+                break;
+            }
+            let cost = best[start] + lines * widest + RUN_COST_COLUMNS;
+            if cost < best[end] {
+                best[end] = cost;
+                from[end] = start;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut end = n;
+    while end > 0 {
+        out.push((from[end], end));
+        end = from[end];
+    }
+    out.reverse();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Padding is what the split minimises: a short line is not padded to a long one's width.
+    #[test]
+    fn batches_by_width_keep_short_lines_from_being_padded_to_long_ones() {
+        let w = [160, 160, 170, 1200, 1210];
+        let b = batch_by_width(&w);
+        assert_eq!(b, vec![(0, 3), (3, 5)]);
+        let padded: usize = b.iter().map(|&(s, e)| (e - s) * w[e - 1]).sum();
+        assert_eq!(padded, 3 * 170 + 2 * 1210);
+    }
+
+    /// Every crop is in exactly one batch, in order, within the limits.
+    #[test]
+    fn batches_by_width_cover_every_crop_within_the_limits() {
+        let w: Vec<usize> = (0..100).map(|i| 160 + i * i).collect();
+        let b = batch_by_width(&w);
+        let mut next = 0;
+        for &(s, e) in &b {
+            assert_eq!(s, next);
+            assert!(e > s && e - s <= BATCH_MAX_LINES);
+            assert!(e - s == 1 || (e - s) * w[e - 1] <= BATCH_MAX_COLUMNS, "{s}..{e}");
+            next = e;
+        }
+        assert_eq!(next, w.len());
     }
 }
