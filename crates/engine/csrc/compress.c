@@ -32,6 +32,9 @@ typedef struct {
  * is left as it is). A font it cannot parse is left alone by MuPDF; a failure of the
  * whole pass (a page that cannot be read) leaves the document unchanged, as the fonts
  * are rewritten only after every page was read. Returns 1 when it ran through. */
+/* csrc/compress_fonts.c: Type 1 programs replaced by CFF subsets. */
+int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc);
+
 static int subset_fonts(fz_context *ctx, pdf_document *doc)
 {
 	int ok = 0;
@@ -341,7 +344,10 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		 * the highest level. Encrypted documents are left alone (their streams would
 		 * have to be re-encrypted). */
 		if (o->subset_fonts && !doc->crypt)
+		{
 			o->fonts_subset = subset_fonts(ctx, doc);
+			o->fonts_subset |= engine_cz_convert_type1(ctx, doc) > 0;
+		}
 		if (o->recompress_flate && !doc->crypt)
 		{
 			int i, n = pdf_xref_len(ctx, doc);

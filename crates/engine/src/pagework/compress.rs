@@ -11,9 +11,10 @@
 //! corpus files in tests/compress_text.rs).
 //!
 //! Font subsetting is MuPDF's `pdf_subset_fonts` (TrueType, OpenType and CID-keyed CFF
-//! programs, fonts of annotations included; bare Type 1 programs are not converted or
-//! subset). A font it cannot parse is left as it is; encrypted documents are not
-//! subset. After subsetting the content guard (below) compares every page's words, and
+//! programs, fonts of annotations included); bare Type 1 programs (`/FontFile`, what
+//! LaTeX embeds) are converted to CFF subsets of the glyphs used by the engine
+//! (`src/pagework/compress/fonts.rs`). A font that cannot be parsed is left as it is;
+//! encrypted documents are not subset. After subsetting the content guard (below) compares every page's words, and
 //! a loss redoes the run without subsetting. [`CompressOptions::subset_fonts`] turns it
 //! off (for comparisons).
 //!
@@ -54,12 +55,18 @@
 //! run is redone without MuPDF's rewriter (the engine's pass only), then losslessly,
 //! then the input is kept; [`CompressResult::path`] says which path made the output.
 
+mod cff_std;
+mod cff_write;
 mod ffi;
+mod fonts;
 mod guard;
 mod images;
 pub(crate) mod jpeg;
 mod repack;
 mod resample;
+mod t1_outline;
+mod t2_write;
+mod type1;
 
 use std::ffi::c_int;
 use std::fs;
@@ -399,6 +406,7 @@ fn run_once(
     pass: Option<ImageSettings>,
     control: &JobControl,
 ) -> Result<(c_int, String)> {
+    fonts::install();
     let mut doc = Doc::open(source)?;
     if let Some(settings) = pass {
         images::run(&mut doc, settings, control)?;

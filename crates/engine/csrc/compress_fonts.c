@@ -1,0 +1,386 @@
+/* Embedded Type 1 fonts (/FontFile) replaced by CFF subsets (/FontFile3 /Type1C): the
+ * glyphs used are found here with a content processor over every page, form XObject
+ * and annotation (their names from FreeType, as MuPDF draws them), the conversion is
+ * the engine's (src/pagework/compress/fonts.rs, handed over once with
+ * engine_cz_set_type1_converter). A font whose program cannot be converted, or whose
+ * new program FreeType does not load, is left as it is. */
+#include <string.h>
+#include "compress.h"
+
+typedef int (*engine_type1_convert)(const unsigned char *data, size_t len, size_t len1, size_t len2,
+	const unsigned char *names, size_t names_len, int keep_all, unsigned char **out, size_t *out_len);
+typedef void (*engine_type1_free)(unsigned char *data, size_t len);
+
+static engine_type1_convert convert_fn;
+static engine_type1_free free_fn;
+
+void engine_cz_set_type1_converter(engine_type1_convert convert, engine_type1_free fr)
+{
+	convert_fn = convert;
+	free_fn = fr;
+}
+
+/* FreeType, which MuPDF links (its headers are not on this build's include path). */
+extern int FT_Get_Glyph_Name(void *face, unsigned int glyph_index, void *buffer, unsigned int buffer_max);
+
+typedef struct {
+	int num;         /* the /FontFile stream's object number */
+	fz_font *font;   /* as MuPDF loaded it: glyph ids are FreeType's */
+	int *gids;
+	int len, max;
+} t1_use;
+
+typedef struct {
+	t1_use *use;
+	int len, max;
+	int *dicts;      /* font dictionaries seen in use (object numbers) */
+	int ndicts, maxdicts;
+} t1_usage;
+
+typedef struct t1_gstate {
+	struct t1_gstate *next;
+	int current;
+	pdf_font_desc *font;
+} t1_gstate;
+
+typedef struct {
+	pdf_processor super;
+	t1_usage *usage;
+	t1_gstate *gs;
+} t1_processor;
+
+static void push_int(fz_context *ctx, int **arr, int *len, int *max, int v)
+{
+	if (*len == *max)
+	{
+		*max = *max ? *max * 2 : 64;
+		*arr = fz_realloc(ctx, *arr, sizeof(int) * *max);
+	}
+	(*arr)[(*len)++] = v;
+}
+
+static void t1_Tf(fz_context *ctx, pdf_processor *proc, const char *name, pdf_font_desc *font, float size)
+{
+	t1_processor *p = (t1_processor *)proc;
+	pdf_obj *dict = pdf_lookup_resource(ctx, proc->rstack, PDF_NAME(Font), name);
+	pdf_obj *subtype = pdf_dict_get(ctx, dict, PDF_NAME(Subtype));
+	pdf_obj *file = pdf_dict_get(ctx, pdf_dict_get(ctx, dict, PDF_NAME(FontDescriptor)), PDF_NAME(FontFile));
+	t1_usage *u = p->usage;
+	int i, num;
+	p->gs->current = -1;
+	pdf_drop_font(ctx, p->gs->font);
+	p->gs->font = NULL;
+	if ((subtype != PDF_NAME(Type1) && subtype != PDF_NAME(MMType1)) || !pdf_is_indirect(ctx, file) || !font || !font->font)
+		return;
+	num = pdf_to_num(ctx, file);
+	if (pdf_is_indirect(ctx, dict))
+		push_int(ctx, &u->dicts, &u->ndicts, &u->maxdicts, pdf_to_num(ctx, dict));
+	for (i = 0; i < u->len && u->use[i].num != num; i++)
+		;
+	if (i == u->len)
+	{
+		if (u->len == u->max)
+		{
+			u->max = u->max ? u->max * 2 : 16;
+			u->use = fz_realloc(ctx, u->use, sizeof(t1_use) * u->max);
+		}
+		memset(&u->use[i], 0, sizeof(t1_use));
+		u->use[i].num = num;
+		u->use[i].font = fz_keep_font(ctx, font->font);
+		u->len++;
+	}
+	p->gs->current = i;
+	p->gs->font = pdf_keep_font(ctx, font);
+}
+
+static void t1_show(fz_context *ctx, t1_processor *p, const unsigned char *buf, size_t len)
+{
+	pdf_font_desc *fd = p->gs->font;
+	t1_use *use;
+	size_t pos = 0;
+	if (p->gs->current < 0 || !fd)
+		return;
+	use = &p->usage->use[p->gs->current];
+	while (pos < len)
+	{
+		unsigned int cpt;
+		int inc = pdf_decode_cmap(fd->encoding, (unsigned char *)&buf[pos], (unsigned char *)&buf[len], &cpt);
+		int cid = pdf_lookup_cmap(fd->encoding, cpt);
+		if (cid >= 0)
+			push_int(ctx, &use->gids, &use->len, &use->max, pdf_font_cid_to_gid(ctx, fd, cid));
+		pos += inc > 0 ? inc : 1;
+	}
+}
+
+static void t1_TJ(fz_context *ctx, pdf_processor *proc, pdf_obj *array)
+{
+	int i, n = pdf_array_len(ctx, array);
+	for (i = 0; i < n; i++)
+	{
+		pdf_obj *item = pdf_array_get(ctx, array, i);
+		if (pdf_is_string(ctx, item))
+			t1_show(ctx, (t1_processor *)proc, (unsigned char *)pdf_to_str_buf(ctx, item), pdf_to_str_len(ctx, item));
+	}
+}
+
+static void t1_Tj(fz_context *ctx, pdf_processor *proc, char *str, size_t len)
+{
+	t1_show(ctx, (t1_processor *)proc, (unsigned char *)str, len);
+}
+
+static void t1_squote(fz_context *ctx, pdf_processor *proc, char *str, size_t len)
+{
+	t1_show(ctx, (t1_processor *)proc, (unsigned char *)str, len);
+}
+
+static void t1_dquote(fz_context *ctx, pdf_processor *proc, float aw, float ac, char *str, size_t len)
+{
+	t1_show(ctx, (t1_processor *)proc, (unsigned char *)str, len);
+}
+
+static void t1_q(fz_context *ctx, pdf_processor *proc)
+{
+	t1_processor *p = (t1_processor *)proc;
+	t1_gstate *g = fz_malloc_struct(ctx, t1_gstate);
+	*g = *p->gs;
+	g->next = p->gs;
+	pdf_keep_font(ctx, g->font);
+	p->gs = g;
+}
+
+static void t1_Q(fz_context *ctx, pdf_processor *proc)
+{
+	t1_processor *p = (t1_processor *)proc;
+	t1_gstate *g = p->gs;
+	if (!g->next)
+		return;
+	p->gs = g->next;
+	pdf_drop_font(ctx, g->font);
+	fz_free(ctx, g);
+}
+
+static void t1_Do_form(fz_context *ctx, pdf_processor *proc, const char *name, pdf_obj *xobj)
+{
+	pdf_process_contents(ctx, proc, pdf_get_bound_document(ctx, xobj), pdf_xobject_resources(ctx, xobj), xobj, NULL, NULL);
+}
+
+static void t1_drop(fz_context *ctx, pdf_processor *proc)
+{
+	t1_processor *p = (t1_processor *)proc;
+	while (p->gs)
+	{
+		t1_gstate *g = p->gs;
+		p->gs = g->next;
+		pdf_drop_font(ctx, g->font);
+		fz_free(ctx, g);
+	}
+}
+
+static void examine_page(fz_context *ctx, pdf_document *doc, int number, t1_usage *u)
+{
+	pdf_page *page = NULL;
+	t1_processor *p = NULL;
+	fz_var(page);
+	fz_var(p);
+	fz_try(ctx)
+	{
+		pdf_annot *a;
+		pdf_obj *resources;
+		page = pdf_load_page(ctx, doc, number);
+		resources = pdf_page_resources(ctx, page);
+		p = (t1_processor *)pdf_new_processor(ctx, sizeof *p);
+		p->super.drop_processor = t1_drop;
+		p->super.op_Tf = t1_Tf;
+		p->super.op_Tj = t1_Tj;
+		p->super.op_TJ = t1_TJ;
+		p->super.op_squote = t1_squote;
+		p->super.op_dquote = t1_dquote;
+		p->super.op_q = t1_q;
+		p->super.op_Q = t1_Q;
+		p->super.op_Do_form = t1_Do_form;
+		p->usage = u;
+		p->gs = fz_malloc_struct(ctx, t1_gstate);
+		p->gs->current = -1;
+		pdf_process_contents(ctx, &p->super, doc, resources, pdf_page_contents(ctx, page), NULL, NULL);
+		pdf_processor_push_resources(ctx, &p->super, resources);
+		for (a = pdf_first_annot(ctx, page); a; a = pdf_next_annot(ctx, a))
+			pdf_process_annot(ctx, &p->super, a, NULL);
+		for (a = pdf_first_widget(ctx, page); a; a = pdf_next_widget(ctx, a))
+			pdf_process_annot(ctx, &p->super, a, NULL);
+		pdf_close_processor(ctx, &p->super);
+	}
+	fz_always(ctx)
+	{
+		pdf_drop_processor(ctx, &p->super);
+		fz_drop_page(ctx, (fz_page *)page);
+	}
+	fz_catch(ctx)
+		fz_rethrow(ctx);
+}
+
+/* Object `num`, or NULL when it cannot be loaded. */
+static pdf_obj *load_quiet(fz_context *ctx, pdf_document *doc, int num)
+{
+	pdf_obj *obj = NULL;
+	fz_try(ctx)
+		obj = pdf_load_object(ctx, doc, num);
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		obj = NULL;
+	}
+	return obj;
+}
+
+static int seen_dict(t1_usage *u, int num)
+{
+	int i;
+	for (i = 0; i < u->ndicts; i++)
+		if (u->dicts[i] == num)
+			return 1;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The NUL-separated names of `use`'s glyphs. */
+static fz_buffer *glyph_names(fz_context *ctx, t1_use *use)
+{
+	fz_buffer *names = fz_new_buffer(ctx, 1024);
+	void *face = fz_font_ft_face(ctx, use->font);
+	int i;
+	qsort(use->gids, use->len, sizeof(int), cmp_int);
+	fz_lock(ctx, FZ_LOCK_FREETYPE);
+	for (i = 0; i < use->len; i++)
+	{
+		char name[128];
+		if (i > 0 && use->gids[i] == use->gids[i - 1])
+			continue;
+		name[0] = 0;
+		if (face && FT_Get_Glyph_Name(face, use->gids[i], name, sizeof name) == 0 && name[0])
+			fz_append_data(ctx, names, name, strlen(name) + 1);
+	}
+	fz_unlock(ctx, FZ_LOCK_FREETYPE);
+	return names;
+}
+
+/* Replaces one font program; returns 1 when it did. */
+static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use, int keep_all)
+{
+	fz_buffer *buf = NULL, *names = NULL, *cff = NULL;
+	fz_font *check = NULL;
+	pdf_obj *file = NULL, *ff3 = NULL;
+	unsigned char *out = NULL;
+	size_t out_len = 0;
+	int done = 0, i, n;
+	fz_var(buf);
+	fz_var(names);
+	fz_var(cff);
+	fz_var(check);
+	fz_var(file);
+	fz_var(ff3);
+	fz_try(ctx)
+	{
+		file = pdf_new_indirect(ctx, doc, use->num, 0);
+		buf = pdf_load_stream(ctx, file);
+		names = glyph_names(ctx, use);
+		if (convert_fn(buf->data, buf->len, pdf_dict_get_int(ctx, file, PDF_NAME(Length1)),
+				pdf_dict_get_int(ctx, file, PDF_NAME(Length2)), names->data, names->len, keep_all, &out, &out_len))
+		{
+			cff = fz_new_buffer_from_copied_data(ctx, out, out_len);
+			free_fn(out, out_len);
+			out = NULL;
+			/* FreeType must read the new program. */
+			check = fz_new_font_from_buffer(ctx, NULL, cff, 0, 0);
+			if (cff->len < buf->len)
+			{
+				ff3 = pdf_add_stream(ctx, doc, cff, NULL, 0);
+				pdf_dict_put(ctx, ff3, PDF_NAME(Subtype), PDF_NAME(Type1C));
+				/* Every font descriptor of the program points at the new one. */
+				n = pdf_xref_len(ctx, doc);
+				for (i = 1; i < n; i++)
+				{
+					pdf_obj *obj = load_quiet(ctx, doc, i);
+					pdf_obj *fd = pdf_dict_get(ctx, obj, PDF_NAME(FontDescriptor));
+					if (pdf_is_dict(ctx, obj) && pdf_to_num(ctx, pdf_dict_get(ctx, obj, PDF_NAME(FontFile))) == use->num)
+						fd = obj;
+					if (pdf_to_num(ctx, pdf_dict_get(ctx, fd, PDF_NAME(FontFile))) == use->num)
+					{
+						pdf_dict_put(ctx, fd, PDF_NAME(FontFile3), ff3);
+						pdf_dict_del(ctx, fd, PDF_NAME(FontFile));
+					}
+					pdf_drop_obj(ctx, obj);
+				}
+				done = 1;
+			}
+		}
+	}
+	fz_always(ctx)
+	{
+		if (out)
+			free_fn(out, out_len);
+		fz_drop_font(ctx, check);
+		fz_drop_buffer(ctx, cff);
+		fz_drop_buffer(ctx, names);
+		fz_drop_buffer(ctx, buf);
+		pdf_drop_obj(ctx, ff3);
+		pdf_drop_obj(ctx, file);
+	}
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+	return done;
+}
+
+/* Converts the document's Type 1 fonts in use; returns how many programs were
+ * replaced. A page that cannot be read stops the pass before anything changed. */
+int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
+{
+	t1_usage u;
+	int i, n, converted = 0;
+	if (!convert_fn)
+		return 0;
+	memset(&u, 0, sizeof u);
+	fz_try(ctx)
+	{
+		n = pdf_count_pages(ctx, doc);
+		for (i = 0; i < n; i++)
+			examine_page(ctx, doc, i, &u);
+		for (i = 0; i < u.len; i++)
+		{
+			/* A font dictionary of this program that no content selected (used only
+			 * in a pattern or a Type 3 glyph, say): the program keeps every glyph. */
+			int j, m = pdf_xref_len(ctx, doc), keep_all = 0;
+			for (j = 1; j < m && !keep_all; j++)
+			{
+				pdf_obj *obj = load_quiet(ctx, doc, j);
+				pdf_obj *fd = pdf_dict_get(ctx, obj, PDF_NAME(FontDescriptor));
+				if (pdf_to_num(ctx, pdf_dict_get(ctx, fd, PDF_NAME(FontFile))) == u.use[i].num && !seen_dict(&u, j))
+					keep_all = 1;
+				pdf_drop_obj(ctx, obj);
+			}
+			converted += convert_one(ctx, doc, &u.use[i], keep_all);
+		}
+	}
+	fz_always(ctx)
+	{
+		for (i = 0; i < u.len; i++)
+		{
+			fz_drop_font(ctx, u.use[i].font);
+			fz_free(ctx, u.use[i].gids);
+		}
+		fz_free(ctx, u.use);
+		fz_free(ctx, u.dicts);
+	}
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+	return converted;
+}
