@@ -15,7 +15,7 @@ typedef struct {
 	int jpeg_quality;     /* JPEG quality for colour and grey images */
 	int lossless_stays_lossless; /* flate images re-encoded losslessly (not as JPEG) */
 	int recompress_flate; /* re-deflate FlateDecode streams at the best level when smaller */
-	int garbage;          /* MuPDF garbage level: 3 = deduplicate */
+	int garbage;          /* MuPDF garbage level: 3 = merge duplicate objects, 4 = and duplicate streams */
 	int object_streams;
 	int skip_rewriter;    /* images the engine's pass did not take are kept as they are */
 	int rewrite_in_place; /* MuPDF's rewriter on the document itself, as before the pass

@@ -311,9 +311,9 @@ fn run_guarded(
         lossless_stays_lossless: settings.map_or(0, |s| s.lossless_stays_lossless as c_int),
         // Every level does what light does (so a lossy level is never larger than
         // light for want of it): existing flate streams re-deflated at level 9 when
-        // smaller, fonts subset, duplicates merged, object streams.
+        // smaller, fonts subset, duplicates merged (streams too: garbage 4), object streams.
         recompress_flate: 1,
-        garbage: 3,
+        garbage: 4,
         object_streams: 1,
         rewrite_in_place: (options.images == ImagePass::MupdfInPlace) as c_int,
         subset_fonts: options.subset_fonts as c_int,
