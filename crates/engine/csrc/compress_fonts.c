@@ -28,6 +28,7 @@ typedef struct {
 	fz_font *font;   /* as MuPDF loaded it: glyph ids are FreeType's */
 	int *gids;
 	int len, max;
+	int keep_all;    /* some font dictionary of it was not seen in use: every glyph kept */
 } t1_use;
 
 typedef struct {
@@ -59,6 +60,25 @@ static void push_int(fz_context *ctx, int **arr, int *len, int *max, int v)
 	(*arr)[(*len)++] = v;
 }
 
+/* The entry of the program `num`, added when `add` is set; -1 when absent. */
+static int find_use(fz_context *ctx, t1_usage *u, int num, int add)
+{
+	int i;
+	for (i = 0; i < u->len && u->use[i].num != num; i++)
+		;
+	if (i < u->len || !add)
+		return i < u->len ? i : -1;
+	if (u->len == u->max)
+	{
+		u->max = u->max ? u->max * 2 : 16;
+		u->use = fz_realloc(ctx, u->use, sizeof(t1_use) * u->max);
+	}
+	memset(&u->use[i], 0, sizeof(t1_use));
+	u->use[i].num = num;
+	u->len++;
+	return i;
+}
+
 static void t1_Tf(fz_context *ctx, pdf_processor *proc, const char *name, pdf_font_desc *font, float size)
 {
 	t1_processor *p = (t1_processor *)proc;
@@ -75,20 +95,9 @@ static void t1_Tf(fz_context *ctx, pdf_processor *proc, const char *name, pdf_fo
 	num = pdf_to_num(ctx, file);
 	if (pdf_is_indirect(ctx, dict))
 		push_int(ctx, &u->dicts, &u->ndicts, &u->maxdicts, pdf_to_num(ctx, dict));
-	for (i = 0; i < u->len && u->use[i].num != num; i++)
-		;
-	if (i == u->len)
-	{
-		if (u->len == u->max)
-		{
-			u->max = u->max ? u->max * 2 : 16;
-			u->use = fz_realloc(ctx, u->use, sizeof(t1_use) * u->max);
-		}
-		memset(&u->use[i], 0, sizeof(t1_use));
-		u->use[i].num = num;
+	i = find_use(ctx, u, num, 1);
+	if (!u->use[i].font)
 		u->use[i].font = fz_keep_font(ctx, font->font);
-		u->len++;
-	}
 	p->gs->current = i;
 	p->gs->font = pdf_keep_font(ctx, font);
 }
@@ -250,7 +259,7 @@ static int cmp_int(const void *a, const void *b)
 static fz_buffer *glyph_names(fz_context *ctx, t1_use *use)
 {
 	fz_buffer *names = fz_new_buffer(ctx, 1024);
-	void *face = fz_font_ft_face(ctx, use->font);
+	void *face = use->font ? fz_font_ft_face(ctx, use->font) : NULL;
 	int i;
 	qsort(use->gids, use->len, sizeof(int), cmp_int);
 	fz_lock(ctx, FZ_LOCK_FREETYPE);
@@ -268,7 +277,7 @@ static fz_buffer *glyph_names(fz_context *ctx, t1_use *use)
 }
 
 /* Replaces one font program; returns 1 when it did. */
-static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use, int keep_all)
+static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use)
 {
 	fz_buffer *buf = NULL, *names = NULL, *cff = NULL;
 	fz_font *check = NULL;
@@ -286,9 +295,13 @@ static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use, int keep
 	{
 		file = pdf_new_indirect(ctx, doc, use->num, 0);
 		buf = pdf_load_stream(ctx, file);
+		/* A program FreeType cannot read is drawn with a substitute: left alone. */
+		check = fz_new_font_from_buffer(ctx, NULL, buf, 0, 0);
+		fz_drop_font(ctx, check);
+		check = NULL;
 		names = glyph_names(ctx, use);
 		if (convert_fn(buf->data, buf->len, pdf_dict_get_int(ctx, file, PDF_NAME(Length1)),
-				pdf_dict_get_int(ctx, file, PDF_NAME(Length2)), names->data, names->len, keep_all, &out, &out_len))
+				pdf_dict_get_int(ctx, file, PDF_NAME(Length2)), names->data, names->len, use->keep_all, &out, &out_len))
 		{
 			cff = fz_new_buffer_from_copied_data(ctx, out, out_len);
 			free_fn(out, out_len);
@@ -342,7 +355,7 @@ static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use, int keep
 int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 {
 	t1_usage u;
-	int i, n, converted = 0;
+	int i, n, m, converted = 0;
 	if (!convert_fn)
 		return 0;
 	memset(&u, 0, sizeof u);
@@ -351,21 +364,22 @@ int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 		n = pdf_count_pages(ctx, doc);
 		for (i = 0; i < n; i++)
 			examine_page(ctx, doc, i, &u);
-		for (i = 0; i < u.len; i++)
+		/* Type 1 font dictionaries no content selected (used only in a pattern, a
+		 * Type 3 glyph or an appearance state not shown, say): their programs keep
+		 * every glyph. */
+		m = pdf_xref_len(ctx, doc);
+		for (i = 1; i < m; i++)
 		{
-			/* A font dictionary of this program that no content selected (used only
-			 * in a pattern or a Type 3 glyph, say): the program keeps every glyph. */
-			int j, m = pdf_xref_len(ctx, doc), keep_all = 0;
-			for (j = 1; j < m && !keep_all; j++)
-			{
-				pdf_obj *obj = load_quiet(ctx, doc, j);
-				pdf_obj *fd = pdf_dict_get(ctx, obj, PDF_NAME(FontDescriptor));
-				if (pdf_to_num(ctx, pdf_dict_get(ctx, fd, PDF_NAME(FontFile))) == u.use[i].num && !seen_dict(&u, j))
-					keep_all = 1;
-				pdf_drop_obj(ctx, obj);
-			}
-			converted += convert_one(ctx, doc, &u.use[i], keep_all);
+			pdf_obj *obj = load_quiet(ctx, doc, i);
+			pdf_obj *subtype = pdf_dict_get(ctx, obj, PDF_NAME(Subtype));
+			pdf_obj *file = pdf_dict_get(ctx, pdf_dict_get(ctx, obj, PDF_NAME(FontDescriptor)), PDF_NAME(FontFile));
+			if ((subtype == PDF_NAME(Type1) || subtype == PDF_NAME(MMType1)) && pdf_is_indirect(ctx, file) &&
+				pdf_dict_get(ctx, obj, PDF_NAME(Type)) == PDF_NAME(Font) && !seen_dict(&u, i))
+				u.use[find_use(ctx, &u, pdf_to_num(ctx, file), 1)].keep_all = 1;
+			pdf_drop_obj(ctx, obj);
 		}
+		for (i = 0; i < u.len; i++)
+			converted += convert_one(ctx, doc, &u.use[i]);
 	}
 	fz_always(ctx)
 	{

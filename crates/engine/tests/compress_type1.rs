@@ -259,8 +259,9 @@ dup 68 /D put\nreadonly def\ncurrentdict end\ncurrentfile eexec\n"
     (program, l1, l2)
 }
 
-/// A one-page PDF showing `shown` in the Type 1 font `program`.
-fn pdf_with_type1(path: &Path, program: &[u8], l1: usize, l2: usize, shown: &str) {
+/// A one-page PDF showing `shown` in the Type 1 font `program`; with `unselected`, a
+/// second font dictionary of the same program is in the resources, never selected.
+fn pdf_with_type1(path: &Path, program: &[u8], l1: usize, l2: usize, shown: &str, unselected: bool) {
     let mut doc = PdfDocument::new();
     let mut file = doc.add_stream(&Buffer::from_bytes(program).unwrap(), None, false).unwrap();
     file.dict_put("Length1", doc.new_int(l1 as i32).unwrap()).unwrap();
@@ -277,12 +278,16 @@ fn pdf_with_type1(path: &Path, program: &[u8], l1: usize, l2: usize, shown: &str
     font.dict_put("Subtype", doc.new_name("Type1").unwrap()).unwrap();
     font.dict_put("BaseFont", doc.new_name("TestType1").unwrap()).unwrap();
     font.dict_put("FontDescriptor", desc).unwrap();
+    let other = doc.add_object(&font).unwrap();
     let font = doc.add_object(&font).unwrap();
     let content = format!("BT /F1 48 Tf 72 600 Td ({shown}) Tj ET");
     let page = doc.new_page(Size::A4).unwrap();
     let mut page_obj: PdfObject = page.object();
     let mut fonts = doc.new_dict().unwrap();
     fonts.dict_put("F1", font).unwrap();
+    if unselected {
+        fonts.dict_put("F2", other).unwrap();
+    }
     let mut resources = doc.new_dict().unwrap();
     resources.dict_put("Font", fonts).unwrap();
     page_obj.dict_put("Resources", resources).unwrap();
@@ -296,7 +301,7 @@ fn a_type1_font_becomes_a_cff_subset_of_the_glyphs_shown_rendering_the_same() {
     let s = Scratch::new("compress-type1");
     let input = s.path("t1.pdf");
     let (program, l1, l2) = type1_program();
-    pdf_with_type1(&input, &program, l1, l2, "ABBA");
+    pdf_with_type1(&input, &program, l1, l2, "ABBA", false);
     assert_eq!(font_programs(&input).0, 1);
     let before = pixels(&input, 72.0);
     assert!(before[0].iter().any(|&p| p < 128), "the test font draws");
@@ -313,6 +318,20 @@ fn a_type1_font_becomes_a_cff_subset_of_the_glyphs_shown_rendering_the_same() {
 }
 
 #[test]
+fn a_type1_program_whose_font_no_content_selects_keeps_every_glyph() {
+    let s = Scratch::new("compress-type1-unselected");
+    let input = s.path("t1.pdf");
+    let (program, l1, l2) = type1_program();
+    pdf_with_type1(&input, &program, l1, l2, "AB", true);
+    let out = s.path("out.pdf");
+    run(&input, &out, CompressLevel::Light);
+    let (type1, cff) = font_programs(&out);
+    assert_eq!((type1, cff.len()), (0, 1));
+    assert_eq!(cff_glyph_count(&cff[0]), 5, "every glyph kept");
+    assert!(pixels(&out, 72.0) == pixels(&input, 72.0), "a rendered pixel changed");
+}
+
+#[test]
 fn a_type1_font_that_cannot_be_parsed_is_kept_as_it_is() {
     let s = Scratch::new("compress-type1-bad");
     let input = s.path("bad.pdf");
@@ -321,7 +340,7 @@ fn a_type1_font_that_cannot_be_parsed_is_kept_as_it_is() {
     for b in &mut program[l1 + 4..l1 + l2] {
         *b = b.wrapping_mul(31).wrapping_add(7);
     }
-    pdf_with_type1(&input, &program, l1, l2, "AB");
+    pdf_with_type1(&input, &program, l1, l2, "AB", false);
     for level in LEVELS {
         let out = s.path("out.pdf");
         run(&input, &out, level);
