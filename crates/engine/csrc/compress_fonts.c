@@ -10,14 +10,18 @@
 typedef int (*engine_type1_convert)(const unsigned char *data, size_t len, size_t len1, size_t len2,
 	const unsigned char *names, size_t names_len, int keep_all, unsigned char **out, size_t *out_len);
 typedef void (*engine_type1_free)(unsigned char *data, size_t len);
+typedef int (*engine_tounicode_cut)(const unsigned char *data, size_t len, const unsigned char *used,
+	unsigned char **out, size_t *out_len);
 
 static engine_type1_convert convert_fn;
 static engine_type1_free free_fn;
+static engine_tounicode_cut cut_fn;
 
-void engine_cz_set_type1_converter(engine_type1_convert convert, engine_type1_free fr)
+void engine_cz_set_type1_converter(engine_type1_convert convert, engine_type1_free fr, engine_tounicode_cut cut)
 {
 	convert_fn = convert;
 	free_fn = fr;
+	cut_fn = cut;
 }
 
 /* FreeType, which MuPDF links (its headers are not on this build's include path). */
@@ -31,9 +35,18 @@ typedef struct {
 	int keep_all;    /* some font dictionary of it was not seen in use: every glyph kept */
 } t1_use;
 
+/* A ToUnicode CMap of simple fonts and the one-byte codes shown with it. */
+typedef struct {
+	int num;
+	int keep;        /* named by a font no content selected (or a form's default font) */
+	unsigned char used[256];
+} tu_use;
+
 typedef struct {
 	t1_use *use;
 	int len, max;
+	tu_use *tu;
+	int ntu, maxtu;
 	int *dicts;      /* font dictionaries seen in use (object numbers) */
 	int ndicts, maxdicts;
 } t1_usage;
@@ -41,6 +54,7 @@ typedef struct {
 typedef struct t1_gstate {
 	struct t1_gstate *next;
 	int current;
+	int tu;          /* index in the ToUnicode list, -1 for none */
 	pdf_font_desc *font;
 } t1_gstate;
 
@@ -79,6 +93,35 @@ static int find_use(fz_context *ctx, t1_usage *u, int num, int add)
 	return i;
 }
 
+static int find_tu(fz_context *ctx, t1_usage *u, int num)
+{
+	int i;
+	for (i = 0; i < u->ntu && u->tu[i].num != num; i++)
+		;
+	if (i < u->ntu)
+		return i;
+	if (u->ntu == u->maxtu)
+	{
+		u->maxtu = u->maxtu ? u->maxtu * 2 : 16;
+		u->tu = fz_realloc(ctx, u->tu, sizeof(tu_use) * u->maxtu);
+	}
+	memset(&u->tu[i], 0, sizeof(tu_use));
+	u->tu[i].num = num;
+	u->ntu++;
+	return i;
+}
+
+/* A font with one-byte codes and a ToUnicode stream: its CMap can be cut. */
+static pdf_obj *simple_tounicode(fz_context *ctx, pdf_obj *dict)
+{
+	pdf_obj *subtype = pdf_dict_get(ctx, dict, PDF_NAME(Subtype));
+	pdf_obj *tu = pdf_dict_get(ctx, dict, PDF_NAME(ToUnicode));
+	if (subtype != PDF_NAME(Type1) && subtype != PDF_NAME(MMType1) && subtype != PDF_NAME(TrueType) &&
+		subtype != PDF_NAME(Type3))
+		return NULL;
+	return pdf_is_indirect(ctx, tu) && pdf_is_stream(ctx, tu) ? tu : NULL;
+}
+
 static void t1_Tf(fz_context *ctx, pdf_processor *proc, const char *name, pdf_font_desc *font, float size)
 {
 	t1_processor *p = (t1_processor *)proc;
@@ -86,15 +129,17 @@ static void t1_Tf(fz_context *ctx, pdf_processor *proc, const char *name, pdf_fo
 	pdf_obj *subtype = pdf_dict_get(ctx, dict, PDF_NAME(Subtype));
 	pdf_obj *file = pdf_dict_get(ctx, pdf_dict_get(ctx, dict, PDF_NAME(FontDescriptor)), PDF_NAME(FontFile));
 	t1_usage *u = p->usage;
+	pdf_obj *tu = simple_tounicode(ctx, dict);
 	int i, num;
 	p->gs->current = -1;
+	p->gs->tu = tu ? find_tu(ctx, u, pdf_to_num(ctx, tu)) : -1;
 	pdf_drop_font(ctx, p->gs->font);
 	p->gs->font = NULL;
+	if (pdf_is_indirect(ctx, dict))
+		push_int(ctx, &u->dicts, &u->ndicts, &u->maxdicts, pdf_to_num(ctx, dict));
 	if ((subtype != PDF_NAME(Type1) && subtype != PDF_NAME(MMType1)) || !pdf_is_indirect(ctx, file) || !font || !font->font)
 		return;
 	num = pdf_to_num(ctx, file);
-	if (pdf_is_indirect(ctx, dict))
-		push_int(ctx, &u->dicts, &u->ndicts, &u->maxdicts, pdf_to_num(ctx, dict));
 	i = find_use(ctx, u, num, 1);
 	if (!u->use[i].font)
 		u->use[i].font = fz_keep_font(ctx, font->font);
@@ -107,6 +152,10 @@ static void t1_show(fz_context *ctx, t1_processor *p, const unsigned char *buf, 
 	pdf_font_desc *fd = p->gs->font;
 	t1_use *use;
 	size_t pos = 0;
+	if (p->gs->tu >= 0)
+		for (pos = 0; pos < len; pos++)
+			p->usage->tu[p->gs->tu].used[buf[pos]] = 1;
+	pos = 0;
 	if (p->gs->current < 0 || !fd)
 		return;
 	use = &p->usage->use[p->gs->current];
@@ -210,6 +259,7 @@ static void examine_page(fz_context *ctx, pdf_document *doc, int number, t1_usag
 		p->usage = u;
 		p->gs = fz_malloc_struct(ctx, t1_gstate);
 		p->gs->current = -1;
+		p->gs->tu = -1;
 		pdf_process_contents(ctx, &p->super, doc, resources, pdf_page_contents(ctx, page), NULL, NULL);
 		pdf_processor_push_resources(ctx, &p->super, resources);
 		for (a = pdf_first_annot(ctx, page); a; a = pdf_next_annot(ctx, a))
@@ -350,13 +400,55 @@ static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use)
 	return done;
 }
 
-/* Converts the document's Type 1 fonts in use; returns how many programs were
+/* Cuts one ToUnicode CMap to the codes shown; returns 1 when it did. */
+static int cut_one(fz_context *ctx, pdf_document *doc, tu_use *tu)
+{
+	fz_buffer *buf = NULL, *cut = NULL;
+	pdf_obj *ref = NULL;
+	unsigned char *out = NULL;
+	size_t out_len = 0;
+	int done = 0;
+	fz_var(buf);
+	fz_var(cut);
+	fz_var(ref);
+	fz_try(ctx)
+	{
+		ref = pdf_new_indirect(ctx, doc, tu->num, 0);
+		buf = pdf_load_stream(ctx, ref);
+		if (cut_fn(buf->data, buf->len, tu->used, &out, &out_len))
+		{
+			cut = fz_new_buffer_from_copied_data(ctx, out, out_len);
+			free_fn(out, out_len);
+			out = NULL;
+			pdf_update_stream(ctx, doc, ref, cut, 0);
+			done = 1;
+		}
+	}
+	fz_always(ctx)
+	{
+		if (out)
+			free_fn(out, out_len);
+		fz_drop_buffer(ctx, cut);
+		fz_drop_buffer(ctx, buf);
+		pdf_drop_obj(ctx, ref);
+	}
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+	return done;
+}
+
+/* Converts the document's Type 1 fonts in use and cuts the ToUnicode CMaps of simple
+ * fonts to the codes shown; returns how many programs were
  * replaced. A page that cannot be read stops the pass before anything changed. */
 int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 {
 	t1_usage u;
 	int i, n, m, converted = 0;
-	if (!convert_fn)
+	pdf_obj *dr;
+	if (!convert_fn || !cut_fn)
 		return 0;
 	memset(&u, 0, sizeof u);
 	fz_try(ctx)
@@ -376,10 +468,20 @@ int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 			if ((subtype == PDF_NAME(Type1) || subtype == PDF_NAME(MMType1)) && pdf_is_indirect(ctx, file) &&
 				pdf_dict_get(ctx, obj, PDF_NAME(Type)) == PDF_NAME(Font) && !seen_dict(&u, i))
 				u.use[find_use(ctx, &u, pdf_to_num(ctx, file), 1)].keep_all = 1;
+			if (simple_tounicode(ctx, obj) && pdf_dict_get(ctx, obj, PDF_NAME(Type)) == PDF_NAME(Font) && !seen_dict(&u, i))
+				u.tu[find_tu(ctx, &u, pdf_to_num(ctx, simple_tounicode(ctx, obj)))].keep = 1;
 			pdf_drop_obj(ctx, obj);
 		}
+		/* A form's default fonts show what a user types later: their CMaps are kept. */
+		dr = pdf_dict_getp(ctx, pdf_trailer(ctx, doc), "Root/AcroForm/DR/Font");
+		for (i = 0; i < pdf_dict_len(ctx, dr); i++)
+			if (simple_tounicode(ctx, pdf_dict_get_val(ctx, dr, i)))
+				u.tu[find_tu(ctx, &u, pdf_to_num(ctx, simple_tounicode(ctx, pdf_dict_get_val(ctx, dr, i))))].keep = 1;
 		for (i = 0; i < u.len; i++)
 			converted += convert_one(ctx, doc, &u.use[i]);
+		for (i = 0; i < u.ntu; i++)
+			if (!u.tu[i].keep)
+				converted += cut_one(ctx, doc, &u.tu[i]);
 	}
 	fz_always(ctx)
 	{
@@ -390,6 +492,7 @@ int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 		}
 		fz_free(ctx, u.use);
 		fz_free(ctx, u.dicts);
+		fz_free(ctx, u.tu);
 	}
 	fz_catch(ctx)
 	{

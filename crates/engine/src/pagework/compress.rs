@@ -66,6 +66,7 @@ mod repack;
 mod resample;
 mod t1_outline;
 mod t2_write;
+mod tounicode;
 mod type1;
 
 use std::ffi::c_int;

@@ -1,5 +1,5 @@
-//! The embedded Type 1 fonts of a document turned into CFF subsets: the function the
-//! C side (`csrc/compress_fonts.c`) calls for each `/FontFile` program it found in use.
+//! The embedded Type 1 fonts of a document turned into CFF subsets, and ToUnicode CMaps
+//! cut to the codes shown: the functions the C side (`csrc/compress_fonts.c`) calls.
 //!
 //! C finds the fonts and the glyph names the pages and annotations show (MuPDF's
 //! content processor and FreeType's names), this side parses the program
@@ -11,7 +11,7 @@ use std::ffi::{c_int, c_uchar};
 use std::sync::Once;
 
 use super::cff_write::write_cff;
-use super::type1;
+use super::{tounicode, type1};
 
 type Convert = unsafe extern "C" fn(
     data: *const c_uchar,
@@ -25,15 +25,22 @@ type Convert = unsafe extern "C" fn(
     out_len: *mut usize,
 ) -> c_int;
 type Free = unsafe extern "C" fn(data: *mut c_uchar, len: usize);
+type Cut = unsafe extern "C" fn(
+    data: *const c_uchar,
+    len: usize,
+    used: *const c_uchar,
+    out: *mut *mut c_uchar,
+    out_len: *mut usize,
+) -> c_int;
 
 extern "C" {
-    fn engine_cz_set_type1_converter(convert: Convert, free: Free);
+    fn engine_cz_set_type1_converter(convert: Convert, free: Free, cut: Cut);
 }
 
 /// Hands the converter to the C side (once per process, before the first compression).
 pub(crate) fn install() {
     static ONCE: Once = Once::new();
-    ONCE.call_once(|| unsafe { engine_cz_set_type1_converter(convert, free) });
+    ONCE.call_once(|| unsafe { engine_cz_set_type1_converter(convert, free, cut) });
 }
 
 /// The CFF program of the Type 1 program `data` with the glyphs `names` (all of them
@@ -71,9 +78,14 @@ unsafe extern "C" fn convert(
             .collect();
         type1_to_cff(data, len1, len2, (keep_all == 0).then_some(list.as_slice()))
     });
+    hand_over(result, out, out_len)
+}
+
+/// Gives `result`'s bytes to C (freed with [`free`]); 1 when there are some.
+fn hand_over(result: std::thread::Result<Option<Vec<u8>>>, out: *mut *mut c_uchar, out_len: *mut usize) -> c_int {
     match result {
-        Ok(Some(cff)) => {
-            let boxed = cff.into_boxed_slice();
+        Ok(Some(bytes)) => {
+            let boxed = bytes.into_boxed_slice();
             unsafe {
                 *out_len = boxed.len();
                 *out = Box::into_raw(boxed) as *mut c_uchar;
@@ -82,6 +94,29 @@ unsafe extern "C" fn convert(
         }
         _ => 0,
     }
+}
+
+/// The ToUnicode CMap `data` cut to the codes set in `used` (256 flags).
+unsafe extern "C" fn cut(
+    data: *const c_uchar,
+    len: usize,
+    used: *const c_uchar,
+    out: *mut *mut c_uchar,
+    out_len: *mut usize,
+) -> c_int {
+    if data.is_null() || used.is_null() || out.is_null() || out_len.is_null() {
+        return 0;
+    }
+    let data = unsafe { std::slice::from_raw_parts(data, len) };
+    let used = unsafe { std::slice::from_raw_parts(used, 256) };
+    let result = std::panic::catch_unwind(|| {
+        let mut set = [false; 256];
+        for (s, &u) in set.iter_mut().zip(used) {
+            *s = u != 0;
+        }
+        tounicode::cut(data, &set)
+    });
+    hand_over(result, out, out_len)
 }
 
 unsafe extern "C" fn free(data: *mut c_uchar, len: usize) {
