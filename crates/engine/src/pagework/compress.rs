@@ -2,7 +2,7 @@
 //!
 //! | level | images | structure |
 //! |---|---|---|
-//! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, embedded fonts subset to the glyphs used, streams without a filter deflated and existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
+//! | `light` | untouched (lossless) | unused objects removed, duplicate objects and streams merged, embedded fonts subset to the glyphs used (Type 1 programs converted to CFF), ToUnicode CMaps cut to the codes shown, XMP metadata deflated (not in PDF/A files), streams without a filter deflated and existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
 //! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, and what no viewer shows dropped: page thumbnails, PieceInfo, XMP metadata of anything but the document |
 //! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi and re-encoded JPEG q50 (like Ghostscript's /screen) | as balanced |
 //!
