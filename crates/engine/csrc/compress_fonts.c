@@ -234,6 +234,13 @@ static void t1_drop(fz_context *ctx, pdf_processor *proc)
 	}
 }
 
+/* Runs a form XObject (an appearance stream); one that cannot be read stops the pass,
+ * as a page does (its glyphs would be unknown). */
+static void process_form(fz_context *ctx, pdf_processor *proc, pdf_document *doc, pdf_obj *form)
+{
+	pdf_process_contents(ctx, proc, doc, pdf_xobject_resources(ctx, form), form, NULL, NULL);
+}
+
 static void examine_page(fz_context *ctx, pdf_document *doc, int number, t1_usage *u)
 {
 	pdf_page *page = NULL;
@@ -242,8 +249,8 @@ static void examine_page(fz_context *ctx, pdf_document *doc, int number, t1_usag
 	fz_var(p);
 	fz_try(ctx)
 	{
-		pdf_annot *a;
-		pdf_obj *resources;
+		pdf_obj *resources, *annots;
+		int i, j, k;
 		page = pdf_load_page(ctx, doc, number);
 		resources = pdf_page_resources(ctx, page);
 		p = (t1_processor *)pdf_new_processor(ctx, sizeof *p);
@@ -261,11 +268,23 @@ static void examine_page(fz_context *ctx, pdf_document *doc, int number, t1_usag
 		p->gs->current = -1;
 		p->gs->tu = -1;
 		pdf_process_contents(ctx, &p->super, doc, resources, pdf_page_contents(ctx, page), NULL, NULL);
-		pdf_processor_push_resources(ctx, &p->super, resources);
-		for (a = pdf_first_annot(ctx, page); a; a = pdf_next_annot(ctx, a))
-			pdf_process_annot(ctx, &p->super, a, NULL);
-		for (a = pdf_first_widget(ctx, page); a; a = pdf_next_widget(ctx, a))
-			pdf_process_annot(ctx, &p->super, a, NULL);
+		/* Every appearance stream of every annotation, hidden ones and states not
+		 * shown included (a check box's /Yes, a field JavaScript shows later). */
+		annots = pdf_dict_get(ctx, page->obj, PDF_NAME(Annots));
+		for (i = 0; i < pdf_array_len(ctx, annots); i++)
+		{
+			pdf_obj *ap = pdf_dict_get(ctx, pdf_array_get(ctx, annots, i), PDF_NAME(AP));
+			for (j = 0; j < pdf_dict_len(ctx, ap); j++)
+			{
+				pdf_obj *kind = pdf_dict_get_val(ctx, ap, j);
+				if (pdf_is_stream(ctx, kind))
+					process_form(ctx, &p->super, doc, kind);
+				else
+					for (k = 0; k < pdf_dict_len(ctx, kind); k++)
+						if (pdf_is_stream(ctx, pdf_dict_get_val(ctx, kind, k)))
+							process_form(ctx, &p->super, doc, pdf_dict_get_val(ctx, kind, k));
+			}
+		}
 		pdf_close_processor(ctx, &p->super);
 	}
 	fz_always(ctx)

@@ -259,9 +259,19 @@ dup 68 /D put\nreadonly def\ncurrentdict end\ncurrentfile eexec\n"
     (program, l1, l2)
 }
 
-/// A one-page PDF showing `shown` in the Type 1 font `program`; with `unselected`, a
-/// second font dictionary of the same program is in the resources, never selected.
-fn pdf_with_type1(path: &Path, program: &[u8], l1: usize, l2: usize, shown: &str, unselected: bool) {
+/// What the test PDF has besides the page's text.
+#[derive(PartialEq)]
+enum Extra {
+    Nothing,
+    /// A second font dictionary of the same program in the resources, never selected.
+    UnselectedFont,
+    /// An annotation whose appearance state not shown (`/Yes`, the state being `/Off`)
+    /// shows this text in the same font.
+    HiddenState(&'static str),
+}
+
+/// A one-page PDF showing `shown` in the Type 1 font `program`, with `extra`.
+fn pdf_with_type1(path: &Path, program: &[u8], l1: usize, l2: usize, shown: &str, extra: Extra) {
     let mut doc = PdfDocument::new();
     let mut file = doc.add_stream(&Buffer::from_bytes(program).unwrap(), None, false).unwrap();
     file.dict_put("Length1", doc.new_int(l1 as i32).unwrap()).unwrap();
@@ -284,9 +294,44 @@ fn pdf_with_type1(path: &Path, program: &[u8], l1: usize, l2: usize, shown: &str
     let page = doc.new_page(Size::A4).unwrap();
     let mut page_obj: PdfObject = page.object();
     let mut fonts = doc.new_dict().unwrap();
-    fonts.dict_put("F1", font).unwrap();
-    if unselected {
+    fonts.dict_put("F1", font.clone()).unwrap();
+    if extra == Extra::UnselectedFont {
         fonts.dict_put("F2", other).unwrap();
+    }
+    if let Extra::HiddenState(text) = extra {
+        let mut form_fonts = doc.new_dict().unwrap();
+        form_fonts.dict_put("F1", font).unwrap();
+        let mut form_res = doc.new_dict().unwrap();
+        form_res.dict_put("Font", form_fonts).unwrap();
+        let mut states = doc.new_dict().unwrap();
+        for (state, content) in [("Off", String::new()), ("Yes", format!("BT /F1 48 Tf 0 10 Td ({text}) Tj ET"))] {
+            let mut form = doc.add_stream(&Buffer::from_bytes(content.as_bytes()).unwrap(), None, false).unwrap();
+            form.dict_put("Type", doc.new_name("XObject").unwrap()).unwrap();
+            form.dict_put("Subtype", doc.new_name("Form").unwrap()).unwrap();
+            form.dict_put("BBox", doc.new_array().unwrap()).unwrap();
+            let mut bbox = form.get_dict("BBox").unwrap().unwrap();
+            for v in [0, 0, 200, 80] {
+                bbox.array_push(doc.new_int(v).unwrap()).unwrap();
+            }
+            form.dict_put("Resources", form_res.clone()).unwrap();
+            states.dict_put(state, form).unwrap();
+        }
+        let mut ap = doc.new_dict().unwrap();
+        ap.dict_put("N", states).unwrap();
+        let mut annot = doc.new_dict().unwrap();
+        annot.dict_put("Type", doc.new_name("Annot").unwrap()).unwrap();
+        annot.dict_put("Subtype", doc.new_name("Square").unwrap()).unwrap();
+        let mut rect = doc.new_array().unwrap();
+        for v in [72, 300, 272, 380] {
+            rect.array_push(doc.new_int(v).unwrap()).unwrap();
+        }
+        annot.dict_put("Rect", rect).unwrap();
+        annot.dict_put("AS", doc.new_name("Off").unwrap()).unwrap();
+        annot.dict_put("AP", ap).unwrap();
+        let annot = doc.add_object(&annot).unwrap();
+        let mut annots = doc.new_array().unwrap();
+        annots.array_push(annot).unwrap();
+        page_obj.dict_put("Annots", annots).unwrap();
     }
     let mut resources = doc.new_dict().unwrap();
     resources.dict_put("Font", fonts).unwrap();
@@ -301,7 +346,7 @@ fn a_type1_font_becomes_a_cff_subset_of_the_glyphs_shown_rendering_the_same() {
     let s = Scratch::new("compress-type1");
     let input = s.path("t1.pdf");
     let (program, l1, l2) = type1_program();
-    pdf_with_type1(&input, &program, l1, l2, "ABBA", false);
+    pdf_with_type1(&input, &program, l1, l2, "ABBA", Extra::Nothing);
     assert_eq!(font_programs(&input).0, 1);
     let before = pixels(&input, 72.0);
     assert!(before[0].iter().any(|&p| p < 128), "the test font draws");
@@ -322,12 +367,26 @@ fn a_type1_program_whose_font_no_content_selects_keeps_every_glyph() {
     let s = Scratch::new("compress-type1-unselected");
     let input = s.path("t1.pdf");
     let (program, l1, l2) = type1_program();
-    pdf_with_type1(&input, &program, l1, l2, "AB", true);
+    pdf_with_type1(&input, &program, l1, l2, "AB", Extra::UnselectedFont);
     let out = s.path("out.pdf");
     run(&input, &out, CompressLevel::Light);
     let (type1, cff) = font_programs(&out);
     assert_eq!((type1, cff.len()), (0, 1));
     assert_eq!(cff_glyph_count(&cff[0]), 5, "every glyph kept");
+    assert!(pixels(&out, 72.0) == pixels(&input, 72.0), "a rendered pixel changed");
+}
+
+#[test]
+fn glyphs_of_an_annotation_state_not_shown_are_kept() {
+    let s = Scratch::new("compress-type1-state");
+    let input = s.path("t1.pdf");
+    let (program, l1, l2) = type1_program();
+    pdf_with_type1(&input, &program, l1, l2, "A", Extra::HiddenState("D"));
+    let out = s.path("out.pdf");
+    run(&input, &out, CompressLevel::Balanced);
+    let (type1, cff) = font_programs(&out);
+    assert_eq!((type1, cff.len()), (0, 1));
+    assert_eq!(cff_glyph_count(&cff[0]), 3, ".notdef, A shown and D of the /Yes state; not B or C");
     assert!(pixels(&out, 72.0) == pixels(&input, 72.0), "a rendered pixel changed");
 }
 
@@ -340,7 +399,7 @@ fn a_type1_font_that_cannot_be_parsed_is_kept_as_it_is() {
     for b in &mut program[l1 + 4..l1 + l2] {
         *b = b.wrapping_mul(31).wrapping_add(7);
     }
-    pdf_with_type1(&input, &program, l1, l2, "AB", false);
+    pdf_with_type1(&input, &program, l1, l2, "AB", Extra::Nothing);
     for level in LEVELS {
         let out = s.path("out.pdf");
         run(&input, &out, level);
