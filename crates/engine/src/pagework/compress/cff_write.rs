@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::cff_std::{STANDARD_ENCODING, STANDARD_STRINGS};
-use super::t1_outline::outline;
+use super::t1_outline::{outline, Op, Outline};
 use super::t2_write::charstring;
 use super::type1::Type1Font;
 
@@ -111,6 +111,20 @@ fn private_op(key: &str) -> Option<(&'static [u8], bool)> {
     })
 }
 
+/// True when every coordinate of `o` is small enough for its deltas to fit Type 2's
+/// 16.16 numbers (a font outside that is kept as Type 1).
+fn in_range(o: &Outline) -> bool {
+    let ok = |v: f64| v.abs() <= 16000.0;
+    ok(o.width)
+        && o.seac.is_none_or(|(x, y, _, _)| ok(x) && ok(y))
+        && o.ops.iter().all(|op| match op {
+            Op::Move(x, y) | Op::Line(x, y) => ok(*x) && ok(*y),
+            Op::Curve(c) => c.iter().all(|v| ok(*v)),
+            Op::Stem { pos, width, .. } => ok(*pos) && ok(*width),
+            Op::Replace => true,
+        })
+}
+
 /// The CFF program with the glyphs named in `keep` (plus `.notdef` and the components
 /// of kept accented composites); `None` when a kept charstring cannot be converted.
 pub(crate) fn write_cff(font: &Type1Font, keep: Option<&[String]>) -> Option<Vec<u8>> {
@@ -129,6 +143,9 @@ pub(crate) fn write_cff(font: &Type1Font, keep: Option<&[String]>) -> Option<Vec
             continue;
         }
         let o = outline(by_name.get(name)?, &font.subrs)?;
+        if !in_range(&o) {
+            return None;
+        }
         if let Some((_, _, b, a)) = o.seac {
             for code in [b, a] {
                 let comp = standard_name(code)?;
