@@ -30,6 +30,7 @@ fn mupdf_include() -> PathBuf {
 fn main() {
     println!("cargo:rerun-if-changed=csrc/compress.c");
     println!("cargo:rerun-if-changed=csrc/compress_images.c");
+    println!("cargo:rerun-if-changed=csrc/compress_fonts.c");
     println!("cargo:rerun-if-changed=csrc/compress.h");
     println!("cargo:rerun-if-changed=csrc/render_thread.c");
     println!("cargo:rerun-if-changed=csrc/caught.h");
@@ -37,6 +38,7 @@ fn main() {
     cc::Build::new()
         .file("csrc/compress.c")
         .file("csrc/compress_images.c")
+        .file("csrc/compress_fonts.c")
         .file("csrc/render_thread.c")
         .file("csrc/graft.c")
         .include(mupdf_include())

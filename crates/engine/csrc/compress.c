@@ -15,7 +15,7 @@ typedef struct {
 	int jpeg_quality;     /* JPEG quality for colour and grey images */
 	int lossless_stays_lossless; /* flate images re-encoded losslessly (not as JPEG) */
 	int recompress_flate; /* re-deflate FlateDecode streams at the best level when smaller */
-	int garbage;          /* MuPDF garbage level: 3 = deduplicate */
+	int garbage;          /* MuPDF garbage level: 3 = merge duplicate objects, 4 = and duplicate streams */
 	int object_streams;
 	int skip_rewriter;    /* images the engine's pass did not take are kept as they are */
 	int rewrite_in_place; /* MuPDF's rewriter on the document itself, as before the pass
@@ -32,6 +32,9 @@ typedef struct {
  * is left as it is). A font it cannot parse is left alone by MuPDF; a failure of the
  * whole pass (a page that cannot be read) leaves the document unchanged, as the fonts
  * are rewritten only after every page was read. Returns 1 when it ran through. */
+/* csrc/compress_fonts.c: Type 1 programs replaced by CFF subsets. */
+int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc);
+
 static int subset_fonts(fz_context *ctx, pdf_document *doc)
 {
 	int ok = 0;
@@ -87,6 +90,79 @@ static void drop_private(fz_context *ctx, pdf_document *doc)
 	}
 }
 
+
+/* True when the document's XMP says it is PDF/A (pdfaid), whose metadata streams must
+ * stay unfiltered. */
+static int claims_pdfa(fz_context *ctx, pdf_document *doc)
+{
+	pdf_obj *md = pdf_dict_getp(ctx, pdf_trailer(ctx, doc), "Root/Metadata");
+	fz_buffer *buf = NULL;
+	int pdfa = 0;
+	fz_var(buf);
+	if (!pdf_is_stream(ctx, md))
+		return 0;
+	fz_try(ctx)
+	{
+		buf = pdf_load_stream(ctx, md);
+		fz_terminate_buffer(ctx, buf);
+		pdfa = strstr((const char *)buf->data, "pdfaid") != NULL;
+	}
+	fz_always(ctx)
+		fz_drop_buffer(ctx, buf);
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		pdfa = 1;
+	}
+	return pdfa;
+}
+
+/* Deflates the unfiltered XMP metadata streams (MuPDF's writer leaves them as they
+ * are; Ghostscript deflates them): lossless, but not for PDF/A files, which require
+ * them unfiltered, nor for encrypted ones. Kept when deflating does not make it smaller. */
+static void deflate_metadata(fz_context *ctx, pdf_document *doc)
+{
+	int i, n = pdf_xref_len(ctx, doc);
+	if (doc->crypt || claims_pdfa(ctx, doc))
+		return;
+	for (i = 1; i < n; i++)
+	{
+		pdf_obj *ref = NULL;
+		fz_buffer *buf = NULL, *comp = NULL;
+		fz_var(ref);
+		fz_var(buf);
+		fz_var(comp);
+		fz_try(ctx)
+		{
+			unsigned char *data;
+			size_t len = 0;
+			if (!pdf_obj_num_is_stream(ctx, doc, i))
+				break;
+			ref = pdf_new_indirect(ctx, doc, i, 0);
+			if (pdf_dict_get(ctx, ref, PDF_NAME(Type)) != PDF_NAME(Metadata) || pdf_dict_get(ctx, ref, PDF_NAME(Filter)))
+				break;
+			buf = pdf_load_stream_number(ctx, doc, i);
+			data = fz_new_deflated_data_from_buffer(ctx, &len, buf, FZ_DEFLATE_BEST);
+			comp = fz_new_buffer_from_data(ctx, data, len);
+			if (comp->len + 20 < buf->len)
+			{
+				pdf_update_stream(ctx, doc, ref, comp, 1);
+				pdf_dict_put(ctx, ref, PDF_NAME(Filter), PDF_NAME(FlateDecode));
+			}
+		}
+		fz_always(ctx)
+		{
+			fz_drop_buffer(ctx, comp);
+			fz_drop_buffer(ctx, buf);
+			pdf_drop_obj(ctx, ref);
+		}
+		fz_catch(ctx)
+		{
+			fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+			fz_report_error(ctx);
+		}
+	}
+}
 
 /* Largest decoded stream re-deflated (bigger ones, or decompression bombs, are copied). */
 #define RECOMPRESS_CAP ((size_t)256 << 20)
@@ -341,7 +417,12 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		 * the highest level. Encrypted documents are left alone (their streams would
 		 * have to be re-encrypted). */
 		if (o->subset_fonts && !doc->crypt)
+		{
 			o->fonts_subset = subset_fonts(ctx, doc);
+			o->fonts_subset |= engine_cz_convert_type1(ctx, doc) > 0;
+		}
+		if (o->recompress_flate)
+			deflate_metadata(ctx, doc);
 		if (o->recompress_flate && !doc->crypt)
 		{
 			int i, n = pdf_xref_len(ctx, doc);

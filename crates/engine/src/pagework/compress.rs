@@ -2,7 +2,7 @@
 //!
 //! | level | images | structure |
 //! |---|---|---|
-//! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, embedded fonts subset to the glyphs used, streams without a filter deflated and existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
+//! | `light` | untouched (lossless) | unused objects removed, duplicate objects and streams merged, embedded fonts subset to the glyphs used (Type 1 programs converted to CFF), ToUnicode CMaps cut to the codes shown, XMP metadata deflated (not in PDF/A files), streams without a filter deflated and existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
 //! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, and what no viewer shows dropped: page thumbnails, PieceInfo, XMP metadata of anything but the document |
 //! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi and re-encoded JPEG q50 (like Ghostscript's /screen) | as balanced |
 //!
@@ -11,9 +11,10 @@
 //! corpus files in tests/compress_text.rs).
 //!
 //! Font subsetting is MuPDF's `pdf_subset_fonts` (TrueType, OpenType and CID-keyed CFF
-//! programs, fonts of annotations included; bare Type 1 programs are not converted or
-//! subset). A font it cannot parse is left as it is; encrypted documents are not
-//! subset. After subsetting the content guard (below) compares every page's words, and
+//! programs, fonts of annotations included); bare Type 1 programs (`/FontFile`, what
+//! LaTeX embeds) are converted to CFF subsets of the glyphs used by the engine
+//! (`src/pagework/compress/fonts.rs`). A font that cannot be parsed is left as it is;
+//! encrypted documents are not subset. After subsetting the content guard (below) compares every page's words, and
 //! a loss redoes the run without subsetting. [`CompressOptions::subset_fonts`] turns it
 //! off (for comparisons).
 //!
@@ -54,12 +55,19 @@
 //! run is redone without MuPDF's rewriter (the engine's pass only), then losslessly,
 //! then the input is kept; [`CompressResult::path`] says which path made the output.
 
+mod cff_std;
+mod cff_write;
 mod ffi;
+mod fonts;
 mod guard;
 mod images;
 pub(crate) mod jpeg;
 mod repack;
 mod resample;
+mod t1_outline;
+mod t2_write;
+mod tounicode;
+mod type1;
 
 use std::ffi::c_int;
 use std::fs;
@@ -308,9 +316,9 @@ fn run_guarded(
         lossless_stays_lossless: settings.map_or(0, |s| s.lossless_stays_lossless as c_int),
         // Every level does what light does (so a lossy level is never larger than
         // light for want of it): existing flate streams re-deflated at level 9 when
-        // smaller, fonts subset, duplicates merged, object streams.
+        // smaller, fonts subset, duplicates merged (streams too: garbage 4), object streams.
         recompress_flate: 1,
-        garbage: 3,
+        garbage: 4,
         object_streams: 1,
         rewrite_in_place: (options.images == ImagePass::MupdfInPlace) as c_int,
         subset_fonts: options.subset_fonts as c_int,
@@ -403,6 +411,7 @@ fn run_once(
     pass: Option<ImageSettings>,
     control: &JobControl,
 ) -> Result<(c_int, String)> {
+    fonts::install();
     let mut doc = Doc::open(source)?;
     if let Some(settings) = pass {
         images::run(&mut doc, settings, control)?;
