@@ -337,6 +337,8 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		}
 		if (o->drop_private)
 			drop_private(ctx, doc);
+		if (o->drop_private && !doc->crypt)
+			engine_cz_slim_metadata(ctx, doc);
 		/* New font programs are stored unfiltered and deflated by the save below at
 		 * the highest level. Encrypted documents are left alone (their streams would
 		 * have to be re-encrypted). */

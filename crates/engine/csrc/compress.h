@@ -16,12 +16,20 @@
 /* Image encodings the engine's image pass reads and writes. */
 #define ENGINE_IMG_DCT 1
 #define ENGINE_IMG_FLATE 2
+/* 1-bit, one component (grey, 2-colour indexed, stencil mask), any filter MuPDF decodes
+ * but JPX: handed out decoded (packed rows). */
+#define ENGINE_IMG_BITONAL 3
+/* Too large to decode (see ENGINE_KEEP_ABOVE): kept as stored, hidden from the rewriter. */
+#define ENGINE_IMG_KEEP 4
+/* Images whose samples at 8 bits would exceed this are never decoded: MuPDF's rewriter
+ * unpacks a 35000 x 35000 bitonal scan to 1.2 GB (9 s); such an image is kept. */
+#define ENGINE_KEEP_ABOVE ((double)(512 << 20))
 
 /* One image XObject the engine's pass may re-encode; layout shared with
  * src/compress/ffi.rs. */
 typedef struct {
 	int num;        /* object number */
-	int kind;       /* ENGINE_IMG_DCT or ENGINE_IMG_FLATE (the stream's only filter, or DCT deflated) */
+	int kind;       /* ENGINE_IMG_DCT, _FLATE (the stream's only filter, or DCT deflated), _BITONAL or _KEEP */
 	int width, height;
 	int comps;      /* 1 grey or 3 colour, 8 bits each */
 	int png_predictor; /* flate: rows carry a PNG predictor byte (/Predictor >= 10) */
@@ -54,6 +62,8 @@ void engine_cz_drop_candidates(engine_cz *z);
  * handled images hidden from it, and copies the images it replaced into the document's
  * own image objects (see compress_images.c). */
 void engine_cz_isolated_rewrite(engine_cz *z, void (*rewrite)(fz_context *, pdf_document *, void *), void *opaque);
+/* The document's XMP without embedded thumbnails, deflated (lossy levels). */
+void engine_cz_slim_metadata(fz_context *ctx, pdf_document *doc);
 /* True when some image is left for MuPDF's rewriter. */
 int engine_cz_needs_rewriter(engine_cz *z);
 

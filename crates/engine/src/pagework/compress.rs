@@ -54,12 +54,14 @@
 //! run is redone without MuPDF's rewriter (the engine's pass only), then losslessly,
 //! then the input is kept; [`CompressResult::path`] says which path made the output.
 
+mod bitonal;
 mod ffi;
 mod guard;
 mod images;
 pub(crate) mod jpeg;
 mod repack;
 mod resample;
+mod ssim;
 
 use std::ffi::c_int;
 use std::fs;
@@ -118,18 +120,36 @@ pub struct ImageSettings {
     /// JPEG quality of re-encoded images.
     pub jpeg_quality: u32,
     /// Images stored losslessly (flate & co.) are downsampled but stay lossless (flate)
-    /// instead of becoming JPEG: flat, synthetic images deflate far smaller.
+    /// unless JPEG is at least 10% smaller at SSIM >= 0.95 (flat, synthetic images
+    /// deflate far smaller); false: they become JPEG.
     pub lossless_stays_lossless: bool,
+    /// Bitonal (1-bit, or 8-bit black and white) images used above this dpi are
+    /// downsampled by area majority...
+    pub bitonal_threshold_dpi: u32,
+    /// ...to this dpi, and stay 1-bit (CCITT G4 or flate).
+    pub bitonal_target_dpi: u32,
 }
 
 /// `balanced`: like Ghostscript's /ebook (150 dpi), JPEG q60 (measured: smaller than
 /// /ebook on the benchmark's photo set with a higher SSIM, docs/render.md).
-pub const BALANCED: ImageSettings =
-    ImageSettings { threshold_dpi: 225, target_dpi: 150, jpeg_quality: 60, lossless_stays_lossless: true };
+pub const BALANCED: ImageSettings = ImageSettings {
+    threshold_dpi: 225,
+    target_dpi: 150,
+    jpeg_quality: 60,
+    lossless_stays_lossless: true,
+    bitonal_threshold_dpi: 450,
+    bitonal_target_dpi: 300,
+};
 /// `strong`: like Ghostscript's /screen: above 108 dpi -> 72 dpi, JPEG q50 for every
 /// colour and grey image.
-pub const STRONG: ImageSettings =
-    ImageSettings { threshold_dpi: 108, target_dpi: 72, jpeg_quality: 50, lossless_stays_lossless: false };
+pub const STRONG: ImageSettings = ImageSettings {
+    threshold_dpi: 108,
+    target_dpi: 72,
+    jpeg_quality: 50,
+    lossless_stays_lossless: false,
+    bitonal_threshold_dpi: 300,
+    bitonal_target_dpi: 200,
+};
 
 /// Options of [`compress`]. The last three exist for comparisons and measurements; the
 /// defaults are what the service runs.

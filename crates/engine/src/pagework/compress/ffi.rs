@@ -40,10 +40,15 @@ pub(crate) struct RawOptions {
 pub(crate) enum Coding {
     Dct,
     Flate,
+    /// 1 bit, one component: handed out decoded (packed rows).
+    Bitonal,
 }
 
 const IMG_DCT: c_int = 1;
 const IMG_FLATE: c_int = 2;
+const IMG_BITONAL: c_int = 3;
+/// Too large to decode: kept as stored (the C side hides it from the rewriter).
+const IMG_KEEP: c_int = 4;
 
 #[repr(C)]
 struct RawImage {
@@ -77,6 +82,8 @@ pub(crate) struct ImageInfo {
     pub color_transform: i32,
     /// Effective dpi of its largest use.
     pub dpi: f32,
+    /// Bytes of the stream as stored.
+    pub stored_len: usize,
 }
 
 extern "C" {
@@ -108,6 +115,18 @@ extern "C" {
         w: c_int,
         h: c_int,
         kind: c_int,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
+    fn engine_cz_replace_bitonal(
+        z: *mut c_void,
+        i: c_int,
+        packed: *const c_uchar,
+        w: c_int,
+        h: c_int,
+        flate: *const c_uchar,
+        flate_len: usize,
+        replaced: *mut c_int,
         err: *mut c_char,
         errlen: c_int,
     ) -> c_int;
@@ -175,9 +194,17 @@ impl Doc {
         (0..n.max(0))
             .filter_map(|i| {
                 let r = unsafe { engine_cz_image(self.z, i).as_ref() }?;
+                let coding = match r.kind {
+                    IMG_DCT => Coding::Dct,
+                    IMG_FLATE => Coding::Flate,
+                    IMG_BITONAL => Coding::Bitonal,
+                    // Kept as stored, already marked handled by the C side.
+                    IMG_KEEP => return None,
+                    _ => return None,
+                };
                 Some(ImageInfo {
                     index: i as usize,
-                    coding: if r.kind == IMG_DCT { Coding::Dct } else { Coding::Flate },
+                    coding,
                     width: r.width.max(0) as u32,
                     height: r.height.max(0) as u32,
                     comps: r.comps as u32,
@@ -185,12 +212,14 @@ impl Doc {
                     flate_wrapped: r.flate_wrapped != 0,
                     color_transform: r.color_transform,
                     dpi: r.dpi,
+                    stored_len: r.length.max(0) as usize,
                 })
             })
             .collect()
     }
 
-    /// A copy of image `index`'s stored bytes (filters not undone).
+    /// A copy of image `index`'s stored bytes (filters not undone; a bitonal image's
+    /// decoded packed rows, at most its size).
     pub fn raw(&mut self, index: usize) -> Result<Vec<u8>> {
         let mut data: *const c_uchar = std::ptr::null();
         let mut len = 0usize;
@@ -230,6 +259,32 @@ impl Doc {
             return Err(EngineError::new(ErrorCode::EngineError, format!("replacing an image: {}", err.message())));
         }
         Ok(())
+    }
+
+    /// Replaces bitonal image `index` with the smaller of CCITT G4 of `b.packed` and
+    /// `b.flate`, when smaller than the stored stream; true when replaced (else it is
+    /// kept as stored, out of MuPDF's rewriter).
+    pub fn replace_bitonal(&mut self, index: usize, b: &super::bitonal::Bitonal) -> Result<bool> {
+        let mut err = ErrBuf::new();
+        let mut replaced: c_int = 0;
+        let rc = unsafe {
+            engine_cz_replace_bitonal(
+                self.z,
+                index as c_int,
+                b.packed.as_ptr(),
+                b.w as c_int,
+                b.h as c_int,
+                b.flate.as_ptr(),
+                b.flate.len(),
+                &mut replaced,
+                err.ptr(),
+                512,
+            )
+        };
+        if rc != OK {
+            return Err(EngineError::new(ErrorCode::EngineError, format!("replacing an image: {}", err.message())));
+        }
+        Ok(replaced != 0)
     }
 
     /// MuPDF's image rewriter (for what the pass left), clean-up and save to `output`.
