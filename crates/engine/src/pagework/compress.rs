@@ -3,8 +3,8 @@
 //! | level | images | structure |
 //! |---|---|---|
 //! | `light` | untouched (lossless) | unused objects removed, duplicate objects merged, embedded fonts subset to the glyphs used, streams without a filter deflated and existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
-//! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, and what no viewer shows dropped: page thumbnails, PieceInfo, XMP metadata of anything but the document |
-//! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi and re-encoded JPEG q50 (like Ghostscript's /screen) | as balanced |
+//! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) unless JPEG q60 is 10% smaller at SSIM >= 0.95; bitonal images above 450 dpi to 300 dpi (area majority), 1-bit, CCITT G4 or flate | as light, and what no viewer shows dropped: page thumbnails, PieceInfo, XMP metadata of anything but the document, the document XMP's thumbnail |
+//! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi, JPEG q50 or flate, the smaller (like Ghostscript's /screen); bitonal above 300 dpi to 200 dpi | as balanced |
 //!
 //! Every lossy level does all that light does, so it is not larger than light for want
 //! of a lossless step (the levels' order, strong <= balanced <= light, is tested over
@@ -21,21 +21,21 @@
 //! profile of PDF/X and PDF/A files, often hundreds of KB), as Ghostscript does.
 //!
 //! The effective dpi of an image is measured from its largest use on a page. Bitonal
-//! (1-bit) images are never downsampled or turned into JPEG: they are kept, or
-//! re-encoded as CCITT G4 when that is smaller. A re-encoded image replaces the original
-//! only when it is smaller. Text, vectors, fonts, forms, links, outlines and encryption
+//! (1-bit, and 8-bit grey that is only black and white) images stay 1-bit, never JPEG.
+//! A re-encoded image replaces the original only when it is smaller. An image too large
+//! to decode (over 512 MiB at 8 bits per sample) is kept as stored. Text, vectors, fonts, forms, links, outlines and encryption
 //! (owner-password-only files stay encrypted with the same permissions) are kept.
 //!
 //! The result is never larger than the input: when the output is not smaller, the
 //! input bytes are copied and [`CompressResult::kept_original`] is set.
 //!
 //! How (lossy levels): first the engine's own image pass (`src/pagework/compress/images.rs`):
-//! the grey and colour 8-bit images stored as DCT (JPEG) or flate are decoded,
+//! the grey and colour 8-bit images stored as DCT (JPEG) or flate, and bitonal ones, are decoded,
 //! downsampled and re-encoded on worker threads (one per core, up to 8): JPEGs decoded
 //! by the system's libjpeg-turbo scaled in the DCT domain (1/2, 1/4, 1/8), the rest of
 //! the ratio an area average, output progressive JPEG (libjpeg-turbo) or flate
 //! (zlib-rs). Then MuPDF's `pdf_rewrite_images` for the images
-//! the pass does not take (bitonal, indexed, CMYK, 16-bit, JPX, filter chains,
+//! the pass does not take (indexed colour, CMYK, 16-bit, JPX, filter chains,
 //! and JPEGs when libjpeg-turbo is missing), on a second opening of the file with the
 //! pass's images hidden from it: it filters the page contents and rewrites their
 //! resources, which damaged some files (pdf20-utf8-test.pdf lost its font resource, so
