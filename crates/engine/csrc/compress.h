@@ -19,6 +19,10 @@
 /* 1-bit, one component (grey, 2-colour indexed, stencil mask), any filter MuPDF decodes
  * but JPX: handed out decoded (packed rows). */
 #define ENGINE_IMG_BITONAL 3
+/* How engine_cz_replace_bitonal's data is encoded (keep in sync with src/compress/ffi.rs). */
+#define ENGINE_BITONAL_FLATE 0
+#define ENGINE_BITONAL_G4 1
+#define ENGINE_BITONAL_G4_BLACK_IS_1 2
 /* Too large to decode (see ENGINE_KEEP_ABOVE): kept as stored, hidden from the rewriter. */
 #define ENGINE_IMG_KEEP 4
 /* Images whose samples at 8 bits would exceed this are never decoded: MuPDF's rewriter

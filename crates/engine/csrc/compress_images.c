@@ -3,6 +3,7 @@
  * streams back in. Everything here runs on one thread, in the handle's MuPDF context;
  * only raw bytes cross to the worker threads. Every entry point is behind fz_try (a
  * MuPDF exception must never unwind through Rust). */
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include "compress.h"
@@ -587,79 +588,89 @@ void engine_cz_isolated_rewrite(engine_cz *z, void (*rewrite)(fz_context *, pdf_
 		fz_rethrow(ctx);
 }
 
-/* Replaces candidate i with a 1-bit image of w x h pixels: `packed` rows (stride
- * (w + 7) / 8, sample 0 = the first colour of the colour space / Decode, as stored) or
- * their zlib data `flate` (from the pass), whichever of CCITT G4 (either polarity:
- * G4's long runs are cheapest in its white code), G4 of the inverted rows (/BlackIs1
- * true) and flate is smallest, when smaller than the stored stream; else the image is
- * kept as stored. *replaced says which. Returns ENGINE_OK or ENGINE_FAILED. */
-int engine_cz_replace_bitonal(engine_cz *z, int i, const unsigned char *packed, int w, int h,
-	const unsigned char *flate, size_t flate_len, int *replaced, char *err, int errlen)
+/* CCITT G4 of packed 1-bit rows (stride (w + 7) / 8; a 1 bit is G4 white), in a MuPDF
+ * context of its own, so the pass's worker threads call it in parallel. Returns
+ * malloc'ed data (engine_g4_free) and its length, or NULL. */
+unsigned char *engine_g4_encode(const unsigned char *packed, int w, int h, size_t *len)
 {
-	fz_context *ctx = z->ctx;
-	fz_buffer *g4 = NULL, *inv = NULL, *best = NULL;
-	unsigned char *flipped = NULL;
-	pdf_obj *ref = NULL;
-	int rc = ENGINE_OK;
-	fz_var(g4);
-	fz_var(inv);
-	fz_var(best);
-	fz_var(flipped);
-	fz_var(ref);
-	*replaced = 0;
+	fz_context *ctx = fz_new_context(NULL, NULL, FZ_STORE_UNLIMITED);
+	fz_buffer *buf = NULL;
+	unsigned char *out = NULL;
+	if (!ctx)
+		return NULL;
+	fz_var(buf);
+	fz_var(out);
 	fz_try(ctx)
 	{
-		size_t stride = (size_t)(w + 7) / 8, k, n = stride * h;
-		size_t stored = (size_t)z->cand[i].info.length;
-		int black_is_1 = 0;
-		pdf_obj *parms;
-		g4 = fz_compress_ccitt_fax_g4(ctx, packed, w, h, stride);
-		flipped = fz_malloc(ctx, n ? n : 1);
-		for (k = 0; k < n; k++)
-			flipped[k] = ~packed[k];
-		inv = fz_compress_ccitt_fax_g4(ctx, flipped, w, h, stride);
-		if (inv->len < g4->len) {
-			black_is_1 = 1;
-			fz_drop_buffer(ctx, g4);
-			g4 = inv;
-			inv = NULL;
-		}
-		z->cand[i].handled = 1;
-		if (g4->len < flate_len && g4->len < stored) {
-			best = fz_keep_buffer(ctx, g4);
-		} else if (flate_len <= g4->len && flate_len < stored) {
-			best = fz_new_buffer_from_copied_data(ctx, flate, flate_len);
-			black_is_1 = -1;
-		}
-		if (best) {
-			ref = pdf_new_indirect(ctx, z->doc, z->cand[i].info.num, 0);
-			pdf_update_stream(ctx, z->doc, ref, best, 1);
-			pdf_dict_put_int(ctx, ref, PDF_NAME(Width), w);
-			pdf_dict_put_int(ctx, ref, PDF_NAME(Height), h);
-			pdf_dict_put_int(ctx, ref, PDF_NAME(BitsPerComponent), 1);
-			pdf_dict_del(ctx, ref, PDF_NAME(F));
-			pdf_dict_del(ctx, ref, PDF_NAME(DP));
-			if (black_is_1 < 0) {
-				pdf_dict_put(ctx, ref, PDF_NAME(Filter), PDF_NAME(FlateDecode));
-				pdf_dict_del(ctx, ref, PDF_NAME(DecodeParms));
-			} else {
-				pdf_dict_put(ctx, ref, PDF_NAME(Filter), PDF_NAME(CCITTFaxDecode));
-				parms = pdf_dict_put_dict(ctx, ref, PDF_NAME(DecodeParms), 4);
-				pdf_dict_put_int(ctx, parms, PDF_NAME(K), -1);
-				pdf_dict_put_int(ctx, parms, PDF_NAME(Columns), w);
-				pdf_dict_put_int(ctx, parms, PDF_NAME(Rows), h);
-				if (black_is_1)
-					pdf_dict_put_bool(ctx, parms, PDF_NAME(BlackIs1), 1);
-			}
-			*replaced = 1;
+		buf = fz_compress_ccitt_fax_g4(ctx, packed, w, h, (w + 7) / 8);
+		out = malloc(buf->len ? buf->len : 1);
+		if (out) {
+			memcpy(out, buf->data, buf->len);
+			*len = buf->len;
 		}
 	}
 	fz_always(ctx)
+		fz_drop_buffer(ctx, buf);
+	fz_catch(ctx)
 	{
-		fz_drop_buffer(ctx, g4);
-		fz_drop_buffer(ctx, inv);
-		fz_drop_buffer(ctx, best);
-		fz_free(ctx, flipped);
+		free(out);
+		out = NULL;
+	}
+	fz_drop_context(ctx);
+	return out;
+}
+
+void engine_g4_free(unsigned char *p)
+{
+	free(p);
+}
+
+/* Replaces candidate i with `len` bytes of a 1-bit w x h image, encoded as `mode`
+ * (ENGINE_BITONAL_FLATE, _G4, or _G4_BLACK_IS_1: G4 of the inverted rows), when smaller
+ * than the stored stream; else the image is kept as stored. *replaced says which.
+ * Sample values are those of the original (0 stays 0), so ColorSpace, Decode and
+ * ImageMask stay. Returns ENGINE_OK or ENGINE_FAILED. */
+int engine_cz_replace_bitonal(engine_cz *z, int i, const unsigned char *data, size_t len, int w, int h,
+	int mode, int *replaced, char *err, int errlen)
+{
+	fz_context *ctx = z->ctx;
+	fz_buffer *buf = NULL;
+	pdf_obj *ref = NULL;
+	int rc = ENGINE_OK;
+	fz_var(buf);
+	fz_var(ref);
+	*replaced = 0;
+	z->cand[i].handled = 1;
+	if (len >= (size_t)z->cand[i].info.length)
+		return ENGINE_OK;
+	fz_try(ctx)
+	{
+		pdf_obj *parms;
+		buf = fz_new_buffer_from_copied_data(ctx, data, len);
+		ref = pdf_new_indirect(ctx, z->doc, z->cand[i].info.num, 0);
+		pdf_update_stream(ctx, z->doc, ref, buf, 1);
+		pdf_dict_put_int(ctx, ref, PDF_NAME(Width), w);
+		pdf_dict_put_int(ctx, ref, PDF_NAME(Height), h);
+		pdf_dict_put_int(ctx, ref, PDF_NAME(BitsPerComponent), 1);
+		pdf_dict_del(ctx, ref, PDF_NAME(F));
+		pdf_dict_del(ctx, ref, PDF_NAME(DP));
+		if (mode == ENGINE_BITONAL_FLATE) {
+			pdf_dict_put(ctx, ref, PDF_NAME(Filter), PDF_NAME(FlateDecode));
+			pdf_dict_del(ctx, ref, PDF_NAME(DecodeParms));
+		} else {
+			pdf_dict_put(ctx, ref, PDF_NAME(Filter), PDF_NAME(CCITTFaxDecode));
+			parms = pdf_dict_put_dict(ctx, ref, PDF_NAME(DecodeParms), 4);
+			pdf_dict_put_int(ctx, parms, PDF_NAME(K), -1);
+			pdf_dict_put_int(ctx, parms, PDF_NAME(Columns), w);
+			pdf_dict_put_int(ctx, parms, PDF_NAME(Rows), h);
+			if (mode == ENGINE_BITONAL_G4_BLACK_IS_1)
+				pdf_dict_put_bool(ctx, parms, PDF_NAME(BlackIs1), 1);
+		}
+		*replaced = 1;
+	}
+	fz_always(ctx)
+	{
+		fz_drop_buffer(ctx, buf);
 		pdf_drop_obj(ctx, ref);
 	}
 	fz_catch(ctx)

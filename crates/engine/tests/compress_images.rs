@@ -307,7 +307,20 @@ fn black_and_white_images_are_never_averaged_into_grey() {
         assert_eq!(int(im, "Width"), 1200, "{level}");
         assert_eq!(int(im, "BitsPerComponent"), 1, "{level}: black and white becomes 1-bit");
         assert_ne!(filter(im), "DCTDecode", "{level}");
+        // Not resized (300 dpi): every sample kept, 255 -> 1, 0 -> 0, through G4 or flate.
+        assert_eq!(im.read_stream().unwrap(), pack(&px, 1200), "{level}");
     }
+}
+
+/// 0/255 samples, `w` to a row, packed 8 to a byte (255 -> 1).
+fn pack(px: &[u8], w: usize) -> Vec<u8> {
+    let mut packed = Vec::new();
+    for row in px.chunks(w) {
+        for byte in row.chunks(8) {
+            packed.push(byte.iter().enumerate().fold(0u8, |b, (i, &v)| b | (((v == 255) as u8) << (7 - i))));
+        }
+    }
+    packed
 }
 
 // 2400 px over 288 pt = 600 dpi.
@@ -323,12 +336,7 @@ fn a_bitonal_image_above_450_dpi_becomes_300_dpi_and_stays_1_bit() {
     let scratch = Scratch::new("compress-img-bitonal-600");
     let (w, h) = (2400u32, 2400u32);
     let px = strokes(w, h);
-    let mut packed = Vec::new();
-    for row in px.chunks(w as usize) {
-        for byte in row.chunks(8) {
-            packed.push(byte.iter().enumerate().fold(0u8, |b, (i, &v)| b | (((v == 255) as u8) << (7 - i))));
-        }
-    }
+    let packed = pack(&px, w as usize);
     let one_bit = stream("/Type /XObject /Subtype /Image /Width 2400 /Height 2400 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /FlateDecode", &deflate(&packed));
     let eight_bit = stream("/Type /XObject /Subtype /Image /Width 2400 /Height 2400 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", &deflate(&px));
     for (name, img) in [("1-bit", one_bit), ("8-bit", eight_bit)] {

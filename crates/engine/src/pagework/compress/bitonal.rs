@@ -5,9 +5,11 @@
 //! (450 dpi at balanced) an image is downsampled to the target (300 dpi) by area
 //! majority (the area average of the 0/255 samples, then a threshold at half), so thin
 //! strokes keep their mass instead of vanishing as under subsampling. The result stays
-//! 1-bit; it is stored as the smaller of CCITT G4 (either polarity, encoded by MuPDF on
-//! the calling thread: `engine_cz_replace_bitonal`) and flate (here), and replaces the
-//! original only when smaller. An 8-bit black-and-white image always becomes 1-bit
+//! 1-bit; it is stored as the smaller of CCITT G4 and flate, and replaces the original
+//! only when smaller. G4 is MuPDF's encoder, in a MuPDF context per call so that it runs
+//! on the worker threads; its polarity puts the majority colour in G4's white (whose run
+//! codes are the short ones: scanned-ccitt-g4.pdf, stored the other way round, is 3%
+//! smaller re-encoded). An 8-bit black-and-white image always becomes 1-bit
 //! (eight times fewer samples). Sample values are kept (0 stays 0), so the colour
 //! space, /Decode and /ImageMask stay valid.
 
@@ -16,16 +18,16 @@ use std::io::Write;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 
+use super::ffi::{g4_encode, BitonalEncoding};
 use super::resample::Downsampler;
 use super::ImageSettings;
 
-/// A bitonal image ready for the C side: packed rows (stride `(w + 7) / 8`) and their
-/// zlib data.
+/// A bitonal image's new stream.
 pub(crate) struct Bitonal {
-    pub packed: Vec<u8>,
+    pub data: Vec<u8>,
+    pub encoding: BitonalEncoding,
     pub w: u32,
     pub h: u32,
-    pub flate: Vec<u8>,
 }
 
 /// Output size of a bitonal image used at `dpi`: the target dpi's above the
@@ -57,8 +59,48 @@ fn unpack_row(packed: &[u8], w: usize, out: &mut [u8]) {
 }
 
 /// `packed` (w x h, stride `(w + 7) / 8`) downsampled to `tw` x `th` by area majority
-/// (unchanged when the size is), with its zlib data. `None` when the data is short.
+/// (unchanged when the size is) and encoded. `None` when the data is short.
 pub(crate) fn encode(packed: Vec<u8>, w: u32, h: u32, tw: u32, th: u32) -> Option<Bitonal> {
+    let (packed, w, h) = (downsample(packed, w, h, tw, th)?, tw, th);
+    let stride = (w as usize).div_ceil(8);
+    let rows = &packed[..stride * h as usize];
+    // Majority colour -> G4 white (1 bits are white to MuPDF's encoder). Padding bits
+    // at row ends count too; they are few.
+    let ones: u64 = rows.iter().map(|b| b.count_ones() as u64).sum();
+    let (g4, encoding) = if 2 * ones >= 8 * rows.len() as u64 {
+        (g4_encode(rows, w, h), BitonalEncoding::G4)
+    } else {
+        let inverted: Vec<u8> = rows.iter().map(|b| !b).collect();
+        (g4_encode(&inverted, w, h), BitonalEncoding::G4BlackIs1)
+    };
+    // Flate wins on halftones and dithering; zlib level 1 first (fast), level 9 only
+    // when that comes near G4.
+    let fast = deflate(rows, Compression::fast())?;
+    let g4_len = g4.as_ref().map_or(usize::MAX, Vec::len);
+    let flate = if fast.len() < g4_len.saturating_add(g4_len / 4) {
+        let best = deflate(rows, Compression::best())?;
+        if best.len() < fast.len() {
+            best
+        } else {
+            fast
+        }
+    } else {
+        fast
+    };
+    Some(match g4 {
+        Some(g4) if g4.len() <= flate.len() => Bitonal { data: g4, encoding, w, h },
+        _ => Bitonal { data: flate, encoding: BitonalEncoding::Flate, w, h },
+    })
+}
+
+fn deflate(data: &[u8], level: Compression) -> Option<Vec<u8>> {
+    let mut z = ZlibEncoder::new(Vec::new(), level);
+    z.write_all(data).ok()?;
+    z.finish().ok()
+}
+
+/// `packed` downsampled to `tw` x `th` by area majority (as it is when the size is).
+fn downsample(packed: Vec<u8>, w: u32, h: u32, tw: u32, th: u32) -> Option<Vec<u8>> {
     let stride = (w as usize).div_ceil(8);
     if packed.len() < stride * h as usize {
         return None;
@@ -79,10 +121,7 @@ pub(crate) fn encode(packed: Vec<u8>, w: u32, h: u32, tw: u32, th: u32) -> Optio
         }
         out
     };
-    let used = (tw as usize).div_ceil(8) * th as usize;
-    let mut z = ZlibEncoder::new(Vec::new(), Compression::best());
-    z.write_all(&packed[..used]).ok()?;
-    Some(Bitonal { flate: z.finish().ok()?, packed, w: tw, h: th })
+    Some(packed)
 }
 
 #[cfg(test)]
@@ -106,8 +145,7 @@ mod tests {
             let row: Vec<u8> = (0..w).map(|x| if x < 8 || (x == 12 && y == 12) { 0 } else { 255 }).collect();
             pack_row(&row, &mut packed);
         }
-        let b = encode(packed, w, h, 8, 8).unwrap();
-        assert_eq!((b.w, b.h), (8, 8));
-        assert!(b.packed.iter().all(|&r| r == 0b0000_1111));
+        let small = downsample(packed, w, h, 8, 8).unwrap();
+        assert!(small.iter().all(|&r| r == 0b0000_1111));
     }
 }

@@ -121,15 +121,17 @@ extern "C" {
     fn engine_cz_replace_bitonal(
         z: *mut c_void,
         i: c_int,
-        packed: *const c_uchar,
+        data: *const c_uchar,
+        len: usize,
         w: c_int,
         h: c_int,
-        flate: *const c_uchar,
-        flate_len: usize,
+        mode: c_int,
         replaced: *mut c_int,
         err: *mut c_char,
         errlen: c_int,
     ) -> c_int;
+    fn engine_g4_encode(packed: *const c_uchar, w: c_int, h: c_int, len: *mut usize) -> *mut c_uchar;
+    fn engine_g4_free(p: *mut c_uchar);
     fn engine_cz_finish(
         z: *mut c_void,
         output: *const c_char,
@@ -137,6 +139,30 @@ extern "C" {
         err: *mut c_char,
         errlen: c_int,
     ) -> c_int;
+}
+
+/// How a bitonal image's new stream is encoded (`ENGINE_BITONAL_*` in csrc/compress.h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BitonalEncoding {
+    Flate,
+    /// CCITT G4, 1 bits white.
+    G4,
+    /// CCITT G4 of the inverted rows (`/BlackIs1 true`).
+    G4BlackIs1,
+}
+
+/// CCITT G4 of packed 1-bit rows (stride `(w + 7) / 8`; a 1 bit is G4 white), by
+/// MuPDF's encoder in a context of its own: callable from any thread.
+pub(crate) fn g4_encode(packed: &[u8], w: u32, h: u32) -> Option<Vec<u8>> {
+    assert!(packed.len() >= (w as usize).div_ceil(8) * h as usize);
+    let mut len = 0usize;
+    let p = unsafe { engine_g4_encode(packed.as_ptr(), w as c_int, h as c_int, &mut len) };
+    if p.is_null() {
+        return None;
+    }
+    let v = unsafe { std::slice::from_raw_parts(p, len) }.to_vec();
+    unsafe { engine_g4_free(p) };
+    Some(v)
 }
 
 fn c_path(p: &Path) -> Result<CString> {
@@ -261,21 +287,25 @@ impl Doc {
         Ok(())
     }
 
-    /// Replaces bitonal image `index` with the smaller of CCITT G4 of `b.packed` and
-    /// `b.flate`, when smaller than the stored stream; true when replaced (else it is
-    /// kept as stored, out of MuPDF's rewriter).
+    /// Replaces image `index` with the 1-bit image `b`, when smaller than the stored
+    /// stream; true when replaced (else it is kept as stored, out of MuPDF's rewriter).
     pub fn replace_bitonal(&mut self, index: usize, b: &super::bitonal::Bitonal) -> Result<bool> {
         let mut err = ErrBuf::new();
         let mut replaced: c_int = 0;
+        let mode = match b.encoding {
+            BitonalEncoding::Flate => 0,
+            BitonalEncoding::G4 => 1,
+            BitonalEncoding::G4BlackIs1 => 2,
+        };
         let rc = unsafe {
             engine_cz_replace_bitonal(
                 self.z,
                 index as c_int,
-                b.packed.as_ptr(),
+                b.data.as_ptr(),
+                b.data.len(),
                 b.w as c_int,
                 b.h as c_int,
-                b.flate.as_ptr(),
-                b.flate.len(),
+                mode,
                 &mut replaced,
                 err.ptr(),
                 512,
