@@ -41,11 +41,13 @@ typedef struct {
 	int color_transform; /* DCT: /ColorTransform of DecodeParms, -1 when absent (the JPEG's markers decide) */
 	float dpi;      /* effective dpi: the smallest over every use on every page */
 	int length;     /* bytes of the stream as stored */
+	int jbig2;      /* bitonal: stored with JBIG2Decode (which G4 or flate rarely beat) */
 } engine_image;
 
 typedef struct {
 	engine_image info;
 	int handled;    /* re-encoded (or found not worth it) by the engine: MuPDF's rewriter skips it */
+	int written;    /* its stream was replaced by the pass (already deflated as the pass chose) */
 	fz_buffer *raw;
 } engine_candidate;
 
@@ -68,6 +70,9 @@ void engine_cz_drop_candidates(engine_cz *z);
 void engine_cz_isolated_rewrite(engine_cz *z, void (*rewrite)(fz_context *, pdf_document *, void *), void *opaque);
 /* The document's XMP without embedded thumbnails, deflated (lossy levels). */
 void engine_cz_slim_metadata(fz_context *ctx, pdf_document *doc);
+/* True when object `num` is an image the pass wrote: the save's flate re-deflation
+ * skips it (the pass's flate is final; inflating and deflating it again cost time). */
+int engine_cz_written(engine_cz *z, int num);
 /* True when some image is left for MuPDF's rewriter. */
 int engine_cz_needs_rewriter(engine_cz *z);
 

@@ -75,17 +75,20 @@ static pdf_obj *only_filter(fz_context *ctx, pdf_obj *dict, pdf_obj **parms, int
 static int eligible_bitonal(fz_context *ctx, fz_image *image, pdf_obj *dict, engine_image *c)
 {
 	pdf_obj *f = pdf_dict_geta(ctx, dict, PDF_NAME(Filter), PDF_NAME(F));
-	int i, n = pdf_is_array(ctx, f) ? pdf_array_len(ctx, f) : 1;
+	int i, n = pdf_is_array(ctx, f) ? pdf_array_len(ctx, f) : 1, jbig2 = 0;
 	for (i = 0; i < n; i++) {
 		pdf_obj *one = pdf_is_array(ctx, f) ? pdf_array_get(ctx, f, i) : f;
 		if (one == PDF_NAME(JPXDecode) || (one && !pdf_is_name(ctx, one)))
 			return 0;
+		if (one == PDF_NAME(JBIG2Decode))
+			jbig2 = 1;
 	}
 	if (pdf_dict_get_int(ctx, dict, PDF_NAME(Width)) != image->w ||
 		pdf_dict_get_int(ctx, dict, PDF_NAME(Height)) != image->h)
 		return 0;
 	memset(c, 0, sizeof *c);
 	c->kind = ENGINE_IMG_BITONAL;
+	c->jbig2 = jbig2;
 	c->width = image->w;
 	c->height = image->h;
 	c->comps = 1;
@@ -349,6 +352,7 @@ int engine_cz_replace(engine_cz *z, int i, const unsigned char *data, size_t len
 		pdf_dict_del(ctx, ref, PDF_NAME(F));
 		pdf_dict_del(ctx, ref, PDF_NAME(DP));
 		z->cand[i].handled = 1;
+		z->cand[i].written = 1;
 	}
 	fz_always(ctx)
 	{
@@ -361,6 +365,15 @@ int engine_cz_replace(engine_cz *z, int i, const unsigned char *data, size_t len
 		rc = ENGINE_FAILED;
 	}
 	return rc;
+}
+
+int engine_cz_written(engine_cz *z, int num)
+{
+	int i;
+	for (i = 0; i < z->ncand; i++)
+		if (z->cand[i].info.num == num)
+			return z->cand[i].written;
+	return 0;
 }
 
 int engine_cz_needs_rewriter(engine_cz *z)
@@ -666,6 +679,7 @@ int engine_cz_replace_bitonal(engine_cz *z, int i, const unsigned char *data, si
 			if (mode == ENGINE_BITONAL_G4_BLACK_IS_1)
 				pdf_dict_put_bool(ctx, parms, PDF_NAME(BlackIs1), 1);
 		}
+		z->cand[i].written = 1;
 		*replaced = 1;
 	}
 	fz_always(ctx)

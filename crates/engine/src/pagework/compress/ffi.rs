@@ -62,6 +62,7 @@ struct RawImage {
     color_transform: c_int,
     dpi: c_float,
     length: c_int,
+    jbig2: c_int,
 }
 
 /// An image XObject the engine's pass may re-encode (see `eligible` in
@@ -84,6 +85,8 @@ pub(crate) struct ImageInfo {
     pub dpi: f32,
     /// Bytes of the stream as stored.
     pub stored_len: usize,
+    /// Bitonal, stored as JBIG2.
+    pub jbig2: bool,
 }
 
 extern "C" {
@@ -239,6 +242,7 @@ impl Doc {
                     color_transform: r.color_transform,
                     dpi: r.dpi,
                     stored_len: r.length.max(0) as usize,
+                    jbig2: r.jbig2 != 0,
                 })
             })
             .collect()

@@ -85,7 +85,13 @@ pub(crate) fn run(doc: &mut Doc, settings: ImageSettings, control: &JobControl) 
     let mut stats = PassStats::default();
     let mut todo: Vec<ImageInfo> = Vec::new();
     for info in doc.gather() {
-        if takes(&info) {
+        if info.jbig2 && bitonal::target_size(info.width, info.height, info.dpi, &settings) == (info.width, info.height)
+        {
+            // JBIG2 not downsampled: G4 and flate are larger (scanned-jbig2.pdf: 8.8 KB
+            // of JBIG2, 40 KB of G4); not worth decoding to find out.
+            doc.mark_handled(info.index);
+            stats.kept += 1;
+        } else if takes(&info) {
             todo.push(info);
         } else {
             stats.left += 1;
@@ -219,6 +225,10 @@ fn process(info: &ImageInfo, raw: Vec<u8>, s: &ImageSettings) -> Outcome {
         }
     };
     match encoded {
+        // Flate at the same size: the save's re-deflation (zlib level 9, predictor dropped
+        // when smaller, as at light) does it; replacing it here could make balanced larger
+        // than light (chart-slanted-text.pdf).
+        Some(Encoded::Image(_, Coding::Flate)) if (tw, th) == (info.width, info.height) => Outcome::NotSmaller,
         Some(Encoded::Image(data, coding)) if data.len() < info.stored_len => {
             Outcome::Replace { data, w: tw, h: th, coding }
         }
@@ -295,6 +305,17 @@ impl Sink {
     }
 }
 
+/// zlib level of the pass's flate output, which the save does not deflate again: 9 up to
+/// 4 MiB of samples, 6 above (scanned-multipage-assembly.pdf's 4500 x 4500 colour image
+/// re-deflated at level 9 by the save was most of the file's 2.1 s; 0.64 s without).
+fn flate_level(w: u32, h: u32, comps: u32) -> Compression {
+    if w as u64 * h as u64 * comps as u64 <= 4 << 20 {
+        Compression::best()
+    } else {
+        Compression::default()
+    }
+}
+
 /// A flate image used at balanced becomes JPEG only when that is at least this much
 /// smaller than its flate encoding...
 const JPEG_AT_MOST: f64 = 0.9;
@@ -306,7 +327,7 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
     let (w, h, c) = (info.width, info.height, info.comps);
     let row_len = w as usize * c as usize;
     let mut sink = Sink {
-        z: Some(ZlibEncoder::new(Vec::with_capacity(raw.len()), Compression::default())),
+        z: Some(ZlibEncoder::new(Vec::with_capacity(raw.len()), flate_level(tw, th, c))),
         px: jpeg::available().then(|| Vec::with_capacity(tw as usize * th as usize * c as usize)),
     };
     let mut rows = FlateRows::new(raw, row_len, c as usize, info.png_predictor);
@@ -447,6 +468,7 @@ mod tests {
             color_transform: -1,
             dpi,
             stored_len: usize::MAX,
+            jbig2: false,
         }
     }
 
