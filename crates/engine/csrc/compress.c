@@ -413,6 +413,8 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		}
 		if (o->drop_private)
 			drop_private(ctx, doc);
+		if (o->drop_private && !doc->crypt)
+			engine_cz_slim_metadata(ctx, doc);
 		/* New font programs are stored unfiltered and deflated by the save below at
 		 * the highest level. Encrypted documents are left alone (their streams would
 		 * have to be re-encrypted). */
@@ -427,7 +429,8 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		{
 			int i, n = pdf_xref_len(ctx, doc);
 			for (i = 1; i < n; i++)
-				recompress_one(ctx, doc, i);
+				if (!engine_cz_written(z, i))
+					recompress_one(ctx, doc, i);
 		}
 		pdf_parse_write_options(ctx, &w, "compress=yes,compress-fonts=yes,compress-images=yes");
 		w.do_garbage = o->garbage;

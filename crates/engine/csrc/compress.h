@@ -16,12 +16,24 @@
 /* Image encodings the engine's image pass reads and writes. */
 #define ENGINE_IMG_DCT 1
 #define ENGINE_IMG_FLATE 2
+/* 1-bit, one component (grey, 2-colour indexed, stencil mask), any filter MuPDF decodes
+ * but JPX: handed out decoded (packed rows). */
+#define ENGINE_IMG_BITONAL 3
+/* How engine_cz_replace_bitonal's data is encoded (keep in sync with src/compress/ffi.rs). */
+#define ENGINE_BITONAL_FLATE 0
+#define ENGINE_BITONAL_G4 1
+#define ENGINE_BITONAL_G4_BLACK_IS_1 2
+/* Too large to decode (see ENGINE_KEEP_ABOVE): kept as stored, hidden from the rewriter. */
+#define ENGINE_IMG_KEEP 4
+/* Images whose samples at 8 bits would exceed this are never decoded: MuPDF's rewriter
+ * unpacks a 35000 x 35000 bitonal scan to 1.2 GB (9 s); such an image is kept. */
+#define ENGINE_KEEP_ABOVE ((double)(512 << 20))
 
 /* One image XObject the engine's pass may re-encode; layout shared with
  * src/compress/ffi.rs. */
 typedef struct {
 	int num;        /* object number */
-	int kind;       /* ENGINE_IMG_DCT or ENGINE_IMG_FLATE (the stream's only filter, or DCT deflated) */
+	int kind;       /* ENGINE_IMG_DCT, _FLATE (the stream's only filter, or DCT deflated), _BITONAL or _KEEP */
 	int width, height;
 	int comps;      /* 1 grey or 3 colour, 8 bits each */
 	int png_predictor; /* flate: rows carry a PNG predictor byte (/Predictor >= 10) */
@@ -29,11 +41,13 @@ typedef struct {
 	int color_transform; /* DCT: /ColorTransform of DecodeParms, -1 when absent (the JPEG's markers decide) */
 	float dpi;      /* effective dpi: the smallest over every use on every page */
 	int length;     /* bytes of the stream as stored */
+	int jbig2;      /* bitonal: stored with JBIG2Decode (which G4 or flate rarely beat) */
 } engine_image;
 
 typedef struct {
 	engine_image info;
 	int handled;    /* re-encoded (or found not worth it) by the engine: MuPDF's rewriter skips it */
+	int written;    /* its stream was replaced by the pass (already deflated as the pass chose) */
 	fz_buffer *raw;
 } engine_candidate;
 
@@ -54,6 +68,11 @@ void engine_cz_drop_candidates(engine_cz *z);
  * handled images hidden from it, and copies the images it replaced into the document's
  * own image objects (see compress_images.c). */
 void engine_cz_isolated_rewrite(engine_cz *z, void (*rewrite)(fz_context *, pdf_document *, void *), void *opaque);
+/* The document's XMP without embedded thumbnails, deflated (lossy levels). */
+void engine_cz_slim_metadata(fz_context *ctx, pdf_document *doc);
+/* True when object `num` is an image the pass wrote: the save's flate re-deflation
+ * skips it (the pass's flate is final; inflating and deflating it again cost time). */
+int engine_cz_written(engine_cz *z, int num);
 /* True when some image is left for MuPDF's rewriter. */
 int engine_cz_needs_rewriter(engine_cz *z);
 

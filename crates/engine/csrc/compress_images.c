@@ -3,6 +3,7 @@
  * streams back in. Everything here runs on one thread, in the handle's MuPDF context;
  * only raw bytes cross to the worker threads. Every entry point is behind fz_try (a
  * MuPDF exception must never unwind through Rust). */
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include "compress.h"
@@ -67,6 +68,34 @@ static pdf_obj *only_filter(fz_context *ctx, pdf_obj *dict, pdf_obj **parms, int
 	return f;
 }
 
+/* A 1-bit image of one component (grey, 2-colour indexed, stencil mask) whose filters
+ * MuPDF decodes as a stream (any but JPX; the pass gets its packed rows from
+ * engine_cz_raw). Decode, Mask, SMask and the colour space stay as they are: the
+ * re-encoding keeps sample values 0 and 1. */
+static int eligible_bitonal(fz_context *ctx, fz_image *image, pdf_obj *dict, engine_image *c)
+{
+	pdf_obj *f = pdf_dict_geta(ctx, dict, PDF_NAME(Filter), PDF_NAME(F));
+	int i, n = pdf_is_array(ctx, f) ? pdf_array_len(ctx, f) : 1, jbig2 = 0;
+	for (i = 0; i < n; i++) {
+		pdf_obj *one = pdf_is_array(ctx, f) ? pdf_array_get(ctx, f, i) : f;
+		if (one == PDF_NAME(JPXDecode) || (one && !pdf_is_name(ctx, one)))
+			return 0;
+		if (one == PDF_NAME(JBIG2Decode))
+			jbig2 = 1;
+	}
+	if (pdf_dict_get_int(ctx, dict, PDF_NAME(Width)) != image->w ||
+		pdf_dict_get_int(ctx, dict, PDF_NAME(Height)) != image->h)
+		return 0;
+	memset(c, 0, sizeof *c);
+	c->kind = ENGINE_IMG_BITONAL;
+	c->jbig2 = jbig2;
+	c->width = image->w;
+	c->height = image->h;
+	c->comps = 1;
+	c->length = pdf_dict_get_int(ctx, dict, PDF_NAME(Length));
+	return 1;
+}
+
 /* Fills `c` when the pass can take this image: 8-bit grey or colour (device or ICC),
  * not a mask, no colour key or Matte (both name sample values, which re-encoding
  * changes), stored with DCTDecode or FlateDecode alone (flate rows plain or with a PNG
@@ -76,7 +105,11 @@ static int eligible(fz_context *ctx, fz_image *image, pdf_obj *dict, engine_imag
 	pdf_obj *filter, *parms;
 	fz_colorspace *cs = image->colorspace;
 	int comps, wrapped;
-	if (image->imagemask || image->use_colorkey || image->bpc != 8 || !cs || image->scalable)
+	if (image->use_colorkey || image->scalable)
+		return 0;
+	if (image->bpc == 1 && (image->imagemask || (cs && fz_colorspace_n(ctx, cs) == 1)))
+		return eligible_bitonal(ctx, image, dict, c);
+	if (image->imagemask || image->bpc != 8 || !cs)
 		return 0;
 	if (!fz_colorspace_is_gray(ctx, cs) && !fz_colorspace_is_rgb(ctx, cs))
 		return 0;
@@ -132,7 +165,14 @@ static void gather_image(fz_context *ctx, void *opaque, fz_image **image, fz_mat
 				z->cand[i].info.dpi = dpi;
 			return;
 		}
-	if (num <= 0 || is_other(z, num) || !eligible(ctx, *image, obj, &info)) {
+	if (num > 0 && !is_other(z, num) &&
+		(double)(*image)->w * (*image)->h * fz_maxi(1, (*image)->n) > ENGINE_KEEP_ABOVE) {
+		/* never decoded: kept as stored, by the pass and the rewriter alike */
+		memset(&info, 0, sizeof info);
+		info.kind = ENGINE_IMG_KEEP;
+		info.width = (*image)->w;
+		info.height = (*image)->h;
+	} else if (num <= 0 || is_other(z, num) || !eligible(ctx, *image, obj, &info)) {
 		add_other(ctx, z, num);
 		return;
 	}
@@ -144,6 +184,7 @@ static void gather_image(fz_context *ctx, void *opaque, fz_image **image, fz_mat
 	info.num = num;
 	info.dpi = dpi;
 	memset(&z->cand[z->ncand], 0, sizeof z->cand[z->ncand]);
+	z->cand[z->ncand].handled = info.kind == ENGINE_IMG_KEEP;
 	z->cand[z->ncand++].info = info;
 }
 
@@ -249,7 +290,21 @@ int engine_cz_raw(engine_cz *z, int i, const unsigned char **data, size_t *len, 
 	{
 		fz_drop_buffer(ctx, z->cand[i].raw);
 		z->cand[i].raw = NULL;
-		z->cand[i].raw = pdf_load_raw_stream_number(ctx, z->doc, z->cand[i].info.num);
+		if (z->cand[i].info.kind == ENGINE_IMG_BITONAL) {
+			/* decoded: packed rows, read no further than the image's size (a bomb
+			 * stops there, and short data is seen as short by the pass) */
+			engine_image *c = &z->cand[i].info;
+			size_t want = (size_t)((c->width + 7) / 8) * c->height;
+			int truncated = 0;
+			fz_stream *stm = pdf_open_stream_number(ctx, z->doc, c->num);
+			fz_try(ctx)
+				z->cand[i].raw = fz_read_best(ctx, stm, want, &truncated, want);
+			fz_always(ctx)
+				fz_drop_stream(ctx, stm);
+			fz_catch(ctx)
+				fz_rethrow(ctx);
+		} else
+			z->cand[i].raw = pdf_load_raw_stream_number(ctx, z->doc, z->cand[i].info.num);
 		*len = fz_buffer_storage(ctx, z->cand[i].raw, (unsigned char **)data);
 	}
 	fz_catch(ctx)
@@ -297,6 +352,7 @@ int engine_cz_replace(engine_cz *z, int i, const unsigned char *data, size_t len
 		pdf_dict_del(ctx, ref, PDF_NAME(F));
 		pdf_dict_del(ctx, ref, PDF_NAME(DP));
 		z->cand[i].handled = 1;
+		z->cand[i].written = 1;
 	}
 	fz_always(ctx)
 	{
@@ -309,6 +365,15 @@ int engine_cz_replace(engine_cz *z, int i, const unsigned char *data, size_t len
 		rc = ENGINE_FAILED;
 	}
 	return rc;
+}
+
+int engine_cz_written(engine_cz *z, int num)
+{
+	int i;
+	for (i = 0; i < z->ncand; i++)
+		if (z->cand[i].info.num == num)
+			return z->cand[i].written;
+	return 0;
 }
 
 int engine_cz_needs_rewriter(engine_cz *z)
@@ -341,10 +406,28 @@ static void hide_handled_in(engine_cz *z, pdf_document *doc)
 		dict = pdf_load_object(ctx, doc, c->info.num);
 		fz_try(ctx)
 		{
-			pdf_dict_del(ctx, dict, PDF_NAME(SMask));
-			key = pdf_dict_put_array(ctx, dict, PDF_NAME(Mask), 2 * c->info.comps);
-			for (k = 0; k < 2 * c->info.comps; k++)
-				pdf_array_push_int(ctx, key, 0);
+			if (c->info.kind == ENGINE_IMG_BITONAL || c->info.kind == ENGINE_IMG_KEEP) {
+				/* Stencil masks ignore a colour key: these become a 1 x 1 image the
+				 * rewriter decodes at no cost (its result is not copied back). */
+				static const unsigned char zeros[16] = { 0 };
+				fz_buffer *tiny = fz_new_buffer_from_copied_data(ctx, zeros, sizeof zeros);
+				pdf_dict_put_int(ctx, dict, PDF_NAME(Width), 1);
+				pdf_dict_put_int(ctx, dict, PDF_NAME(Height), 1);
+				pdf_dict_del(ctx, dict, PDF_NAME(Filter));
+				pdf_dict_del(ctx, dict, PDF_NAME(DecodeParms));
+				pdf_dict_del(ctx, dict, PDF_NAME(SMask));
+				fz_try(ctx)
+					pdf_update_stream(ctx, doc, dict, tiny, 0);
+				fz_always(ctx)
+					fz_drop_buffer(ctx, tiny);
+				fz_catch(ctx)
+					fz_rethrow(ctx);
+			} else {
+				pdf_dict_del(ctx, dict, PDF_NAME(SMask));
+				key = pdf_dict_put_array(ctx, dict, PDF_NAME(Mask), 2 * c->info.comps);
+				for (k = 0; k < 2 * c->info.comps; k++)
+					pdf_array_push_int(ctx, key, 0);
+			}
 		}
 		fz_always(ctx)
 			pdf_drop_obj(ctx, dict);
@@ -516,4 +599,174 @@ void engine_cz_isolated_rewrite(engine_cz *z, void (*rewrite)(fz_context *, pdf_
 	}
 	fz_catch(ctx)
 		fz_rethrow(ctx);
+}
+
+/* CCITT G4 of packed 1-bit rows (stride (w + 7) / 8; a 1 bit is G4 white), in a MuPDF
+ * context of its own, so the pass's worker threads call it in parallel. Returns
+ * malloc'ed data (engine_g4_free) and its length, or NULL. */
+unsigned char *engine_g4_encode(const unsigned char *packed, int w, int h, size_t *len)
+{
+	fz_context *ctx = fz_new_context(NULL, NULL, FZ_STORE_UNLIMITED);
+	fz_buffer *buf = NULL;
+	unsigned char *out = NULL;
+	if (!ctx)
+		return NULL;
+	fz_var(buf);
+	fz_var(out);
+	fz_try(ctx)
+	{
+		buf = fz_compress_ccitt_fax_g4(ctx, packed, w, h, (w + 7) / 8);
+		out = malloc(buf->len ? buf->len : 1);
+		if (out) {
+			memcpy(out, buf->data, buf->len);
+			*len = buf->len;
+		}
+	}
+	fz_always(ctx)
+		fz_drop_buffer(ctx, buf);
+	fz_catch(ctx)
+	{
+		free(out);
+		out = NULL;
+	}
+	fz_drop_context(ctx);
+	return out;
+}
+
+void engine_g4_free(unsigned char *p)
+{
+	free(p);
+}
+
+/* Replaces candidate i with `len` bytes of a 1-bit w x h image, encoded as `mode`
+ * (ENGINE_BITONAL_FLATE, _G4, or _G4_BLACK_IS_1: G4 of the inverted rows), when smaller
+ * than the stored stream; else the image is kept as stored. *replaced says which.
+ * Sample values are those of the original (0 stays 0), so ColorSpace, Decode and
+ * ImageMask stay. Returns ENGINE_OK or ENGINE_FAILED. */
+int engine_cz_replace_bitonal(engine_cz *z, int i, const unsigned char *data, size_t len, int w, int h,
+	int mode, int *replaced, char *err, int errlen)
+{
+	fz_context *ctx = z->ctx;
+	fz_buffer *buf = NULL;
+	pdf_obj *ref = NULL;
+	int rc = ENGINE_OK;
+	fz_var(buf);
+	fz_var(ref);
+	*replaced = 0;
+	z->cand[i].handled = 1;
+	if (len >= (size_t)z->cand[i].info.length)
+		return ENGINE_OK;
+	fz_try(ctx)
+	{
+		pdf_obj *parms;
+		buf = fz_new_buffer_from_copied_data(ctx, data, len);
+		ref = pdf_new_indirect(ctx, z->doc, z->cand[i].info.num, 0);
+		pdf_update_stream(ctx, z->doc, ref, buf, 1);
+		pdf_dict_put_int(ctx, ref, PDF_NAME(Width), w);
+		pdf_dict_put_int(ctx, ref, PDF_NAME(Height), h);
+		pdf_dict_put_int(ctx, ref, PDF_NAME(BitsPerComponent), 1);
+		pdf_dict_del(ctx, ref, PDF_NAME(F));
+		pdf_dict_del(ctx, ref, PDF_NAME(DP));
+		if (mode == ENGINE_BITONAL_FLATE) {
+			pdf_dict_put(ctx, ref, PDF_NAME(Filter), PDF_NAME(FlateDecode));
+			pdf_dict_del(ctx, ref, PDF_NAME(DecodeParms));
+		} else {
+			pdf_dict_put(ctx, ref, PDF_NAME(Filter), PDF_NAME(CCITTFaxDecode));
+			parms = pdf_dict_put_dict(ctx, ref, PDF_NAME(DecodeParms), 4);
+			pdf_dict_put_int(ctx, parms, PDF_NAME(K), -1);
+			pdf_dict_put_int(ctx, parms, PDF_NAME(Columns), w);
+			pdf_dict_put_int(ctx, parms, PDF_NAME(Rows), h);
+			if (mode == ENGINE_BITONAL_G4_BLACK_IS_1)
+				pdf_dict_put_bool(ctx, parms, PDF_NAME(BlackIs1), 1);
+		}
+		z->cand[i].written = 1;
+		*replaced = 1;
+	}
+	fz_always(ctx)
+	{
+		fz_drop_buffer(ctx, buf);
+		pdf_drop_obj(ctx, ref);
+	}
+	fz_catch(ctx)
+	{
+		copy_message(ctx, err, errlen);
+		rc = ENGINE_FAILED;
+	}
+	return rc;
+}
+
+/* The document's XMP (the catalogue's /Metadata) without its embedded thumbnails
+ * (<xmp:Thumbnails>, <xap:Thumbnails>: a base64 JPEG, 24 KB in a Photoshop file that
+ * holds a 64 KB page image) and deflated (MuPDF's save leaves metadata unfiltered). For
+ * the lossy levels only: PDF/A wants it unfiltered (their OutputIntents are dropped
+ * too). Metadata that cannot be read is left as it is. */
+void engine_cz_slim_metadata(fz_context *ctx, pdf_document *doc)
+{
+	pdf_obj *md = pdf_dict_getp(ctx, pdf_trailer(ctx, doc), "Root/Metadata");
+	fz_buffer *xml = NULL, *out = NULL;
+	fz_var(xml);
+	fz_var(out);
+	if (!pdf_is_stream(ctx, md))
+		return;
+	fz_try(ctx)
+	{
+		unsigned char *data;
+		size_t len, pos = 0, deflated = 0;
+		unsigned char *z;
+		xml = pdf_load_stream(ctx, md);
+		len = fz_buffer_storage(ctx, xml, &data);
+		out = fz_new_buffer(ctx, len + 1);
+		while (pos < len) {
+			/* an element <prefix:Thumbnails ...> ... </prefix:Thumbnails> */
+			const char *hit = NULL;
+			size_t k;
+			for (k = pos; k + 12 <= len; k++)
+				if (data[k] == ':' && !memcmp(data + k + 1, "Thumbnails", 10)) {
+					hit = (const char *)data + k;
+					break;
+				}
+			if (hit) {
+				size_t colon = (const unsigned char *)hit - data, open = colon, end;
+				while (open > pos && data[open] != '<' && data[open] != '>' && data[open] != '/')
+					open--;
+				if (data[open] == '<' && (data[colon + 11] == '>' || data[colon + 11] == ' ' ||
+					data[colon + 11] == '\n' || data[colon + 11] == '\r' || data[colon + 11] == '\t')) {
+					/* the closing tag: "</" + the same qualified name + ">" */
+					size_t qlen = colon + 11 - (open + 1);
+					for (end = colon + 11; end + qlen + 3 <= len; end++)
+						if (data[end] == '<' && data[end + 1] == '/' &&
+							!memcmp(data + end + 2, data + open + 1, qlen) && data[end + 2 + qlen] == '>')
+							break;
+					if (end + qlen + 3 <= len) {
+						fz_append_data(ctx, out, data + pos, open - pos);
+						pos = end + qlen + 3;
+						continue;
+					}
+				}
+				fz_append_data(ctx, out, data + pos, colon + 1 - pos);
+				pos = colon + 1;
+				continue;
+			}
+			fz_append_data(ctx, out, data + pos, len - pos);
+			pos = len;
+		}
+		len = fz_buffer_storage(ctx, out, &data);
+		z = fz_new_deflated_data(ctx, &deflated, data, len, FZ_DEFLATE_BEST);
+		fz_drop_buffer(ctx, out);
+		out = NULL;
+		out = fz_new_buffer_from_data(ctx, z, deflated);
+		pdf_update_stream(ctx, doc, md, out, 1);
+		pdf_dict_put(ctx, md, PDF_NAME(Filter), PDF_NAME(FlateDecode));
+		pdf_dict_del(ctx, md, PDF_NAME(DecodeParms));
+	}
+	fz_always(ctx)
+	{
+		fz_drop_buffer(ctx, xml);
+		fz_drop_buffer(ctx, out);
+	}
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
 }

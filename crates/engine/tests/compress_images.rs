@@ -230,12 +230,8 @@ fn smask_and_decode_entries_are_kept() {
     assert_eq!(decode.get_array(0).unwrap().unwrap().as_float().unwrap(), 1.0);
 }
 
-#[test]
-fn flate_images_stay_flate_at_balanced_and_become_jpeg_at_strong() {
-    let scratch = Scratch::new("compress-img-flate");
-    // Grey, stored with a PNG predictor (Up on every row).
-    let (w, h) = (1200u32, 1200u32);
-    let px = pixels(w, h, 1);
+/// Grey rows with a PNG Up predictor on every row, deflated.
+fn png_up(px: &[u8], w: u32, h: u32) -> Vec<u8> {
     let mut rows = Vec::new();
     for y in 0..h as usize {
         rows.push(2u8);
@@ -244,9 +240,43 @@ fn flate_images_stay_flate_at_balanced_and_become_jpeg_at_strong() {
             rows.push(px[y * w as usize + x].wrapping_sub(above));
         }
     }
+    deflate(&rows)
+}
+
+#[test]
+fn a_flate_photo_becomes_jpeg_at_balanced_when_much_smaller_and_close_to_it() {
+    let scratch = Scratch::new("compress-img-flate-photo");
+    let (w, h) = (1200u32, 1200u32);
     let img = stream(
         "/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 1200 /Colors 1 >>",
-        &deflate(&rows),
+        &png_up(&pixels(w, h, 1), w, h),
+    );
+    let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
+    for (level, width) in [("balanced", 600), ("strong", 288)] {
+        let (out, _) = run(&scratch, "photo", &pdf, level);
+        let im = &images(&out, 0)[0];
+        assert_eq!((int(im, "Width"), filter(im).as_str()), (width, "DCTDecode"), "{level}");
+    }
+}
+
+#[test]
+fn a_flat_synthetic_flate_image_stays_flate_at_balanced_and_strong() {
+    let scratch = Scratch::new("compress-img-flate");
+    // A chart: flat grey bands with thin dark lines, stored with a PNG predictor.
+    let (w, h) = (1200u32, 1200u32);
+    let px: Vec<u8> = (0..w * h)
+        .map(|i| {
+            let (x, y) = (i % w, i / w);
+            if x % 97 < 2 || y % 131 < 2 {
+                20
+            } else {
+                [250u8, 200, 160, 230][(x / 300) as usize]
+            }
+        })
+        .collect();
+    let img = stream(
+        "/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 1200 /Colors 1 >>",
+        &png_up(&px, w, h),
     );
     let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
     let (out, _) = run(&scratch, "flate", &pdf, "balanced");
@@ -257,9 +287,11 @@ fn flate_images_stay_flate_at_balanced_and_become_jpeg_at_strong() {
     let back = im.read_stream().unwrap();
     let mean = (px[0] as u32 + px[1] as u32 + px[1200] as u32 + px[1201] as u32 + 2) / 4;
     assert_eq!(back[0] as u32, mean);
+    // strong: downsampled to 72 dpi, and flate when that is smaller than JPEG (as here),
+    // so never larger than balanced.
     let (out, _) = run(&scratch, "flate", &pdf, "strong");
     let im = &images(&out, 0)[0];
-    assert_eq!((int(im, "Width"), filter(im).as_str()), (288, "DCTDecode"));
+    assert_eq!((int(im, "Width"), filter(im).as_str()), (288, "FlateDecode"));
 }
 
 #[test]
@@ -273,7 +305,135 @@ fn black_and_white_images_are_never_averaged_into_grey() {
         let (out, _) = run(&scratch, "bitonal", &pdf, level);
         let im = &images(&out, 0)[0];
         assert_eq!(int(im, "Width"), 1200, "{level}");
+        assert_eq!(int(im, "BitsPerComponent"), 1, "{level}: black and white becomes 1-bit");
         assert_ne!(filter(im), "DCTDecode", "{level}");
+        // Not resized (300 dpi): every sample kept, 255 -> 1, 0 -> 0, through G4 or flate.
+        assert_eq!(im.read_stream().unwrap(), pack(&px, 1200), "{level}");
+    }
+}
+
+/// 0/255 samples, `w` to a row, packed 8 to a byte (255 -> 1).
+fn pack(px: &[u8], w: usize) -> Vec<u8> {
+    let mut packed = Vec::new();
+    for row in px.chunks(w) {
+        for byte in row.chunks(8) {
+            packed.push(byte.iter().enumerate().fold(0u8, |b, (i, &v)| b | (((v == 255) as u8) << (7 - i))));
+        }
+    }
+    packed
+}
+
+// 2400 px over 288 pt = 600 dpi.
+const AT_600: &str = "q 288 0 0 288 100 400 cm /Im1 Do Q";
+
+/// Black text-like strokes on white, `w` x `h`, as 0/255 samples.
+fn strokes(w: u32, h: u32) -> Vec<u8> {
+    (0..w * h).map(|i| if (i % w / 5 + i / w / 9).is_multiple_of(4) { 0 } else { 255 }).collect()
+}
+
+#[test]
+fn a_bitonal_image_above_450_dpi_becomes_300_dpi_and_stays_1_bit() {
+    let scratch = Scratch::new("compress-img-bitonal-600");
+    let (w, h) = (2400u32, 2400u32);
+    let px = strokes(w, h);
+    let packed = pack(&px, w as usize);
+    let one_bit = stream("/Type /XObject /Subtype /Image /Width 2400 /Height 2400 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /FlateDecode", &deflate(&packed));
+    let eight_bit = stream("/Type /XObject /Subtype /Image /Width 2400 /Height 2400 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", &deflate(&px));
+    for (name, img) in [("1-bit", one_bit), ("8-bit", eight_bit)] {
+        let pdf = pdf_with(&[AT_600], "/Im1 6 0 R", vec![img]);
+        for level in ["balanced", "strong"] {
+            let (out, r) = run(&scratch, name, &pdf, level);
+            let im = &images(&out, 0)[0];
+            // balanced: 600 -> 300 dpi; strong: -> 200 dpi.
+            let want = if level == "balanced" { 1200 } else { 800 };
+            assert_eq!((int(im, "Width"), int(im, "Height")), (want, want), "{name} {level}");
+            assert_eq!(int(im, "BitsPerComponent"), 1, "{name} {level}");
+            assert!(["CCITTFaxDecode", "FlateDecode"].contains(&filter(im).as_str()), "{name} {level}");
+            assert!(r.output_bytes < r.input_bytes, "{name} {level}");
+            assert!(text_of(&out).contains("Hello compress page 1"));
+            assert!(qpdf_ok(&out));
+        }
+    }
+}
+
+#[test]
+fn a_huge_image_is_kept_without_being_decoded() {
+    let scratch = Scratch::new("compress-img-huge");
+    // 40000 x 40000 white in CCITT G4: one V0 code (a 1 bit) per row. Decoded at 8 bits
+    // it would be 1.6 GB; MuPDF's rewriter took 9 s and 1.3 GB on the corpus's 35000 px one.
+    let mut g4 = vec![0xffu8; 40000 / 8];
+    g4.extend_from_slice(&[0x00, 0x10, 0x01]);
+    let img = stream("/Type /XObject /Subtype /Image /Width 40000 /Height 40000 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 40000 /Rows 40000 >>", &g4);
+    let pdf = pdf_with(&["q 9600 0 0 9600 0 0 cm /Im1 Do Q"], "/Im1 6 0 R", vec![img]);
+    for level in ["balanced", "strong"] {
+        let t = std::time::Instant::now();
+        let (out, _) = run(&scratch, "huge", &pdf, level);
+        assert!(t.elapsed().as_secs_f64() < 5.0, "{level}: {:?}", t.elapsed());
+        let im = &images(&out, 0)[0];
+        assert_eq!((int(im, "Width"), filter(im).as_str()), (40000, "CCITTFaxDecode"), "{level}");
+        assert_eq!(im.read_raw_stream().unwrap(), g4, "{level}: stored bytes kept");
+    }
+}
+
+#[test]
+fn the_xmp_thumbnail_is_dropped_at_lossy_levels_and_kept_at_light() {
+    let scratch = Scratch::new("compress-img-xmp");
+    let thumb = "A".repeat(30000);
+    let xmp = format!(
+        "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"><rdf:Description xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\" xmlns:xmpGImg=\"http://ns.adobe.com/xap/1.0/g/img/\"><xmp:CreatorTool>Test</xmp:CreatorTool><xmp:Thumbnails><rdf:Alt><rdf:li rdf:parseType=\"Resource\"><xmpGImg:image>{thumb}</xmpGImg:image></rdf:li></rdf:Alt></xmp:Thumbnails></rdf:Description></rdf:RDF></x:xmpmeta>"
+    );
+    let mut pdf = pdf_with(&[""], "", vec![stream("/Type /Metadata /Subtype /XML", xmp.as_bytes())]);
+    // The catalogue points at the metadata (object 6).
+    let at = pdf.windows(8).position(|w| w == b"/Pages 2").unwrap();
+    pdf.splice(at..at, b"/Metadata 6 0 R ".iter().copied());
+    let pdf = build_pdf(&split_objects(&pdf));
+    let metadata = |p: &Path| {
+        let doc = PdfDocument::open(p.to_str().unwrap()).unwrap();
+        let md = doc.catalog().unwrap().get_dict("Metadata").unwrap().unwrap();
+        String::from_utf8(md.read_stream().unwrap()).unwrap()
+    };
+    let (out, _) = run(&scratch, "xmp", &pdf, "light");
+    assert!(metadata(&out).contains(&thumb));
+    for level in ["balanced", "strong"] {
+        let (out, r) = run(&scratch, "xmp", &pdf, level);
+        let md = metadata(&out);
+        assert!(!md.contains("Thumbnails") && !md.contains(&thumb), "{level}");
+        assert!(md.contains("<xmp:CreatorTool>Test</xmp:CreatorTool>"), "{level}: the rest kept");
+        assert!(r.output_bytes < 5000, "{level}: {r:?}");
+    }
+}
+
+/// The object bodies of a PDF written by [`build_pdf`] (offsets recomputed by it again).
+fn split_objects(pdf: &[u8]) -> Vec<Vec<u8>> {
+    let text = pdf;
+    let mut out = Vec::new();
+    let mut i = 1;
+    loop {
+        let head = format!("\n{i} 0 obj\n");
+        let Some(start) = text.windows(head.len()).position(|w| w == head.as_bytes()) else { break };
+        let body = start + head.len();
+        let end = body + text[body..].windows(8).position(|w| w == b"\nendobj\n").unwrap();
+        out.push(text[body..end].to_vec());
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn levels_are_ordered_and_pages_kept_on_the_corpus_scans() {
+    for name in ["scanned-typewriter-2400dpi.pdf", "scanned-mixed-3-pages.pdf", "scanned-ccitt-g4.pdf"] {
+        let Some(input) = corpus_file(name) else { return };
+        let scratch = Scratch::new("compress-img-scans");
+        let mut sizes = Vec::new();
+        for level in ["light", "balanced", "strong"] {
+            let out = scratch.path(&format!("{level}.pdf"));
+            let o = CompressOptions { level: CompressLevel::parse(level).unwrap(), ..Default::default() };
+            let r = compress(&input, &out, &o, &JobControl::new()).unwrap();
+            assert_eq!(common::qpdf_pages(&out, None), Some(r.page_count), "{name} {level}");
+            assert!(qpdf_ok(&out), "{name} {level}");
+            sizes.push(r.output_bytes);
+        }
+        assert!(sizes[2] <= sizes[1] && sizes[1] <= sizes[0], "{name}: {sizes:?}");
     }
 }
 

@@ -2,9 +2,9 @@
 //!
 //! | level | images | structure |
 //! |---|---|---|
-//! | `light` | untouched (lossless) | unused objects removed, duplicate objects and streams merged, embedded fonts subset to the glyphs used (Type 1 programs converted to CFF), ToUnicode CMaps cut to the codes shown, XMP metadata deflated (not in PDF/A files), streams without a filter deflated and existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
-//! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) | as light, and what no viewer shows dropped: page thumbnails, PieceInfo, XMP metadata of anything but the document |
-//! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi and re-encoded JPEG q50 (like Ghostscript's /screen) | as balanced |
+//! | `light` | untouched (lossless) | unused objects removed, duplicate objects and streams merged, embedded fonts subset to the glyphs used (Type 1 programs converted to CFF), ToUnicode CMaps cut to the codes shown, XMP metadata deflated (not in PDF/A files; the lossy levels deflate theirs too), streams without a filter deflated and existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
+//! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q60, losslessly stored images stay lossless (flate) unless JPEG q60 is 10% smaller at SSIM >= 0.95; bitonal images above 450 dpi to 300 dpi (area majority), 1-bit, CCITT G4 or flate | as light, and what no viewer shows dropped: page thumbnails, PieceInfo, XMP metadata of anything but the document, the document XMP's thumbnail |
+//! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi, JPEG q50 or flate, the smaller (like Ghostscript's /screen); bitonal above 300 dpi to 200 dpi | as balanced |
 //!
 //! Every lossy level does all that light does, so it is not larger than light for want
 //! of a lossless step (the levels' order, strong <= balanced <= light, is tested over
@@ -22,21 +22,21 @@
 //! profile of PDF/X and PDF/A files, often hundreds of KB), as Ghostscript does.
 //!
 //! The effective dpi of an image is measured from its largest use on a page. Bitonal
-//! (1-bit) images are never downsampled or turned into JPEG: they are kept, or
-//! re-encoded as CCITT G4 when that is smaller. A re-encoded image replaces the original
-//! only when it is smaller. Text, vectors, fonts, forms, links, outlines and encryption
+//! (1-bit, and 8-bit grey that is only black and white) images stay 1-bit, never JPEG.
+//! A re-encoded image replaces the original only when it is smaller. An image too large
+//! to decode (over 512 MiB at 8 bits per sample) is kept as stored. Text, vectors, fonts, forms, links, outlines and encryption
 //! (owner-password-only files stay encrypted with the same permissions) are kept.
 //!
 //! The result is never larger than the input: when the output is not smaller, the
 //! input bytes are copied and [`CompressResult::kept_original`] is set.
 //!
 //! How (lossy levels): first the engine's own image pass (`src/pagework/compress/images.rs`):
-//! the grey and colour 8-bit images stored as DCT (JPEG) or flate are decoded,
+//! the grey and colour 8-bit images stored as DCT (JPEG) or flate, and bitonal ones, are decoded,
 //! downsampled and re-encoded on worker threads (one per core, up to 8): JPEGs decoded
 //! by the system's libjpeg-turbo scaled in the DCT domain (1/2, 1/4, 1/8), the rest of
 //! the ratio an area average, output progressive JPEG (libjpeg-turbo) or flate
 //! (zlib-rs). Then MuPDF's `pdf_rewrite_images` for the images
-//! the pass does not take (bitonal, indexed, CMYK, 16-bit, JPX, filter chains,
+//! the pass does not take (indexed colour, CMYK, 16-bit, JPX, filter chains,
 //! and JPEGs when libjpeg-turbo is missing), on a second opening of the file with the
 //! pass's images hidden from it: it filters the page contents and rewrites their
 //! resources, which damaged some files (pdf20-utf8-test.pdf lost its font resource, so
@@ -55,6 +55,7 @@
 //! run is redone without MuPDF's rewriter (the engine's pass only), then losslessly,
 //! then the input is kept; [`CompressResult::path`] says which path made the output.
 
+mod bitonal;
 mod cff_std;
 mod cff_write;
 mod ffi;
@@ -64,6 +65,7 @@ mod images;
 pub(crate) mod jpeg;
 mod repack;
 mod resample;
+mod ssim;
 mod t1_outline;
 mod t2_write;
 mod tounicode;
@@ -127,18 +129,36 @@ pub struct ImageSettings {
     /// JPEG quality of re-encoded images.
     pub jpeg_quality: u32,
     /// Images stored losslessly (flate & co.) are downsampled but stay lossless (flate)
-    /// instead of becoming JPEG: flat, synthetic images deflate far smaller.
+    /// unless JPEG is at least 10% smaller at SSIM >= 0.95 (flat, synthetic images
+    /// deflate far smaller); false: they become JPEG.
     pub lossless_stays_lossless: bool,
+    /// Bitonal (1-bit, or 8-bit black and white) images used above this dpi are
+    /// downsampled by area majority...
+    pub bitonal_threshold_dpi: u32,
+    /// ...to this dpi, and stay 1-bit (CCITT G4 or flate).
+    pub bitonal_target_dpi: u32,
 }
 
 /// `balanced`: like Ghostscript's /ebook (150 dpi), JPEG q60 (measured: smaller than
 /// /ebook on the benchmark's photo set with a higher SSIM, docs/render.md).
-pub const BALANCED: ImageSettings =
-    ImageSettings { threshold_dpi: 225, target_dpi: 150, jpeg_quality: 60, lossless_stays_lossless: true };
+pub const BALANCED: ImageSettings = ImageSettings {
+    threshold_dpi: 225,
+    target_dpi: 150,
+    jpeg_quality: 60,
+    lossless_stays_lossless: true,
+    bitonal_threshold_dpi: 450,
+    bitonal_target_dpi: 300,
+};
 /// `strong`: like Ghostscript's /screen: above 108 dpi -> 72 dpi, JPEG q50 for every
 /// colour and grey image.
-pub const STRONG: ImageSettings =
-    ImageSettings { threshold_dpi: 108, target_dpi: 72, jpeg_quality: 50, lossless_stays_lossless: false };
+pub const STRONG: ImageSettings = ImageSettings {
+    threshold_dpi: 108,
+    target_dpi: 72,
+    jpeg_quality: 50,
+    lossless_stays_lossless: false,
+    bitonal_threshold_dpi: 300,
+    bitonal_target_dpi: 200,
+};
 
 /// Options of [`compress`]. The last three exist for comparisons and measurements; the
 /// defaults are what the service runs.

@@ -40,10 +40,15 @@ pub(crate) struct RawOptions {
 pub(crate) enum Coding {
     Dct,
     Flate,
+    /// 1 bit, one component: handed out decoded (packed rows).
+    Bitonal,
 }
 
 const IMG_DCT: c_int = 1;
 const IMG_FLATE: c_int = 2;
+const IMG_BITONAL: c_int = 3;
+/// Too large to decode: kept as stored (the C side hides it from the rewriter).
+const IMG_KEEP: c_int = 4;
 
 #[repr(C)]
 struct RawImage {
@@ -57,6 +62,7 @@ struct RawImage {
     color_transform: c_int,
     dpi: c_float,
     length: c_int,
+    jbig2: c_int,
 }
 
 /// An image XObject the engine's pass may re-encode (see `eligible` in
@@ -77,6 +83,10 @@ pub(crate) struct ImageInfo {
     pub color_transform: i32,
     /// Effective dpi of its largest use.
     pub dpi: f32,
+    /// Bytes of the stream as stored.
+    pub stored_len: usize,
+    /// Bitonal, stored as JBIG2.
+    pub jbig2: bool,
 }
 
 extern "C" {
@@ -111,6 +121,20 @@ extern "C" {
         err: *mut c_char,
         errlen: c_int,
     ) -> c_int;
+    fn engine_cz_replace_bitonal(
+        z: *mut c_void,
+        i: c_int,
+        data: *const c_uchar,
+        len: usize,
+        w: c_int,
+        h: c_int,
+        mode: c_int,
+        replaced: *mut c_int,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
+    fn engine_g4_encode(packed: *const c_uchar, w: c_int, h: c_int, len: *mut usize) -> *mut c_uchar;
+    fn engine_g4_free(p: *mut c_uchar);
     fn engine_cz_finish(
         z: *mut c_void,
         output: *const c_char,
@@ -118,6 +142,30 @@ extern "C" {
         err: *mut c_char,
         errlen: c_int,
     ) -> c_int;
+}
+
+/// How a bitonal image's new stream is encoded (`ENGINE_BITONAL_*` in csrc/compress.h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BitonalEncoding {
+    Flate,
+    /// CCITT G4, 1 bits white.
+    G4,
+    /// CCITT G4 of the inverted rows (`/BlackIs1 true`).
+    G4BlackIs1,
+}
+
+/// CCITT G4 of packed 1-bit rows (stride `(w + 7) / 8`; a 1 bit is G4 white), by
+/// MuPDF's encoder in a context of its own: callable from any thread.
+pub(crate) fn g4_encode(packed: &[u8], w: u32, h: u32) -> Option<Vec<u8>> {
+    assert!(packed.len() >= (w as usize).div_ceil(8) * h as usize);
+    let mut len = 0usize;
+    let p = unsafe { engine_g4_encode(packed.as_ptr(), w as c_int, h as c_int, &mut len) };
+    if p.is_null() {
+        return None;
+    }
+    let v = unsafe { std::slice::from_raw_parts(p, len) }.to_vec();
+    unsafe { engine_g4_free(p) };
+    Some(v)
 }
 
 fn c_path(p: &Path) -> Result<CString> {
@@ -175,9 +223,17 @@ impl Doc {
         (0..n.max(0))
             .filter_map(|i| {
                 let r = unsafe { engine_cz_image(self.z, i).as_ref() }?;
+                let coding = match r.kind {
+                    IMG_DCT => Coding::Dct,
+                    IMG_FLATE => Coding::Flate,
+                    IMG_BITONAL => Coding::Bitonal,
+                    // Kept as stored, already marked handled by the C side.
+                    IMG_KEEP => return None,
+                    _ => return None,
+                };
                 Some(ImageInfo {
                     index: i as usize,
-                    coding: if r.kind == IMG_DCT { Coding::Dct } else { Coding::Flate },
+                    coding,
                     width: r.width.max(0) as u32,
                     height: r.height.max(0) as u32,
                     comps: r.comps as u32,
@@ -185,12 +241,15 @@ impl Doc {
                     flate_wrapped: r.flate_wrapped != 0,
                     color_transform: r.color_transform,
                     dpi: r.dpi,
+                    stored_len: r.length.max(0) as usize,
+                    jbig2: r.jbig2 != 0,
                 })
             })
             .collect()
     }
 
-    /// A copy of image `index`'s stored bytes (filters not undone).
+    /// A copy of image `index`'s stored bytes (filters not undone; a bitonal image's
+    /// decoded packed rows, at most its size).
     pub fn raw(&mut self, index: usize) -> Result<Vec<u8>> {
         let mut data: *const c_uchar = std::ptr::null();
         let mut len = 0usize;
@@ -230,6 +289,36 @@ impl Doc {
             return Err(EngineError::new(ErrorCode::EngineError, format!("replacing an image: {}", err.message())));
         }
         Ok(())
+    }
+
+    /// Replaces image `index` with the 1-bit image `b`, when smaller than the stored
+    /// stream; true when replaced (else it is kept as stored, out of MuPDF's rewriter).
+    pub fn replace_bitonal(&mut self, index: usize, b: &super::bitonal::Bitonal) -> Result<bool> {
+        let mut err = ErrBuf::new();
+        let mut replaced: c_int = 0;
+        let mode = match b.encoding {
+            BitonalEncoding::Flate => 0,
+            BitonalEncoding::G4 => 1,
+            BitonalEncoding::G4BlackIs1 => 2,
+        };
+        let rc = unsafe {
+            engine_cz_replace_bitonal(
+                self.z,
+                index as c_int,
+                b.data.as_ptr(),
+                b.data.len(),
+                b.w as c_int,
+                b.h as c_int,
+                mode,
+                &mut replaced,
+                err.ptr(),
+                512,
+            )
+        };
+        if rc != OK {
+            return Err(EngineError::new(ErrorCode::EngineError, format!("replacing an image: {}", err.message())));
+        }
+        Ok(replaced != 0)
     }
 
     /// MuPDF's image rewriter (for what the pass left), clean-up and save to `output`.

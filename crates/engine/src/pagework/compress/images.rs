@@ -1,7 +1,9 @@
 //! The engine's own image pass, run before MuPDF's image rewriter: the grey and colour
-//! images stored as DCT (JPEG) or flate are decoded, downsampled and re-encoded here,
-//! spread over the cores; MuPDF's rewriter then only sees the rest (bitonal, indexed,
-//! CMYK, 16-bit, JPX, ...; inline images are kept as they are).
+//! images stored as DCT (JPEG) or flate, and the bitonal (1-bit) images, are decoded,
+//! downsampled and re-encoded here, spread over the cores; MuPDF's rewriter then only
+//! sees the rest (indexed colour, CMYK, 16-bit, JPX, ...; inline images are kept as they
+//! are). Images too large to decode (csrc/compress.h, ENGINE_KEEP_ABOVE) are kept as
+//! stored and hidden from the rewriter.
 //!
 //! Why: MuPDF's rewriter is single-threaded, decodes JPEG with IJG libjpeg (no SIMD)
 //! at full size, scales bicubically at full resolution and always writes progressive
@@ -10,12 +12,14 @@
 //! average ([`super::resample`]), and the output is progressive JPEG (libjpeg-turbo,
 //! see [`JPEG_FLAGS`]) or flate (zlib-rs), streamed row by row.
 //!
-//! Same policy as the rewriter: the effective dpi is the image's largest use; above the
-//! level's threshold it is downsampled to the target dpi; JPEGs are re-encoded at the
-//! level's quality; flate images stay flate at `balanced` (lossless_stays_lossless) and
-//! become JPEG at `strong`; an image whose samples are all black or white is left to
-//! the rewriter (bitonal stays bitonal: CCITT G4); a new encoding replaces the old
-//! only when smaller. Anything that does not decode cleanly is left to the rewriter too.
+//! Policy: the effective dpi is the image's largest use; above the level's threshold
+//! it is downsampled to the target dpi; JPEGs are re-encoded at the level's quality;
+//! flate images become JPEG at `balanced` only when that is at least 10% smaller with
+//! an SSIM of at least 0.95 against the flate pixels (photos; flat synthetic images stay
+//! flate), at `strong` whenever JPEG is the smaller; bitonal images and 8-bit grey
+//! images that are only black and white go to [`super::bitonal`] (1-bit, CCITT G4 or
+//! flate); a new encoding replaces the old only when smaller. Anything that does not
+//! decode cleanly is left to the rewriter.
 //!
 //! Threads: the MuPDF context stays on the calling thread, which reads each image's
 //! stored bytes and writes the results back; workers only see bytes. At most
@@ -30,9 +34,11 @@ use flate2::read::DeflateDecoder;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 
+use super::bitonal::{self, Bitonal};
 use super::ffi::{Coding, Doc, ImageInfo};
 use super::jpeg;
 use super::resample::{downsample, Downsampler};
+use super::ssim::mean_ssim;
 use super::ImageSettings;
 use crate::control::JobControl;
 use crate::error::Result;
@@ -61,7 +67,15 @@ pub struct PassStats {
 }
 
 enum Outcome {
-    Replace { data: Vec<u8>, w: u32, h: u32, coding: Coding },
+    Replace {
+        data: Vec<u8>,
+        w: u32,
+        h: u32,
+        coding: Coding,
+    },
+    /// 1-bit rows: the C side picks CCITT G4 or flate (and keeps the original when
+    /// neither is smaller).
+    Bitonal(Bitonal),
     NotSmaller,
     Declined,
 }
@@ -71,7 +85,13 @@ pub(crate) fn run(doc: &mut Doc, settings: ImageSettings, control: &JobControl) 
     let mut stats = PassStats::default();
     let mut todo: Vec<ImageInfo> = Vec::new();
     for info in doc.gather() {
-        if takes(&info, &settings) {
+        if info.jbig2 && bitonal::target_size(info.width, info.height, info.dpi, &settings) == (info.width, info.height)
+        {
+            // JBIG2 not downsampled: G4 and flate are larger (scanned-jbig2.pdf: 8.8 KB
+            // of JBIG2, 40 KB of G4); not worth decoding to find out.
+            doc.mark_handled(info.index);
+            stats.kept += 1;
+        } else if takes(&info) {
             todo.push(info);
         } else {
             stats.left += 1;
@@ -125,14 +145,15 @@ pub(crate) fn run(doc: &mut Doc, settings: ImageSettings, control: &JobControl) 
 
 /// Whether the pass can take this image at all (the decision to re-encode it comes
 /// after decoding).
-fn takes(info: &ImageInfo, s: &ImageSettings) -> bool {
+fn takes(info: &ImageInfo) -> bool {
     let decoded = info.width as u64 * info.height as u64 * info.comps as u64;
     if decoded == 0 || decoded > MAX_DECODED {
         return false;
     }
     match info.coding {
         Coding::Dct => jpeg::available(),
-        Coding::Flate => s.lossless_stays_lossless || jpeg::available(),
+        Coding::Flate => true,
+        Coding::Bitonal => true,
     }
 }
 
@@ -150,7 +171,7 @@ fn worker(
         let Ok((k, raw)) = job else { return };
         // A bug in one image's processing must not take the job down: that image is
         // left to MuPDF's rewriter.
-        let out = catch_unwind(AssertUnwindSafe(|| process(&todo[k], &raw, &settings))).unwrap_or(Outcome::Declined);
+        let out = catch_unwind(AssertUnwindSafe(|| process(&todo[k], raw, &settings))).unwrap_or(Outcome::Declined);
         if results.send((k, out)).is_err() {
             return;
         }
@@ -161,6 +182,11 @@ fn apply(doc: &mut Doc, info: &ImageInfo, out: Outcome, stats: &mut PassStats) {
     match out {
         Outcome::Replace { data, w, h, coding } => match doc.replace(info.index, &data, w, h, coding) {
             Ok(()) => stats.replaced += 1,
+            Err(_) => stats.left += 1,
+        },
+        Outcome::Bitonal(b) => match doc.replace_bitonal(info.index, &b) {
+            Ok(true) => stats.replaced += 1,
+            Ok(false) => stats.kept += 1,
             Err(_) => stats.left += 1,
         },
         Outcome::NotSmaller => {
@@ -188,17 +214,34 @@ pub(crate) fn target_size(info: &ImageInfo, s: &ImageSettings) -> (u32, u32) {
     }
 }
 
-fn process(info: &ImageInfo, raw: &[u8], s: &ImageSettings) -> Outcome {
+fn process(info: &ImageInfo, raw: Vec<u8>, s: &ImageSettings) -> Outcome {
     let (tw, th) = target_size(info, s);
     let encoded = match info.coding {
-        Coding::Dct => dct(info, raw, tw, th, s),
-        Coding::Flate => flate(info, raw, tw, th, s),
+        Coding::Dct => dct(info, &raw, tw, th, s).map(|(d, c)| Encoded::Image(d, c)),
+        Coding::Flate => flate(info, &raw, tw, th, s),
+        Coding::Bitonal => {
+            let (bw, bh) = bitonal::target_size(info.width, info.height, info.dpi, s);
+            bitonal::encode(raw, info.width, info.height, bw, bh).map(Encoded::Bitonal)
+        }
     };
     match encoded {
-        Some((data, coding)) if data.len() < raw.len() => Outcome::Replace { data, w: tw, h: th, coding },
-        Some(_) => Outcome::NotSmaller,
+        // Flate at the same size: the save's re-deflation (zlib level 9, predictor dropped
+        // when smaller, as at light) does it; replacing it here could make balanced larger
+        // than light (chart-slanted-text.pdf).
+        Some(Encoded::Image(_, Coding::Flate)) if (tw, th) == (info.width, info.height) => Outcome::NotSmaller,
+        Some(Encoded::Image(data, coding)) if data.len() < info.stored_len => {
+            Outcome::Replace { data, w: tw, h: th, coding }
+        }
+        Some(Encoded::Image(..)) => Outcome::NotSmaller,
+        Some(Encoded::Bitonal(b)) => Outcome::Bitonal(b),
         None => Outcome::Declined,
     }
+}
+
+/// A worker's new encoding of one image.
+enum Encoded {
+    Image(Vec<u8>, Coding),
+    Bitonal(Bitonal),
 }
 
 fn encode_jpeg(px: &[u8], w: u32, h: u32, comps: u32, s: &ImageSettings) -> Option<Vec<u8>> {
@@ -243,39 +286,63 @@ fn bitonal_row(row: &[u8], comps: u32) -> bool {
     }
 }
 
-/// Where the (downsampled) rows go: deflated, or kept for JPEG encoding.
-enum Sink {
-    Flate(ZlibEncoder<Vec<u8>>),
-    Pixels(Vec<u8>),
+/// Where the (downsampled) rows go: deflated (at balanced), and kept for JPEG
+/// encoding (when libjpeg-turbo is there).
+struct Sink {
+    z: Option<ZlibEncoder<Vec<u8>>>,
+    px: Option<Vec<u8>>,
 }
 
 impl Sink {
     fn write(&mut self, row: &[u8]) -> std::io::Result<()> {
-        match self {
-            Sink::Flate(z) => std::io::Write::write_all(z, row),
-            Sink::Pixels(v) => {
-                v.extend_from_slice(row);
-                Ok(())
-            }
+        if let Some(z) = self.z.as_mut() {
+            std::io::Write::write_all(z, row)?;
         }
+        if let Some(v) = self.px.as_mut() {
+            v.extend_from_slice(row);
+        }
+        Ok(())
     }
 }
 
-fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> Option<(Vec<u8>, Coding)> {
+/// zlib level of the pass's flate output, which the save does not deflate again: 9 up to
+/// 4 MiB of samples, 6 above (scanned-multipage-assembly.pdf's 4500 x 4500 colour image
+/// re-deflated at level 9 by the save was most of the file's 2.1 s; 0.64 s without).
+fn flate_level(w: u32, h: u32, comps: u32) -> Compression {
+    if w as u64 * h as u64 * comps as u64 <= 4 << 20 {
+        Compression::best()
+    } else {
+        Compression::default()
+    }
+}
+
+/// A flate image used at balanced becomes JPEG only when that is at least this much
+/// smaller than its flate encoding...
+const JPEG_AT_MOST: f64 = 0.9;
+/// ...and this close to the (downsampled) pixels: photos pass, flat synthetic images
+/// (screenshots, charts), where JPEG rings around edges, stay flate.
+const JPEG_MIN_SSIM: f64 = 0.95;
+
+fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> Option<Encoded> {
     let (w, h, c) = (info.width, info.height, info.comps);
     let row_len = w as usize * c as usize;
-    let mut sink = if s.lossless_stays_lossless {
-        Sink::Flate(ZlibEncoder::new(Vec::with_capacity(raw.len()), Compression::default()))
-    } else {
-        Sink::Pixels(Vec::with_capacity(tw as usize * th as usize * c as usize))
+    let mut sink = Sink {
+        z: Some(ZlibEncoder::new(Vec::with_capacity(raw.len()), flate_level(tw, th, c))),
+        px: jpeg::available().then(|| Vec::with_capacity(tw as usize * th as usize * c as usize)),
     };
     let mut rows = FlateRows::new(raw, row_len, c as usize, info.png_predictor);
     let mut bitonal = true;
+    // The rows packed to bits while every sample so far is black or white (grey only).
+    let mut bits = (c == 1).then(|| Vec::with_capacity((w as usize).div_ceil(8) * h as usize));
     let mut scaler = ((tw, th) != (w, h)).then(|| Downsampler::new(w, h, tw, th, c));
     for _ in 0..h {
         let row = rows.next_row()?;
         if bitonal {
             bitonal = bitonal_row(row, c);
+            match bits.as_mut() {
+                Some(b) if bitonal => bitonal::pack_row(row, b),
+                _ => bits = None,
+            }
         }
         match scaler.as_mut() {
             Some(d) => d.push(row, &mut |r| sink.write(r)).ok()?,
@@ -283,11 +350,33 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
         }
     }
     if bitonal {
-        return None;
+        // Black and white: 1-bit (CCITT G4 or flate); colour ones are left to MuPDF.
+        let (bw, bh) = bitonal::target_size(w, h, info.dpi, s);
+        return bitonal::encode(bits?, w, h, bw, bh).map(Encoded::Bitonal);
     }
-    match sink {
-        Sink::Flate(z) => Some((z.finish().ok()?, Coding::Flate)),
-        Sink::Pixels(px) => Some((encode_jpeg(&px, tw, th, c, s)?, Coding::Dct)),
+    let deflated = match sink.z {
+        Some(z) => Some(z.finish().ok()?),
+        None => None,
+    };
+    let jpeg = sink.px.as_ref().and_then(|px| encode_jpeg(px, tw, th, c, s));
+    match (deflated, jpeg) {
+        // strong: the smaller of the two (flat images deflate smaller than they JPEG).
+        (Some(z), Some(j)) if !s.lossless_stays_lossless => {
+            Some(if j.len() <= z.len() { Encoded::Image(j, Coding::Dct) } else { Encoded::Image(z, Coding::Flate) })
+        }
+        (Some(z), Some(j)) if (j.len() as f64) <= JPEG_AT_MOST * z.len() as f64 => {
+            let px = sink.px.as_deref()?;
+            let back = jpeg::decode(&j, tw, th, c, -1, tw, th).filter(|(bw, bh, _)| (*bw, *bh) == (tw, th));
+            match back {
+                Some((_, _, b)) if mean_ssim(px, &b, tw, th, c) >= JPEG_MIN_SSIM => {
+                    Some(Encoded::Image(j, Coding::Dct))
+                }
+                _ => Some(Encoded::Image(z, Coding::Flate)),
+            }
+        }
+        (Some(z), _) => Some(Encoded::Image(z, Coding::Flate)),
+        (None, Some(j)) => Some(Encoded::Image(j, Coding::Dct)),
+        (None, None) => None,
     }
 }
 
@@ -378,6 +467,8 @@ mod tests {
             flate_wrapped: false,
             color_transform: -1,
             dpi,
+            stored_len: usize::MAX,
+            jbig2: false,
         }
     }
 
@@ -420,18 +511,32 @@ mod tests {
         let (w, h) = (400u32, 300u32);
         let px: Vec<u8> = (0..w * h * 3).map(|i| ((i / 3 % w) as u8) ^ ((i / 3 / w) as u8)).collect();
         let raw = deflate(&px);
-        let (out, coding) = flate(&info(w, h, 3, 300.0, false), &raw, 200, 150, &super::super::BALANCED).unwrap();
+        let Some(Encoded::Image(out, coding)) =
+            flate(&info(w, h, 3, 300.0, false), &raw, 200, 150, &super::super::BALANCED)
+        else {
+            panic!("not an image")
+        };
         assert_eq!(coding, Coding::Flate);
         let back = inflate(&out);
         assert_eq!(back, downsample(&px, w, h, 200, 150, 3));
     }
 
     #[test]
-    fn a_black_and_white_flate_image_is_left_to_the_rewriter() {
+    fn a_black_and_white_grey_image_above_450_dpi_becomes_1_bit_at_300_dpi() {
         let (w, h) = (64u32, 64u32);
         let px: Vec<u8> = (0..w * h).map(|i| if (i / 7) % 2 == 0 { 0 } else { 255 }).collect();
         let raw = deflate(&px);
-        assert!(flate(&info(w, h, 1, 600.0, false), &raw, 16, 16, &super::super::BALANCED).is_none());
+        let Some(Encoded::Bitonal(b)) = flate(&info(w, h, 1, 600.0, false), &raw, 16, 16, &super::super::BALANCED)
+        else {
+            panic!("not bitonal")
+        };
+        assert_eq!((b.w, b.h), (32, 32));
+        // Same size at 300 dpi.
+        let Some(Encoded::Bitonal(b)) = flate(&info(w, h, 1, 300.0, false), &raw, 64, 64, &super::super::BALANCED)
+        else {
+            panic!("not bitonal")
+        };
+        assert_eq!((b.w, b.h), (64, 64));
     }
 
     #[test]

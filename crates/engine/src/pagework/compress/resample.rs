@@ -203,7 +203,7 @@ mod tests {
     #[test]
     fn a_flat_image_stays_flat_at_any_ratio() {
         let (w, h) = (97, 61);
-        let px: Vec<u8> = std::iter::repeat([200u8, 17, 90]).take(w * h).flatten().collect();
+        let px: Vec<u8> = std::iter::repeat_n([200u8, 17, 90], w * h).flatten().collect();
         for (dw, dh) in [(50, 31), (13, 60), (97, 61), (1, 1), (64, 7)] {
             let out = downsample(&px, w as u32, h as u32, dw, dh, 3);
             assert_eq!(out.len(), (dw * dh * 3) as usize);
