@@ -64,6 +64,15 @@ fn main() {
                     .join("\n\n");
             }
             let (lines, order) = ocr::gutter::arrange(lines);
+            if std::env::var_os("ORDER_BOXES").is_some() {
+                for b in &order {
+                    eprintln!("BLOCK");
+                    for &i in b {
+                        let e = lines[i].0.envelope().map(|v| v as i32);
+                        eprintln!("  {e:?} {}", lines[i].1.iter().map(|w| w.0.as_str()).collect::<Vec<_>>().join(" "));
+                    }
+                }
+            }
             order
                 .iter()
                 .map(|b| {
