@@ -1,6 +1,7 @@
 //! `cargo run --release -p ocr --example ocr_image -- IMAGE...`: prints the text and timings.
 //! Needs node_modules (run from the repository root). OCR_NO_FUSE, OCR_TIMING and OCR_DEBUG
-//! set the engine's `OcrTuning` as in the service.
+//! set the engine's `OcrTuning` as in the service; OCR_JSON=1 prints each page's `PageText` as
+//! one line of JSON (input of the `order_replay` example).
 use std::path::Path;
 use std::time::Instant;
 
@@ -43,7 +44,9 @@ fn main() {
         let t = Instant::now();
         let page = engine.recognise(&im).unwrap();
         eprintln!("{path}: {:?} rotation {}", t.elapsed(), page.rotation);
-        if std::env::var_os("OCR_BOXES").is_some() {
+        if std::env::var_os("OCR_JSON").is_some() {
+            println!("{}", serde_json::to_string(&page).unwrap());
+        } else if std::env::var_os("OCR_BOXES").is_some() {
             for b in &page.blocks {
                 println!("BLOCK {:?}", b.bbox.map(|v| v as i32));
                 for l in &b.lines {

@@ -291,7 +291,8 @@ fn count_rows(ids: &[usize], boxes: &[[f32; 4]]) -> usize {
     row_groups(ids.to_vec(), boxes).len()
 }
 
-/// Lines grouped into rows (vertical overlap above half the smaller height), top to bottom.
+/// Lines grouped into rows (vertical overlap above half the smaller height with every line of
+/// the row), top to bottom.
 fn row_groups(mut ids: Vec<usize>, boxes: &[[f32; 4]]) -> Vec<Vec<usize>> {
     ids.sort_by(|&a, &b| {
         let ca = (boxes[a][1] + boxes[a][3]) / 2.0;
@@ -301,10 +302,14 @@ fn row_groups(mut ids: Vec<usize>, boxes: &[[f32; 4]]) -> Vec<Vec<usize>> {
     let mut rows: Vec<Vec<usize>> = Vec::new();
     for id in ids {
         let b = boxes[id];
+        // Overlapping every line of the row, not only its last: a tall box (a picture read as
+        // a character) otherwise chains the rows beside it into one, read left to right.
         let joins = rows.last().is_some_and(|row| {
-            let r = boxes[*row.last().unwrap()];
-            let overlap = b[3].min(r[3]) - b[1].max(r[1]);
-            overlap > 0.5 * (b[3] - b[1]).min(r[3] - r[1])
+            row.iter().all(|&j| {
+                let r = boxes[j];
+                let overlap = b[3].min(r[3]) - b[1].max(r[1]);
+                overlap > 0.5 * (b[3] - b[1]).min(r[3] - r[1])
+            })
         });
         if joins {
             rows.last_mut().unwrap().push(id);
@@ -460,6 +465,13 @@ mod tests {
         let quote = [[140.0, 62.0, 270.0, 72.0], [140.0, 74.0, 270.0, 84.0]];
         let b: Vec<[f32; 4]> = left.iter().chain(&right).chain(&quote).copied().collect();
         assert_eq!(order(&b), (0..26).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_tall_box_beside_two_rows_does_not_join_them() {
+        // Two text lines and, to their right, a picture read as one tall "line" beside both.
+        let b = [[0.0, 0.0, 100.0, 10.0], [150.0, -20.0, 170.0, 40.0], [0.0, 14.0, 110.0, 24.0]];
+        assert_eq!(order(&b), vec![0, 1, 2]);
     }
 
     #[test]

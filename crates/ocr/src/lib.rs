@@ -36,7 +36,8 @@
 //!    rectangle, straight to a height of 48 pixels (bilinear), and recognised in batches of
 //!    similar widths; CTC decoding keeps frame positions, which give the word boxes and
 //!    recover dropped spaces ([`rec`]);
-//! 5. lines are ordered by a recursive XY-cut with column detection ([`layout`]).
+//! 5. lines the detector ran across a column gutter are cut there, and lines are ordered by a
+//!    recursive XY-cut with column detection on their deskewed boxes ([`gutter`], [`layout`]).
 //!
 //! # Languages
 //!
@@ -50,6 +51,7 @@
 mod config;
 pub mod det;
 pub mod fuse;
+pub mod gutter;
 pub mod image;
 pub mod languages;
 pub mod layout;
@@ -385,9 +387,8 @@ impl Ocr {
             timer.mark("rec.flipped");
         }
 
-        // Reading order in the upright frame.
-        let envs: Vec<[f32; 4]> = lines.iter().map(|l| l.0.envelope()).collect();
-        let order = layout::reading_order(&envs);
+        // Reading order in the upright frame, lines cut at column gutters, boxes deskewed.
+        let (lines, order) = gutter::arrange(lines);
 
         // Back to input coordinates.
         let (uw, uh) = (upright.width as f32, upright.height as f32);
