@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
-use common::{corpus_file, Scratch};
+use common::{build_pdf, corpus_file, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::{ErrorCode, JobControl};
 use mupdf::pdf::PdfDocument;
@@ -133,7 +133,7 @@ fn a_book_with_fonts_shared_across_352_pages_keeps_every_word_at_every_level() {
     check_every_level(&book, &s);
 }
 
-/// A one-page PDF (Helvetica) whose page content is `content`, with a correct xref.
+/// A one-page PDF (Helvetica) whose page content is `content`.
 fn pdf_with_content(content: &[u8]) -> Vec<u8> {
     let objects: Vec<Vec<u8>> = vec![
         b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
@@ -143,23 +143,7 @@ fn pdf_with_content(content: &[u8]) -> Vec<u8> {
         [format!("<< /Length {} >>\nstream\n", content.len()).as_bytes(), content, b"\nendstream"].concat(),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
     ];
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, body) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-        out.extend_from_slice(body);
-        out.extend_from_slice(b"\nendobj\n");
-    }
-    let xref = out.len();
-    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for o in offsets {
-        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
-    }
-    out.extend_from_slice(
-        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes(),
-    );
-    out
+    build_pdf(&objects)
 }
 
 fn page_content(path: &Path) -> Vec<u8> {

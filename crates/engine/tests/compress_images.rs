@@ -7,32 +7,11 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{corpus_file, Scratch};
+use common::{build_pdf, corpus_file, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::JobControl;
 use jpeg_encoder::{ColorType, Encoder};
 use mupdf::pdf::{PdfDocument, PdfObject};
-
-/// A PDF from object bodies (object i + 1 = `objects[i]`); object 1 must be the catalog.
-fn build_pdf(objects: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, body) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-        out.extend_from_slice(body);
-        out.extend_from_slice(b"\nendobj\n");
-    }
-    let xref = out.len();
-    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for o in offsets {
-        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
-    }
-    out.extend_from_slice(
-        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes(),
-    );
-    out
-}
 
 fn obj(s: &str) -> Vec<u8> {
     s.as_bytes().to_vec()
