@@ -71,6 +71,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     // Data the renders cannot vouch for (form fields, XFA, attachments): an output a tenth of
     // the size may have dropped it however alike the pages look.
     const invisibleData = hasInvisibleData(input);
+    const inForm = hasForm(input);
     const qPages = Math.min(3, inPages);
     const reference = renderGrey(input, dir, "ref", qPages);
     for (const tool of tools) {
@@ -82,7 +83,12 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       const words = wordCount(out);
       const q = quality(reference, out, dir, "q");
       const wordsKept = inWords ? words / inWords : 1;
-      const lost = bytes === 0 || pages !== inPages || wordsKept < 0.95 || (bytes < 10_000 && inBytes > 100_000 && (invisibleData || !(q.ssim >= 0.9)));
+      // Also lost: a form's fields (the output has no /AcroForm: no longer fillable), and
+      // pages rendered far from the input's (PSNR under 10 dB: an image or text gone, as
+      // gs on pdf20-utf8-test.pdf, SSIM 0.76, 6.6 dB).
+      const formDropped = inForm && bytes > 0 && !hasForm(out);
+      const farOff = q.psnr !== undefined && q.psnr > 0 && q.psnr < 10;
+      const lost = bytes === 0 || pages !== inPages || wordsKept < 0.95 || formDropped || farOff || (bytes < 10_000 && inBytes > 100_000 && (invisibleData || !(q.ssim >= 0.9)));
       const row = { input: name, image: imageSet.includes(input), failed: t.code !== 0 || bytes === 0, tool: tool.name, inBytes, bytes, ratio: bytes / inBytes, ms: t.ms, rssMb: t.rssMb, code: t.code, pages, inPages, words, inWords, wordsKept, ssim: q.ssim, psnr: q.psnr, lost };
       rows.push(row);
       lines.push(`| ${name} (${(inBytes / 1e6).toFixed(2)} MB, ${inPages} p) | ${tool.name} | ${bytes ? f2(row.ratio) : "—"} | ${f2(t.ms / 1000)} | ${f1(t.rssMb)} | ${pages}/${inPages} | ${inWords ? f2(wordsKept) : "—"} | ${q.ssim ? q.ssim.toFixed(3) : "—"} | ${q.psnr ? f1(q.psnr) : "—"} | ${lost ? `**LOST CONTENT**${bytes < 10_000 ? ` (${bytes} B)` : ""}` : "ok"} |`);
@@ -141,7 +147,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const markdown = [
     loadNote(loadBefore, loadAfter),
     "",
-    (ctx.quick ? "Quick set: " + inputs.map((p) => p.split("/").pop()).join(", ") : "Every PDF of the corpus (MANIFEST.tsv) and the generated inputs") + ". Generated inputs are built by the harness (bench/out/gen). Quality = mean over the first (up to) 3 pages of SSIM (8x8 windows) and PSNR of 100-dpi greyscale renders (mutool draw) against the original's; 1.000 / 99 dB = identical. Content: same page count and >= 95% of pdftotext's words; a file under 10 KB from an input over 100 KB is flagged too when its renders differ (SSIM < 0.9) or the input holds form fields or attached files (which renders cannot check).",
+    (ctx.quick ? "Quick set: " + inputs.map((p) => p.split("/").pop()).join(", ") : "Every PDF of the corpus (MANIFEST.tsv) and the generated inputs") + ". Generated inputs are built by the harness (bench/out/gen). Quality = mean over the first (up to) 3 pages of SSIM (8x8 windows) and PSNR of 100-dpi greyscale renders (mutool draw) against the original's; 1.000 / 99 dB = identical. Content: same page count and >= 95% of pdftotext's words; a file under 10 KB from an input over 100 KB is flagged too when its renders differ (SSIM < 0.9) or the input holds form fields or attached files (which renders cannot check). Also counted as lost: a form whose fields are gone (the input's /AcroForm has fields, the output's has none) and renders under 10 dB PSNR.",
     "",
     ...lines,
     "",
@@ -162,4 +168,10 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
 function hasInvisibleData(input: string): boolean {
   const show = (path: string) => spawnSync("mutool", ["show", input, path], { encoding: "utf8", timeout: 30_000 }).stdout ?? "";
   return /\/AcroForm/.test(show("trailer/Root")) || /\/EmbeddedFiles/.test(show("trailer/Root/Names"));
+}
+
+/** True when the catalogue has an interactive form with at least one field. */
+function hasForm(pdf: string): boolean {
+  const r = spawnSync("mutool", ["show", pdf, "trailer/Root/AcroForm/Fields"], { encoding: "utf8", timeout: 30_000 });
+  return /\d+ 0 R/.test(r.stdout ?? "");
 }
