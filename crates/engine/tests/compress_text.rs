@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
-use common::{corpus_file, Scratch};
+use common::{corpus_file, finish_page, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::JobControl;
 use mupdf::pdf::{PdfDocument, PdfObject};
-use mupdf::{Buffer, Colorspace, Document, Font, Matrix, Size};
+use mupdf::{Colorspace, Document, Font, Matrix, Size};
 
 fn run(input: &Path, output: &Path, level: CompressLevel) -> u64 {
     compress(input, output, &CompressOptions { level, ..Default::default() }, &JobControl::new())
@@ -95,12 +95,7 @@ fn pdf_with_embedded_font(path: &Path, text: &str) {
     let mut page_obj: PdfObject = page.object();
     let mut fonts = doc.new_dict().unwrap();
     fonts.dict_put("F1", font_ref).unwrap();
-    let mut resources = doc.new_dict().unwrap();
-    resources.dict_put("Font", fonts).unwrap();
-    page_obj.dict_put("Resources", resources).unwrap();
-    let stream = doc.add_stream(&Buffer::from_bytes(content.as_bytes()).unwrap(), None, false).unwrap();
-    page_obj.dict_put("Contents", stream).unwrap();
-    doc.save(path.to_str().unwrap()).unwrap();
+    finish_page(&mut doc, &mut page_obj, fonts, &content, path);
 }
 
 #[test]

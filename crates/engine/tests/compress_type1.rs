@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{corpus_file, Scratch};
+use common::{corpus_file, finish_page, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::JobControl;
 use mupdf::pdf::{PdfDocument, PdfObject};
@@ -333,12 +333,7 @@ fn pdf_with_type1(path: &Path, program: &[u8], l1: usize, l2: usize, shown: &str
         annots.array_push(annot).unwrap();
         page_obj.dict_put("Annots", annots).unwrap();
     }
-    let mut resources = doc.new_dict().unwrap();
-    resources.dict_put("Font", fonts).unwrap();
-    page_obj.dict_put("Resources", resources).unwrap();
-    let stream = doc.add_stream(&Buffer::from_bytes(content.as_bytes()).unwrap(), None, false).unwrap();
-    page_obj.dict_put("Contents", stream).unwrap();
-    doc.save(path.to_str().unwrap()).unwrap();
+    finish_page(&mut doc, &mut page_obj, fonts, &content, path);
 }
 
 #[test]

@@ -181,3 +181,20 @@ pub fn build_pdf(objects: &[Vec<u8>]) -> Vec<u8> {
     );
     out
 }
+
+/// Gives `page` the font resources `fonts` and the content stream `content`, then saves
+/// `doc` at `path` (the end of every test PDF built page by page).
+pub fn finish_page(
+    doc: &mut mupdf::pdf::PdfDocument,
+    page: &mut mupdf::pdf::PdfObject,
+    fonts: mupdf::pdf::PdfObject,
+    content: &str,
+    path: &Path,
+) {
+    let mut resources = doc.new_dict().unwrap();
+    resources.dict_put("Font", fonts).unwrap();
+    page.dict_put("Resources", resources).unwrap();
+    let stream = doc.add_stream(&mupdf::Buffer::from_bytes(content.as_bytes()).unwrap(), None, false).unwrap();
+    page.dict_put("Contents", stream).unwrap();
+    doc.save(path.to_str().unwrap()).unwrap();
+}
