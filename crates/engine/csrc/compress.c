@@ -210,6 +210,87 @@ static fz_buffer *unpredicted_deflate(fz_context *ctx, fz_buffer *buf, pdf_obj *
 	return out;
 }
 
+/* The ASCII layer (ASCIIHexDecode or ASCII85Decode, first in the stream's filters) taken
+ * off: data written for 7-bit channels is half (hex) or four fifths (base 85) binary.
+ * The bytes under it stay as they are with the rest of the filters; a stream with no
+ * other filter is then deflated by recompress_one. qpdf does the same by default
+ * (--decode-level=generalized). A layer that does not decode cleanly (binary garbage in
+ * a hex stream, as in a fuzzed file) is kept: readers differ on what such data means. */
+static void strip_ascii_layer(fz_context *ctx, pdf_document *doc, int num)
+{
+	pdf_obj *ref = NULL, *rest = NULL, *rest_dp = NULL;
+	fz_stream *raw = NULL, *stm = NULL;
+	fz_buffer *buf = NULL;
+	fz_var(ref);
+	fz_var(rest);
+	fz_var(rest_dp);
+	fz_var(raw);
+	fz_var(stm);
+	fz_var(buf);
+	fz_try(ctx)
+	{
+		pdf_obj *f, *first, *dp;
+		int truncated = 0, i, n;
+		if (!pdf_obj_num_is_stream(ctx, doc, num))
+			break;
+		ref = pdf_new_indirect(ctx, doc, num, 0);
+		f = pdf_dict_get(ctx, ref, PDF_NAME(Filter));
+		first = pdf_is_array(ctx, f) ? pdf_array_get(ctx, f, 0) : f;
+		if (first != PDF_NAME(ASCIIHexDecode) && first != PDF_NAME(AHx) &&
+			first != PDF_NAME(ASCII85Decode) && first != PDF_NAME(A85))
+			break;
+		raw = pdf_open_raw_stream_number(ctx, doc, num);
+		stm = first == PDF_NAME(ASCIIHexDecode) || first == PDF_NAME(AHx) ? fz_open_ahxd(ctx, raw) : fz_open_a85d(ctx, raw);
+		buf = fz_read_best(ctx, stm, 0, &truncated, RECOMPRESS_CAP);
+		if (truncated || stm->error)
+			break;
+		/* The filters and their parameters after the first. */
+		n = pdf_is_array(ctx, f) ? pdf_array_len(ctx, f) : 1;
+		dp = pdf_dict_get(ctx, ref, PDF_NAME(DecodeParms));
+		if (n == 2)
+		{
+			rest = pdf_keep_obj(ctx, pdf_array_get(ctx, f, 1));
+			rest_dp = pdf_is_array(ctx, dp) ? pdf_keep_obj(ctx, pdf_array_get(ctx, dp, 1)) : NULL;
+		}
+		else if (n > 2)
+		{
+			rest = pdf_new_array(ctx, doc, n - 1);
+			for (i = 1; i < n; i++)
+				pdf_array_push(ctx, rest, pdf_array_get(ctx, f, i));
+			if (pdf_is_array(ctx, dp))
+			{
+				rest_dp = pdf_new_array(ctx, doc, n - 1);
+				for (i = 1; i < n; i++)
+					pdf_array_push(ctx, rest_dp, pdf_array_get(ctx, dp, i));
+			}
+		}
+		/* compressed=1: the bytes are stored as given, under the filters set here. */
+		pdf_update_stream(ctx, doc, ref, buf, 1);
+		if (rest)
+			pdf_dict_put(ctx, ref, PDF_NAME(Filter), rest);
+		else
+			pdf_dict_del(ctx, ref, PDF_NAME(Filter));
+		if (rest_dp && !pdf_is_null(ctx, rest_dp))
+			pdf_dict_put(ctx, ref, PDF_NAME(DecodeParms), rest_dp);
+		else
+			pdf_dict_del(ctx, ref, PDF_NAME(DecodeParms));
+	}
+	fz_always(ctx)
+	{
+		pdf_drop_obj(ctx, rest_dp);
+		pdf_drop_obj(ctx, rest);
+		fz_drop_buffer(ctx, buf);
+		fz_drop_stream(ctx, stm);
+		fz_drop_stream(ctx, raw);
+		pdf_drop_obj(ctx, ref);
+	}
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+}
+
 /* Re-deflates one stream whose only filter is FlateDecode at zlib level 9, when that is smaller (qpdf --recompress-flate does the same). Any
  * error leaves the stream as it was. A PNG predictor is dropped when the data deflates
  * smaller without it (qpdf does the same; chart-slanted-text.pdf's chart image: 37,338
@@ -430,7 +511,10 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 			int i, n = pdf_xref_len(ctx, doc);
 			for (i = 1; i < n; i++)
 				if (!engine_cz_written(z, i))
+				{
+					strip_ascii_layer(ctx, doc, i);
 					recompress_one(ctx, doc, i);
+				}
 		}
 		pdf_parse_write_options(ctx, &w, "compress=yes,compress-fonts=yes,compress-images=yes");
 		w.do_garbage = o->garbage;

@@ -3,7 +3,9 @@
  * and annotation (their names from FreeType, as MuPDF draws them), the conversion is
  * the engine's (src/pagework/compress/fonts.rs, handed over once with
  * engine_cz_set_type1_converter). A font whose program cannot be converted, or whose
- * new program FreeType does not load, is left as it is. */
+ * new program FreeType does not load, is left as it is. The same pass drops the glyph
+ * procedures of Type 3 fonts that no code shown selects, and cuts ToUnicode CMaps. */
+#define _GNU_SOURCE
 #include <string.h>
 #include "compress.h"
 
@@ -42,11 +44,20 @@ typedef struct {
 	unsigned char used[256];
 } tu_use;
 
+/* A Type 3 font dictionary and the one-byte codes shown with it. */
+typedef struct {
+	int num;
+	int keep;        /* not seen in use, or the pass could not look everywhere */
+	unsigned char used[256];
+} t3_use;
+
 typedef struct {
 	t1_use *use;
 	int len, max;
 	tu_use *tu;
 	int ntu, maxtu;
+	t3_use *t3;
+	int nt3, maxt3;
 	int *dicts;      /* font dictionaries seen in use (object numbers) */
 	int ndicts, maxdicts;
 } t1_usage;
@@ -55,6 +66,7 @@ typedef struct t1_gstate {
 	struct t1_gstate *next;
 	int current;
 	int tu;          /* index in the ToUnicode list, -1 for none */
+	int t3;          /* index in the Type 3 list, -1 for none */
 	pdf_font_desc *font;
 } t1_gstate;
 
@@ -111,6 +123,24 @@ static int find_tu(fz_context *ctx, t1_usage *u, int num)
 	return i;
 }
 
+static int find_t3(fz_context *ctx, t1_usage *u, int num)
+{
+	int i;
+	for (i = 0; i < u->nt3 && u->t3[i].num != num; i++)
+		;
+	if (i < u->nt3)
+		return i;
+	if (u->nt3 == u->maxt3)
+	{
+		u->maxt3 = u->maxt3 ? u->maxt3 * 2 : 16;
+		u->t3 = fz_realloc(ctx, u->t3, sizeof(t3_use) * u->maxt3);
+	}
+	memset(&u->t3[i], 0, sizeof(t3_use));
+	u->t3[i].num = num;
+	u->nt3++;
+	return i;
+}
+
 /* A font with one-byte codes and a ToUnicode stream: its CMap can be cut. */
 static pdf_obj *simple_tounicode(fz_context *ctx, pdf_obj *dict)
 {
@@ -133,6 +163,7 @@ static void t1_Tf(fz_context *ctx, pdf_processor *proc, const char *name, pdf_fo
 	int i, num;
 	p->gs->current = -1;
 	p->gs->tu = tu ? find_tu(ctx, u, pdf_to_num(ctx, tu)) : -1;
+	p->gs->t3 = subtype == PDF_NAME(Type3) && pdf_is_indirect(ctx, dict) ? find_t3(ctx, u, pdf_to_num(ctx, dict)) : -1;
 	pdf_drop_font(ctx, p->gs->font);
 	p->gs->font = NULL;
 	if (pdf_is_indirect(ctx, dict))
@@ -155,6 +186,9 @@ static void t1_show(fz_context *ctx, t1_processor *p, const unsigned char *buf, 
 	if (p->gs->tu >= 0)
 		for (pos = 0; pos < len; pos++)
 			p->usage->tu[p->gs->tu].used[buf[pos]] = 1;
+	if (p->gs->t3 >= 0)
+		for (pos = 0; pos < len; pos++)
+			p->usage->t3[p->gs->t3].used[buf[pos]] = 1;
 	pos = 0;
 	if (p->gs->current < 0 || !fd)
 		return;
@@ -241,6 +275,35 @@ static void process_form(fz_context *ctx, pdf_processor *proc, pdf_document *doc
 	pdf_process_contents(ctx, proc, doc, pdf_xobject_resources(ctx, form), form, NULL, NULL);
 }
 
+/* A content processor that records the glyphs and codes shown into `u`. */
+static t1_processor *new_usage_processor(fz_context *ctx, t1_usage *u)
+{
+	t1_processor *p = (t1_processor *)pdf_new_processor(ctx, sizeof *p);
+	p->super.drop_processor = t1_drop;
+	p->super.op_Tf = t1_Tf;
+	p->super.op_Tj = t1_Tj;
+	p->super.op_TJ = t1_TJ;
+	p->super.op_squote = t1_squote;
+	p->super.op_dquote = t1_dquote;
+	p->super.op_q = t1_q;
+	p->super.op_Q = t1_Q;
+	p->super.op_Do_form = t1_Do_form;
+	p->usage = u;
+	fz_try(ctx)
+	{
+		p->gs = fz_malloc_struct(ctx, t1_gstate);
+		p->gs->current = -1;
+		p->gs->tu = -1;
+		p->gs->t3 = -1;
+	}
+	fz_catch(ctx)
+	{
+		pdf_drop_processor(ctx, &p->super);
+		fz_rethrow(ctx);
+	}
+	return p;
+}
+
 static void examine_page(fz_context *ctx, pdf_document *doc, int number, t1_usage *u)
 {
 	pdf_page *page = NULL;
@@ -253,20 +316,7 @@ static void examine_page(fz_context *ctx, pdf_document *doc, int number, t1_usag
 		int i, j, k;
 		page = pdf_load_page(ctx, doc, number);
 		resources = pdf_page_resources(ctx, page);
-		p = (t1_processor *)pdf_new_processor(ctx, sizeof *p);
-		p->super.drop_processor = t1_drop;
-		p->super.op_Tf = t1_Tf;
-		p->super.op_Tj = t1_Tj;
-		p->super.op_TJ = t1_TJ;
-		p->super.op_squote = t1_squote;
-		p->super.op_dquote = t1_dquote;
-		p->super.op_q = t1_q;
-		p->super.op_Q = t1_Q;
-		p->super.op_Do_form = t1_Do_form;
-		p->usage = u;
-		p->gs = fz_malloc_struct(ctx, t1_gstate);
-		p->gs->current = -1;
-		p->gs->tu = -1;
+		p = new_usage_processor(ctx, u);
 		pdf_process_contents(ctx, &p->super, doc, resources, pdf_page_contents(ctx, page), NULL, NULL);
 		/* Every appearance stream of every annotation, hidden ones and states not
 		 * shown included (a check box's /Yes, a field JavaScript shows later). */
@@ -459,13 +509,149 @@ static int cut_one(fz_context *ctx, pdf_document *doc, tu_use *tu)
 	return done;
 }
 
-/* Converts the document's Type 1 fonts in use and cuts the ToUnicode CMaps of simple
- * fonts to the codes shown; returns how many programs were
- * replaced. A page that cannot be read stops the pass before anything changed. */
+/* Runs one content stream (a tiling pattern's cell, a Type 3 glyph procedure) under
+ * `res` with a fresh usage processor: the text it shows counts as used. */
+static void examine_stream(fz_context *ctx, pdf_document *doc, t1_usage *u, pdf_obj *res, pdf_obj *stm)
+{
+	t1_processor *p = NULL;
+	fz_var(p);
+	fz_try(ctx)
+	{
+		p = new_usage_processor(ctx, u);
+		pdf_process_contents(ctx, &p->super, doc, res, stm, NULL, NULL);
+		pdf_close_processor(ctx, &p->super);
+	}
+	fz_always(ctx)
+		pdf_drop_processor(ctx, &p->super);
+	fz_catch(ctx)
+		fz_rethrow(ctx);
+}
+
+/* The text no page shows directly: every tiling pattern's cell and every Type 3 glyph
+ * procedure (of fonts used or not: more glyphs kept, never fewer). One without its own
+ * /Resources (deprecated: it uses those of wherever it is drawn) cannot be followed,
+ * nor can one that fails to run: then the caller keeps every font whole. Returns 0 then. */
+static int examine_unpaged(fz_context *ctx, pdf_document *doc, t1_usage *u)
+{
+	int i, j, n = pdf_xref_len(ctx, doc), ok = 1;
+	for (i = 1; i < n && ok; i++)
+	{
+		pdf_obj *obj = load_quiet(ctx, doc, i);
+		fz_try(ctx)
+		{
+			pdf_obj *res = pdf_dict_get(ctx, obj, PDF_NAME(Resources));
+			if (pdf_dict_get_int(ctx, obj, PDF_NAME(PatternType)) == 1 && pdf_obj_num_is_stream(ctx, doc, i))
+			{
+				if (!pdf_is_dict(ctx, res))
+					ok = 0;
+				else
+				{
+					pdf_obj *ref = pdf_new_indirect(ctx, doc, i, 0);
+					fz_try(ctx)
+						examine_stream(ctx, doc, u, res, ref);
+					fz_always(ctx)
+						pdf_drop_obj(ctx, ref);
+					fz_catch(ctx)
+						fz_rethrow(ctx);
+				}
+			}
+			else if (pdf_dict_get(ctx, obj, PDF_NAME(Subtype)) == PDF_NAME(Type3) && pdf_dict_get(ctx, obj, PDF_NAME(Type)) == PDF_NAME(Font))
+			{
+				pdf_obj *procs = pdf_dict_get(ctx, obj, PDF_NAME(CharProcs));
+				for (j = 0; j < pdf_dict_len(ctx, procs) && ok; j++)
+				{
+					pdf_obj *proc = pdf_dict_get_val(ctx, procs, j);
+					fz_buffer *body = pdf_load_stream(ctx, proc);
+					/* A glyph that selects no font (bitmap and path glyphs, nearly
+					 * all) shows no text: no need for resources. */
+					int text = body->len > 1 && memmem(body->data, body->len, "Tf", 2) != NULL;
+					fz_drop_buffer(ctx, body);
+					if (text && !pdf_is_dict(ctx, res))
+						ok = 0;
+					else if (text)
+						examine_stream(ctx, doc, u, res, proc);
+				}
+			}
+		}
+		fz_always(ctx)
+			pdf_drop_obj(ctx, obj);
+		fz_catch(ctx)
+		{
+			fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+			fz_report_error(ctx);
+			ok = 0;
+		}
+	}
+	return ok;
+}
+
+/* Drops the glyph procedures (/CharProcs) of a Type 3 font that no code shown selects
+ * through its /Encoding; returns 1 when some were dropped. The procedures are then
+ * unreferenced and the save's garbage collection removes them. */
+static int trim_type3(fz_context *ctx, pdf_document *doc, t3_use *t)
+{
+	pdf_obj *font = NULL;
+	int dropped = 0;
+	fz_var(font);
+	fz_try(ctx)
+	{
+		const char *names[256];
+		pdf_obj *procs, *enc, *base, *diffs;
+		int i, code = 0;
+		font = pdf_new_indirect(ctx, doc, t->num, 0);
+		procs = pdf_dict_get(ctx, font, PDF_NAME(CharProcs));
+		enc = pdf_dict_get(ctx, font, PDF_NAME(Encoding));
+		memset(names, 0, sizeof names);
+		/* Codes to glyph names as MuPDF's loader maps them: the base encoding (a
+		 * name, or the dictionary's /BaseEncoding), then /Differences over it. An
+		 * encoding of another form keeps the font as it is. */
+		base = pdf_is_name(ctx, enc) ? enc : pdf_dict_get(ctx, enc, PDF_NAME(BaseEncoding));
+		if (pdf_is_name(ctx, base))
+			pdf_load_encoding(names, pdf_to_name(ctx, base));
+		diffs = pdf_dict_get(ctx, enc, PDF_NAME(Differences));
+		if (pdf_is_dict(ctx, procs) && (pdf_is_name(ctx, enc) || pdf_is_dict(ctx, enc)))
+		{
+			for (i = 0; i < pdf_array_len(ctx, diffs); i++)
+			{
+				pdf_obj *item = pdf_array_get(ctx, diffs, i);
+				if (pdf_is_int(ctx, item))
+					code = pdf_to_int(ctx, item);
+				else if (pdf_is_name(ctx, item) && code >= 0 && code < 256)
+					names[code++] = pdf_to_name(ctx, item);
+				else
+					code++;
+			}
+			for (i = pdf_dict_len(ctx, procs) - 1; i >= 0; i--)
+			{
+				const char *glyph = pdf_to_name(ctx, pdf_dict_get_key(ctx, procs, i));
+				int c, used = 0;
+				for (c = 0; c < 256 && !used; c++)
+					used = t->used[c] && names[c] && !strcmp(names[c], glyph);
+				if (!used)
+				{
+					pdf_dict_del(ctx, procs, pdf_dict_get_key(ctx, procs, i));
+					dropped = 1;
+				}
+			}
+		}
+	}
+	fz_always(ctx)
+		pdf_drop_obj(ctx, font);
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+	return dropped;
+}
+
+/* Converts the document's Type 1 fonts in use, cuts the ToUnicode CMaps of simple
+ * fonts to the codes shown and drops unused Type 3 glyphs; returns how many fonts were
+ * changed. A page that cannot be read stops the pass before anything changed. */
 int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 {
 	t1_usage u;
-	int i, n, m, converted = 0;
+	int i, n, m, converted = 0, whole = 0;
 	pdf_obj *dr;
 	if (!convert_fn || !cut_fn)
 		return 0;
@@ -478,29 +664,50 @@ int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 		/* Type 1 font dictionaries no content selected (used only in a pattern, a
 		 * Type 3 glyph or an appearance state not shown, say): their programs keep
 		 * every glyph. */
+		whole = !examine_unpaged(ctx, doc, &u);
 		m = pdf_xref_len(ctx, doc);
 		for (i = 1; i < m; i++)
 		{
 			pdf_obj *obj = load_quiet(ctx, doc, i);
 			pdf_obj *subtype = pdf_dict_get(ctx, obj, PDF_NAME(Subtype));
 			pdf_obj *file = pdf_dict_get(ctx, pdf_dict_get(ctx, obj, PDF_NAME(FontDescriptor)), PDF_NAME(FontFile));
-			if ((subtype == PDF_NAME(Type1) || subtype == PDF_NAME(MMType1)) && pdf_is_indirect(ctx, file) &&
-				pdf_dict_get(ctx, obj, PDF_NAME(Type)) == PDF_NAME(Font) && !seen_dict(&u, i))
-				u.use[find_use(ctx, &u, pdf_to_num(ctx, file), 1)].keep_all = 1;
-			if (simple_tounicode(ctx, obj) && pdf_dict_get(ctx, obj, PDF_NAME(Type)) == PDF_NAME(Font) && !seen_dict(&u, i))
-				u.tu[find_tu(ctx, &u, pdf_to_num(ctx, simple_tounicode(ctx, obj)))].keep = 1;
+			int unseen = pdf_dict_get(ctx, obj, PDF_NAME(Type)) == PDF_NAME(Font) && (!seen_dict(&u, i) || whole);
+			/* The index first: find_* may move the array (`u.x[find_x(...)]` may read
+			 * the pointer before the call). */
+			int at;
+			if ((subtype == PDF_NAME(Type1) || subtype == PDF_NAME(MMType1)) && pdf_is_indirect(ctx, file) && unseen)
+			{
+				at = find_use(ctx, &u, pdf_to_num(ctx, file), 1);
+				u.use[at].keep_all = 1;
+			}
+			if (simple_tounicode(ctx, obj) && unseen)
+			{
+				at = find_tu(ctx, &u, pdf_to_num(ctx, simple_tounicode(ctx, obj)));
+				u.tu[at].keep = 1;
+			}
+			if (subtype == PDF_NAME(Type3) && unseen)
+			{
+				at = find_t3(ctx, &u, i);
+				u.t3[at].keep = 1;
+			}
 			pdf_drop_obj(ctx, obj);
 		}
 		/* A form's default fonts show what a user types later: their CMaps are kept. */
 		dr = pdf_dict_getp(ctx, pdf_trailer(ctx, doc), "Root/AcroForm/DR/Font");
 		for (i = 0; i < pdf_dict_len(ctx, dr); i++)
 			if (simple_tounicode(ctx, pdf_dict_get_val(ctx, dr, i)))
-				u.tu[find_tu(ctx, &u, pdf_to_num(ctx, simple_tounicode(ctx, pdf_dict_get_val(ctx, dr, i))))].keep = 1;
+			{
+				int at = find_tu(ctx, &u, pdf_to_num(ctx, simple_tounicode(ctx, pdf_dict_get_val(ctx, dr, i))));
+				u.tu[at].keep = 1;
+			}
 		for (i = 0; i < u.len; i++)
 			converted += convert_one(ctx, doc, &u.use[i]);
 		for (i = 0; i < u.ntu; i++)
 			if (!u.tu[i].keep)
 				converted += cut_one(ctx, doc, &u.tu[i]);
+		for (i = 0; i < u.nt3; i++)
+			if (!u.t3[i].keep)
+				converted += trim_type3(ctx, doc, &u.t3[i]);
 	}
 	fz_always(ctx)
 	{
@@ -512,6 +719,7 @@ int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 		fz_free(ctx, u.use);
 		fz_free(ctx, u.dicts);
 		fz_free(ctx, u.tu);
+		fz_free(ctx, u.t3);
 	}
 	fz_catch(ctx)
 	{
