@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Subprocess } from "bun";
+import { freePort } from "./service";
 
 /** scripts/setup.sh installs Garage here (GARAGE_BIN overrides). */
 export const garageBin = process.env.GARAGE_BIN || `${process.env.GARAGE_ROOT || "/var/cache/docproc/garage"}/bin/garage`;
@@ -21,16 +22,16 @@ export interface Garage {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
+/** Three distinct free loopback ports (two free ports asked in a row can be the same one). */
+async function threePorts(): Promise<[number, number, number]> {
+  const ports = new Set<number>();
+  while (ports.size < 3) ports.add(await freePort());
+  return [...ports] as [number, number, number];
 }
 
 export async function startGarage(): Promise<Garage> {
   const dir = mkdtempSync(join(tmpdir(), "garage-"));
-  const [s3Port, rpcPort, adminPort] = [await freePort(), await freePort(), await freePort()];
+  const [s3Port, rpcPort, adminPort] = await threePorts();
   const cfg = join(dir, "garage.toml");
   const region = "garage";
   writeFileSync(
@@ -53,31 +54,49 @@ api_bind_addr = "127.0.0.1:${adminPort}"
 `,
   );
   const server: Subprocess = Bun.spawn([garageBin, "-c", cfg, "server"], { stdout: "ignore", stderr: "pipe", env: { ...process.env, RUST_LOG: "warn" } });
+  // Drained all along (a full pipe would block the server); the last 4 kB explain a failed start.
+  let serverLog = "";
+  void (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of server.stderr as ReadableStream<Uint8Array>) serverLog = (serverLog + dec.decode(chunk)).slice(-4096);
+  })();
   const cli = async (...args: string[]): Promise<string> => {
     const p = Bun.spawn([garageBin, "-c", cfg, ...args], { stdout: "pipe", stderr: "pipe" });
     const [out, err, code] = [await new Response(p.stdout).text(), await new Response(p.stderr).text(), await p.exited];
     if (code !== 0) throw new Error(`garage ${args.join(" ")} failed (${code}): ${err || out}`);
     return out;
   };
-  try {
-    let nodeId = "";
-    for (let i = 0; i < 100 && !nodeId; i++) {
+  /** Runs a read-only or idempotent command until it succeeds (about 30 s at most). */
+  const untilOk = async (...args: string[]): Promise<string> => {
+    for (let i = 0; ; i++) {
+      if (server.exitCode !== null) throw new Error(`garage server exited (${server.exitCode}): ${serverLog}`);
       try {
-        nodeId = (await cli("node", "id", "-q")).trim().split("@")[0]!;
-      } catch {
+        return await cli(...args);
+      } catch (e) {
+        if (i >= 150) throw new Error(`${String(e)}\ngarage server log: ${serverLog}`);
         await Bun.sleep(200);
       }
     }
-    if (!nodeId) throw new Error("garage did not start");
-    await cli("layout", "assign", "-z", "dc1", "-c", "1G", nodeId);
+  };
+  try {
+    // `node id` reads the key file the server writes at start, without asking the server;
+    // `status` answers only once its RPC listener is up. Commands sent before that fail with
+    // a refused connection (it failed CI once on a cold machine), so both are waited for.
+    const nodeId = (await untilOk("node", "id", "-q")).trim().split("@")[0]!;
+    await untilOk("status");
+    await untilOk("layout", "assign", "-z", "dc1", "-c", "1G", nodeId);
     await cli("layout", "apply", "--version", "1");
-    const keyOut = await cli("key", "create", "docproc-test");
+    // Right after the layout is applied, the tables can still refuse writes (no quorum yet):
+    // these are retried too (a second key or an existing bucket is harmless).
+    const keyOut = await untilOk("key", "create", "docproc-test");
     const accessKeyId = /Key ID:\s*(\S+)/i.exec(keyOut)?.[1];
     const secretAccessKey = /Secret key:\s*(\S+)/i.exec(keyOut)?.[1];
     if (!accessKeyId || !secretAccessKey) throw new Error(`cannot read the key from: ${keyOut}`);
     const bucket = "docproc-test";
-    await cli("bucket", "create", bucket);
-    await cli("bucket", "allow", "--read", "--write", "--owner", bucket, "--key", accessKeyId);
+    await untilOk("bucket", "create", bucket).catch(async (e) => {
+      if (!(await cli("bucket", "info", bucket).then(() => true, () => false))) throw e;
+    });
+    await untilOk("bucket", "allow", "--read", "--write", "--owner", bucket, "--key", accessKeyId);
     const endpoint = `http://127.0.0.1:${s3Port}`;
     // The layout takes a moment to apply: wait until the bucket answers.
     const probe = new Bun.S3Client({ endpoint, bucket, accessKeyId, secretAccessKey, region });
