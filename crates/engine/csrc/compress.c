@@ -118,12 +118,14 @@ static int claims_pdfa(fz_context *ctx, pdf_document *doc)
 }
 
 /* Deflates the unfiltered XMP metadata streams (MuPDF's writer leaves them as they
- * are; Ghostscript deflates them): lossless, but not for PDF/A files, which require
- * them unfiltered, nor for encrypted ones. Kept when deflating does not make it smaller. */
-static void deflate_metadata(fz_context *ctx, pdf_document *doc)
+ * are; Ghostscript deflates them): lossless, but not for encrypted files, nor for PDF/A
+ * files, which require them unfiltered, unless `pdfa_too` (the lossy levels drop the
+ * OutputIntents a PDF/A file needs, so it stays no PDF/A anyway). Kept when deflating
+ * does not make it smaller. The only place metadata is deflated. */
+static void deflate_metadata(fz_context *ctx, pdf_document *doc, int pdfa_too)
 {
 	int i, n = pdf_xref_len(ctx, doc);
-	if (doc->crypt || claims_pdfa(ctx, doc))
+	if (doc->crypt || (!pdfa_too && claims_pdfa(ctx, doc)))
 		return;
 	for (i = 1; i < n; i++)
 	{
@@ -505,7 +507,7 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 			o->fonts_subset |= engine_cz_convert_type1(ctx, doc) > 0;
 		}
 		if (o->recompress_flate)
-			deflate_metadata(ctx, doc);
+			deflate_metadata(ctx, doc, o->drop_private);
 		if (o->recompress_flate && !doc->crypt)
 		{
 			int i, n = pdf_xref_len(ctx, doc);

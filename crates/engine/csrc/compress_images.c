@@ -697,9 +697,9 @@ int engine_cz_replace_bitonal(engine_cz *z, int i, const unsigned char *data, si
 
 /* The document's XMP (the catalogue's /Metadata) without its embedded thumbnails
  * (<xmp:Thumbnails>, <xap:Thumbnails>: a base64 JPEG, 24 KB in a Photoshop file that
- * holds a 64 KB page image) and deflated (MuPDF's save leaves metadata unfiltered). For
- * the lossy levels only: PDF/A wants it unfiltered (their OutputIntents are dropped
- * too). Metadata that cannot be read is left as it is. */
+ * holds a 64 KB page image), stored unfiltered: compress.c's deflate_metadata deflates
+ * it with the other metadata. For the lossy levels only. Metadata that cannot be read
+ * is left as it is. */
 void engine_cz_slim_metadata(fz_context *ctx, pdf_document *doc)
 {
 	pdf_obj *md = pdf_dict_getp(ctx, pdf_trailer(ctx, doc), "Root/Metadata");
@@ -711,8 +711,7 @@ void engine_cz_slim_metadata(fz_context *ctx, pdf_document *doc)
 	fz_try(ctx)
 	{
 		unsigned char *data;
-		size_t len, pos = 0, deflated = 0;
-		unsigned char *z;
+		size_t len, pos = 0;
 		xml = pdf_load_stream(ctx, md);
 		len = fz_buffer_storage(ctx, xml, &data);
 		out = fz_new_buffer(ctx, len + 1);
@@ -750,14 +749,8 @@ void engine_cz_slim_metadata(fz_context *ctx, pdf_document *doc)
 			fz_append_data(ctx, out, data + pos, len - pos);
 			pos = len;
 		}
-		len = fz_buffer_storage(ctx, out, &data);
-		z = fz_new_deflated_data(ctx, &deflated, data, len, FZ_DEFLATE_BEST);
-		fz_drop_buffer(ctx, out);
-		out = NULL;
-		out = fz_new_buffer_from_data(ctx, z, deflated);
-		pdf_update_stream(ctx, doc, md, out, 1);
-		pdf_dict_put(ctx, md, PDF_NAME(Filter), PDF_NAME(FlateDecode));
-		pdf_dict_del(ctx, md, PDF_NAME(DecodeParms));
+		/* Unfiltered (compressed = 0 drops /Filter and /DecodeParms). */
+		pdf_update_stream(ctx, doc, md, out, 0);
 	}
 	fz_always(ctx)
 	{
