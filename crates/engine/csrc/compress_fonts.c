@@ -37,27 +37,25 @@ typedef struct {
 	int keep_all;    /* some font dictionary of it was not seen in use: every glyph kept */
 } t1_use;
 
-/* A ToUnicode CMap of simple fonts and the one-byte codes shown with it. */
+/* An object shown with one-byte codes, and those codes: a ToUnicode CMap of simple
+ * fonts, or a Type 3 font dictionary. */
 typedef struct {
 	int num;
-	int keep;        /* named by a font no content selected (or a form's default font) */
+	int keep;        /* named by a font no content selected (or a form's default font),
+	                  * or the pass could not look everywhere: kept whole */
 	unsigned char used[256];
-} tu_use;
+} code_use;
 
-/* A Type 3 font dictionary and the one-byte codes shown with it. */
 typedef struct {
-	int num;
-	int keep;        /* not seen in use, or the pass could not look everywhere */
-	unsigned char used[256];
-} t3_use;
+	code_use *items;
+	int len, max;
+} code_uses;
 
 typedef struct {
 	t1_use *use;
 	int len, max;
-	tu_use *tu;
-	int ntu, maxtu;
-	t3_use *t3;
-	int nt3, maxt3;
+	code_uses tu;    /* ToUnicode CMaps */
+	code_uses t3;    /* Type 3 fonts */
 	int *dicts;      /* font dictionaries seen in use (object numbers) */
 	int ndicts, maxdicts;
 } t1_usage;
@@ -105,39 +103,22 @@ static int find_use(fz_context *ctx, t1_usage *u, int num, int add)
 	return i;
 }
 
-static int find_tu(fz_context *ctx, t1_usage *u, int num)
+/* The entry of object `num` in `list`, added when absent. */
+static int find_code_use(fz_context *ctx, code_uses *list, int num)
 {
 	int i;
-	for (i = 0; i < u->ntu && u->tu[i].num != num; i++)
+	for (i = 0; i < list->len && list->items[i].num != num; i++)
 		;
-	if (i < u->ntu)
+	if (i < list->len)
 		return i;
-	if (u->ntu == u->maxtu)
+	if (list->len == list->max)
 	{
-		u->maxtu = u->maxtu ? u->maxtu * 2 : 16;
-		u->tu = fz_realloc(ctx, u->tu, sizeof(tu_use) * u->maxtu);
+		list->max = list->max ? list->max * 2 : 16;
+		list->items = fz_realloc(ctx, list->items, sizeof(code_use) * list->max);
 	}
-	memset(&u->tu[i], 0, sizeof(tu_use));
-	u->tu[i].num = num;
-	u->ntu++;
-	return i;
-}
-
-static int find_t3(fz_context *ctx, t1_usage *u, int num)
-{
-	int i;
-	for (i = 0; i < u->nt3 && u->t3[i].num != num; i++)
-		;
-	if (i < u->nt3)
-		return i;
-	if (u->nt3 == u->maxt3)
-	{
-		u->maxt3 = u->maxt3 ? u->maxt3 * 2 : 16;
-		u->t3 = fz_realloc(ctx, u->t3, sizeof(t3_use) * u->maxt3);
-	}
-	memset(&u->t3[i], 0, sizeof(t3_use));
-	u->t3[i].num = num;
-	u->nt3++;
+	memset(&list->items[i], 0, sizeof(code_use));
+	list->items[i].num = num;
+	list->len++;
 	return i;
 }
 
@@ -162,8 +143,8 @@ static void t1_Tf(fz_context *ctx, pdf_processor *proc, const char *name, pdf_fo
 	pdf_obj *tu = simple_tounicode(ctx, dict);
 	int i, num;
 	p->gs->current = -1;
-	p->gs->tu = tu ? find_tu(ctx, u, pdf_to_num(ctx, tu)) : -1;
-	p->gs->t3 = subtype == PDF_NAME(Type3) && pdf_is_indirect(ctx, dict) ? find_t3(ctx, u, pdf_to_num(ctx, dict)) : -1;
+	p->gs->tu = tu ? find_code_use(ctx, &u->tu, pdf_to_num(ctx, tu)) : -1;
+	p->gs->t3 = subtype == PDF_NAME(Type3) && pdf_is_indirect(ctx, dict) ? find_code_use(ctx, &u->t3, pdf_to_num(ctx, dict)) : -1;
 	pdf_drop_font(ctx, p->gs->font);
 	p->gs->font = NULL;
 	if (pdf_is_indirect(ctx, dict))
@@ -185,10 +166,10 @@ static void t1_show(fz_context *ctx, t1_processor *p, const unsigned char *buf, 
 	size_t pos = 0;
 	if (p->gs->tu >= 0)
 		for (pos = 0; pos < len; pos++)
-			p->usage->tu[p->gs->tu].used[buf[pos]] = 1;
+			p->usage->tu.items[p->gs->tu].used[buf[pos]] = 1;
 	if (p->gs->t3 >= 0)
 		for (pos = 0; pos < len; pos++)
-			p->usage->t3[p->gs->t3].used[buf[pos]] = 1;
+			p->usage->t3.items[p->gs->t3].used[buf[pos]] = 1;
 	pos = 0;
 	if (p->gs->current < 0 || !fd)
 		return;
@@ -470,7 +451,7 @@ static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use)
 }
 
 /* Cuts one ToUnicode CMap to the codes shown; returns 1 when it did. */
-static int cut_one(fz_context *ctx, pdf_document *doc, tu_use *tu)
+static int cut_one(fz_context *ctx, pdf_document *doc, code_use *tu)
 {
 	fz_buffer *buf = NULL, *cut = NULL;
 	pdf_obj *ref = NULL;
@@ -588,7 +569,7 @@ static int examine_unpaged(fz_context *ctx, pdf_document *doc, t1_usage *u)
 /* Drops the glyph procedures (/CharProcs) of a Type 3 font that no code shown selects
  * through its /Encoding; returns 1 when some were dropped. The procedures are then
  * unreferenced and the save's garbage collection removes them. */
-static int trim_type3(fz_context *ctx, pdf_document *doc, t3_use *t)
+static int trim_type3(fz_context *ctx, pdf_document *doc, code_use *t)
 {
 	pdf_obj *font = NULL;
 	int dropped = 0;
@@ -682,13 +663,13 @@ int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 			}
 			if (simple_tounicode(ctx, obj) && unseen)
 			{
-				at = find_tu(ctx, &u, pdf_to_num(ctx, simple_tounicode(ctx, obj)));
-				u.tu[at].keep = 1;
+				at = find_code_use(ctx, &u.tu, pdf_to_num(ctx, simple_tounicode(ctx, obj)));
+				u.tu.items[at].keep = 1;
 			}
 			if (subtype == PDF_NAME(Type3) && unseen)
 			{
-				at = find_t3(ctx, &u, i);
-				u.t3[at].keep = 1;
+				at = find_code_use(ctx, &u.t3, i);
+				u.t3.items[at].keep = 1;
 			}
 			pdf_drop_obj(ctx, obj);
 		}
@@ -697,17 +678,17 @@ int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 		for (i = 0; i < pdf_dict_len(ctx, dr); i++)
 			if (simple_tounicode(ctx, pdf_dict_get_val(ctx, dr, i)))
 			{
-				int at = find_tu(ctx, &u, pdf_to_num(ctx, simple_tounicode(ctx, pdf_dict_get_val(ctx, dr, i))));
-				u.tu[at].keep = 1;
+				int at = find_code_use(ctx, &u.tu, pdf_to_num(ctx, simple_tounicode(ctx, pdf_dict_get_val(ctx, dr, i))));
+				u.tu.items[at].keep = 1;
 			}
 		for (i = 0; i < u.len; i++)
 			converted += convert_one(ctx, doc, &u.use[i]);
-		for (i = 0; i < u.ntu; i++)
-			if (!u.tu[i].keep)
-				converted += cut_one(ctx, doc, &u.tu[i]);
-		for (i = 0; i < u.nt3; i++)
-			if (!u.t3[i].keep)
-				converted += trim_type3(ctx, doc, &u.t3[i]);
+		for (i = 0; i < u.tu.len; i++)
+			if (!u.tu.items[i].keep)
+				converted += cut_one(ctx, doc, &u.tu.items[i]);
+		for (i = 0; i < u.t3.len; i++)
+			if (!u.t3.items[i].keep)
+				converted += trim_type3(ctx, doc, &u.t3.items[i]);
 	}
 	fz_always(ctx)
 	{
@@ -718,8 +699,8 @@ int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 		}
 		fz_free(ctx, u.use);
 		fz_free(ctx, u.dicts);
-		fz_free(ctx, u.tu);
-		fz_free(ctx, u.t3);
+		fz_free(ctx, u.tu.items);
+		fz_free(ctx, u.t3.items);
 	}
 	fz_catch(ctx)
 	{
