@@ -13,6 +13,7 @@ use mupdf::pdf::{PdfDocument, PdfFilterOptions, PdfObject};
 
 use crate::control::JobControl;
 use crate::error::Result;
+use crate::pdf::lexer::{is_delimiter, is_space, Kind, Lexer};
 
 /// Every operator of the PDF content stream syntax (ISO 32000-2, annex A), plus the
 /// three literal keywords.
@@ -24,86 +25,32 @@ const OPERATORS: &[&[u8]] = &[
     b"v", b"w", b"W", b"W*", b"y", b"'", b"\"", b"true", b"false", b"null",
 ];
 
-fn is_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0C | 0)
-}
-
-fn is_delimiter(c: u8) -> bool {
-    matches!(c, b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b'/' | b'%')
-}
-
 /// True when `content` (a page's decoded content, its streams concatenated) has a
 /// syntax error another reader would stop at (see the module documentation).
 pub fn has_syntax_errors(content: &[u8]) -> bool {
-    let n = content.len();
-    let mut i = 0;
     let (mut arrays, mut dicts, mut compat) = (0usize, 0usize, 0usize);
-    while i < n {
-        let c = content[i];
-        match c {
-            _ if is_space(c) => i += 1,
-            b'%' => {
-                while i < n && content[i] != b'\n' && content[i] != b'\r' {
-                    i += 1;
-                }
-            }
-            b'(' => match skip_string(content, i + 1) {
-                Some(end) => i = end,
-                None => return true,
-            },
-            b'<' if content.get(i + 1) == Some(&b'<') => {
-                dicts += 1;
-                i += 2;
-            }
-            b'>' if content.get(i + 1) == Some(&b'>') => {
-                if dicts == 0 {
-                    return true;
-                }
-                dicts -= 1;
-                i += 2;
-            }
-            b'<' => {
-                i += 1;
-                while i < n && (content[i].is_ascii_hexdigit() || is_space(content[i])) {
-                    i += 1;
-                }
-                if i >= n || content[i] != b'>' {
-                    return true;
-                }
-                i += 1;
-            }
-            b'[' => {
-                arrays += 1;
-                i += 1;
-            }
-            b']' => {
-                if arrays == 0 {
-                    return true;
-                }
-                arrays -= 1;
-                i += 1;
-            }
-            b')' | b'>' | b'{' | b'}' => return true,
-            b'/' => {
-                i += 1;
-                while i < n && !is_space(content[i]) && !is_delimiter(content[i]) {
-                    i += 1;
-                }
-            }
-            _ => {
-                let start = i;
-                while i < n && !is_space(content[i]) && !is_delimiter(content[i]) {
-                    i += 1;
-                }
-                let word = &content[start..i];
+    let mut lexer = Lexer::new(content);
+    while let Some(token) = lexer.next() {
+        let Ok(token) = token else { return true };
+        match token.kind {
+            Kind::Comment | Kind::Name | Kind::Literal | Kind::Hex => {}
+            Kind::DictOpen => dicts += 1,
+            Kind::ArrayOpen => arrays += 1,
+            Kind::DictClose if dicts == 0 => return true,
+            Kind::DictClose => dicts -= 1,
+            Kind::ArrayClose if arrays == 0 => return true,
+            Kind::ArrayClose => arrays -= 1,
+            Kind::BraceOpen | Kind::BraceClose => return true,
+            Kind::Word => {
+                let word = token.text;
                 if is_number(word) {
                     continue;
                 }
                 match word {
                     b"BX" => compat += 1,
                     b"EX" => compat = compat.saturating_sub(1),
-                    b"ID" => match skip_inline_image(content, i) {
-                        Some(end) => i = end,
+                    b"ID" => match skip_inline_image(content, lexer.pos) {
+                        Some(end) => lexer.pos = end,
                         None => return true,
                     },
                     _ if compat == 0 && !OPERATORS.contains(&word) => return true,
@@ -121,26 +68,6 @@ fn is_number(word: &[u8]) -> bool {
         && digits.iter().any(u8::is_ascii_digit)
         && digits.iter().all(|&c| c.is_ascii_digit() || c == b'.')
         && digits.iter().filter(|&&c| c == b'.').count() <= 1
-}
-
-/// From just after `(`: the index after the matching `)`, `None` when unterminated.
-fn skip_string(content: &[u8], mut i: usize) -> Option<usize> {
-    let mut depth = 1usize;
-    while i < content.len() {
-        match content[i] {
-            b'\\' => i += 1,
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
 }
 
 /// From just after the `ID` keyword: the index after the inline image's `EI`, which

@@ -4,6 +4,7 @@
 pub(crate) mod content;
 pub(crate) mod content_syntax;
 mod graft;
+pub(crate) mod lexer;
 mod links;
 pub mod merge;
 mod object;

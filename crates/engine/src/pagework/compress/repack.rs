@@ -20,6 +20,8 @@ use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use mupdf::pdf::PdfDocument;
 
+use crate::pdf::lexer::{Kind, Lexer};
+
 /// A PDF token of the dictionaries read here.
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
@@ -33,75 +35,27 @@ enum Tok {
     Other(Vec<u8>),
 }
 
-fn is_delim(b: u8) -> bool {
-    b.is_ascii_whitespace() || b"/[]<>()%".contains(&b)
-}
-
-/// Tokens of `s` (a dictionary's text); `None` on syntax this reader does not handle.
+/// Tokens of `s` (a dictionary's text); `None` on syntax this reader does not handle
+/// (a comment, a brace, a syntax error).
 fn tokens(s: &[u8]) -> Option<Vec<Tok>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() {
-        let b = s[i];
-        if b.is_ascii_whitespace() {
-            i += 1;
-        } else if s[i..].starts_with(b"<<") {
-            out.push(Tok::DictOpen);
-            i += 2;
-        } else if s[i..].starts_with(b">>") {
-            out.push(Tok::DictClose);
-            i += 2;
-        } else if b == b'[' {
-            out.push(Tok::Open);
-            i += 1;
-        } else if b == b']' {
-            out.push(Tok::Close);
-            i += 1;
-        } else if b == b'/' {
-            let start = i + 1;
-            i += 1;
-            while i < s.len() && !is_delim(s[i]) {
-                i += 1;
-            }
-            out.push(Tok::Name(s[start..i].to_vec()));
-        } else if b == b'<' {
-            let end = i + s[i..].iter().position(|&c| c == b'>')?;
-            out.push(Tok::Other(s[i..=end].to_vec()));
-            i = end + 1;
-        } else if b == b'(' {
-            // Literal strings nest balanced parentheses; a backslash escapes one byte.
-            let (mut depth, mut j) = (0usize, i);
-            loop {
-                match *s.get(j)? {
-                    b'\\' => j += 1,
-                    b'(' => depth += 1,
-                    b')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            out.push(Tok::Other(s[i..=j].to_vec()));
-            i = j + 1;
-        } else if b == b'%' {
-            return None;
-        } else {
-            let start = i;
-            while i < s.len() && !is_delim(s[i]) {
-                i += 1;
-            }
-            let word = &s[start..i];
-            match std::str::from_utf8(word).ok().and_then(|w| w.parse::<i64>().ok()) {
-                Some(n) => out.push(Tok::Int(n)),
-                None => out.push(Tok::Other(word.to_vec())),
-            }
-        }
-    }
-    Some(out)
+    Lexer::new(s)
+        .map(|t| {
+            let t = t.ok()?;
+            Some(match t.kind {
+                Kind::Name => Tok::Name(t.text[1..].to_vec()),
+                Kind::ArrayOpen => Tok::Open,
+                Kind::ArrayClose => Tok::Close,
+                Kind::DictOpen => Tok::DictOpen,
+                Kind::DictClose => Tok::DictClose,
+                Kind::Comment | Kind::BraceOpen | Kind::BraceClose => return None,
+                Kind::Word => match std::str::from_utf8(t.text).ok().and_then(|w| w.parse::<i64>().ok()) {
+                    Some(n) => Tok::Int(n),
+                    None => Tok::Other(t.text.to_vec()),
+                },
+                Kind::Literal | Kind::Hex => Tok::Other(t.text.to_vec()),
+            })
+        })
+        .collect()
 }
 
 /// The top-level entries of a dictionary's tokens: key -> value tokens.

@@ -6,6 +6,8 @@
 //! anything else gives `None` and the CMap is kept. The text a reader extracts for a
 //! code shown is the same before and after.
 
+use crate::pdf::lexer::{Kind, Lexer, Token};
+
 /// Hex string `<...>` bytes.
 fn hex(tok: &[u8]) -> Option<Vec<u8>> {
     let inner = tok.strip_prefix(b"<")?.strip_suffix(b">")?;
@@ -20,43 +22,12 @@ fn hex(tok: &[u8]) -> Option<Vec<u8>> {
     Some(digits.chunks(2).map(|p| (p[0] << 4) | p[1]).collect())
 }
 
-/// Tokens: `<hex>`, `[`, `]`, and words (comments skipped).
+/// The CMap's tokens as their source bytes, comments skipped; `None` on a syntax error.
 fn tokens(s: &[u8]) -> Option<Vec<&[u8]>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() {
-        let b = s[i];
-        if b.is_ascii_whitespace() {
-            i += 1;
-        } else if b == b'%' {
-            while i < s.len() && s[i] != b'\n' && s[i] != b'\r' {
-                i += 1;
-            }
-        } else if b == b'<' && s.get(i + 1) != Some(&b'<') {
-            let end = i + s[i..].iter().position(|&c| c == b'>')?;
-            out.push(&s[i..=end]);
-            i = end + 1;
-        } else if b == b'(' {
-            // A literal string (CMap names, registry): one token.
-            let end = i + s[i..].iter().position(|&c| c == b')')?;
-            out.push(&s[i..=end]);
-            i = end + 1;
-        } else if b"[]".contains(&b) {
-            out.push(&s[i..=i]);
-            i += 1;
-        } else {
-            let start = i;
-            while i < s.len() && !s[i].is_ascii_whitespace() && !b"[]<(%".contains(&s[i]) {
-                i += 1;
-            }
-            if i == start {
-                // `<<` and `>>`.
-                i += 2;
-            }
-            out.push(&s[start..i.min(s.len())]);
-        }
-    }
-    Some(out)
+    Lexer::new(s)
+        .filter(|t| !matches!(t, Ok(Token { kind: Kind::Comment, .. })))
+        .map(|t| t.ok().map(|t| t.text))
+        .collect()
 }
 
 /// The code -> Unicode (UTF-16BE bytes) map of a one-byte CMap.
