@@ -163,6 +163,37 @@ fn line_frame(q: [[f32; 2]; 4]) -> Option<LineFrame> {
     Some(LineFrame { origin, dir, up, height })
 }
 
+/// The font size of a block's lines: its median line height, raised (up to twice that) when
+/// the block has a wider gap between two rows than `pdftotext` bridges. pdftotext builds a
+/// block from lines whose baselines are at most 1.5 font sizes apart (TextOutputDev's
+/// `maxLineSpacingDelta`), so a heading above a paragraph (the LinnSequencer scan's
+/// "Editing") became a block of its own, and four such blocks of a two-column page, aligned
+/// at their tops, were taken for a table and read row by row. The size stays under 1.8 times
+/// the narrowest row pitch: pdftotext merges lines whose baselines are within half a font
+/// size (`maxIntraLineDelta`) into one.
+fn block_font_size(median: f32, frames: &[Option<LineFrame>]) -> f32 {
+    let Some(first) = frames.iter().flatten().next() else { return median };
+    // Baselines across the block's lines; lines of one row (closer than half a line) count once.
+    let mut bases: Vec<f32> =
+        frames.iter().flatten().map(|f| f.origin[0] * first.up[0] + f.origin[1] * first.up[1]).collect();
+    bases.sort_by(f32::total_cmp);
+    let pitches: Vec<f32> = bases.windows(2).map(|w| w[1] - w[0]).filter(|&d| d > 0.5 * median).collect();
+    let (Some(min), Some(max)) = (pitches.iter().copied().reduce(f32::min), pitches.iter().copied().reduce(f32::max))
+    else {
+        return median;
+    };
+    let wanted = max / 1.45;
+    if wanted <= median {
+        return median;
+    }
+    let size = wanted.min(2.0 * median);
+    if size < 1.8 * min {
+        size
+    } else {
+        median
+    }
+}
+
 impl Default for TextLayer {
     fn default() -> Self {
         Self::new()
@@ -257,7 +288,7 @@ impl TextLayer {
                 continue;
             }
             heights.sort_by(f32::total_cmp);
-            let block_height = heights[heights.len() / 2];
+            let block_height = block_font_size(heights[heights.len() / 2], &frames);
             for (line, frame) in block.lines.iter().zip(&frames) {
                 let Some(f) = frame else { continue };
                 let n = line.words.len();
