@@ -108,6 +108,8 @@ struct LineFrame {
     dir: [f32; 2],
     up: [f32; 2],
     height: f32,
+    /// Length along `dir`.
+    length: f32,
 }
 
 impl LineFrame {
@@ -154,13 +156,12 @@ fn line_frame(q: [[f32; 2]; 4]) -> Option<LineFrame> {
         up = [-up[0], -up[1]];
     }
     // Start of the line along `dir`, and the baseline 20% above the bottom edge.
-    let start = [tl, tr, br, bl]
-        .iter()
-        .map(|p| (p[0] - centre[0]) * dir[0] + (p[1] - centre[1]) * dir[1])
-        .fold(f32::MAX, f32::min);
+    let spans = [tl, tr, br, bl].map(|p| (p[0] - centre[0]) * dir[0] + (p[1] - centre[1]) * dir[1]);
+    let start = spans.iter().copied().fold(f32::MAX, f32::min);
+    let length = spans.iter().copied().fold(f32::MIN, f32::max) - start;
     let base = -0.5 * height + 0.2 * height;
     let origin = [centre[0] + dir[0] * start + up[0] * base, centre[1] + dir[1] * start + up[1] * base];
-    Some(LineFrame { origin, dir, up, height })
+    Some(LineFrame { origin, dir, up, height, length })
 }
 
 /// The font size of a block's lines: its median line height, raised (up to twice that) when
@@ -192,6 +193,72 @@ fn block_font_size(median: f32, frames: &[Option<LineFrame>]) -> f32 {
     } else {
         median
     }
+}
+
+/// The median of the line heights of `frames`.
+fn median_height<'a>(frames: impl Iterator<Item = &'a LineFrame>) -> Option<f32> {
+    let mut heights: Vec<f32> = frames.map(|f| f.height).collect();
+    heights.sort_by(f32::total_cmp);
+    heights.get(heights.len() / 2).copied()
+}
+
+/// The font size of each block's lines: [`block_font_size`], kept clear of the blocks beside.
+///
+/// pdftotext pulls into a block the words beside its lines up to 0.7 font sizes away
+/// (`minColSpacing1`), and up to 1.0 away when they are on one to three lines
+/// (`minColSpacing2`): a raised size keeps 0.7 of it under the gutter to the blocks beside,
+/// and all of it unless many lines (a column's aligned starts) or none are that near, or two
+/// columns merge. (Sharing one size over a column's consecutive blocks, so that pdftotext
+/// reads them as one, was tried and measured worse on the corpus: 2119 words out of order
+/// against 2012, columns of the turned and skewed scans merged.)
+fn block_font_sizes(blocks: &[Vec<Option<LineFrame>>]) -> Vec<f32> {
+    let mut sizes = vec![0.0; blocks.len()];
+    for (index, frames) in blocks.iter().enumerate() {
+        let Some(first) = frames.iter().flatten().next().copied() else { continue };
+        let (up, dir) = (first.up, first.dir);
+        let across = |f: &LineFrame| f.origin[0] * up[0] + f.origin[1] * up[1];
+        let along = |f: &LineFrame| {
+            let a = f.origin[0] * dir[0] + f.origin[1] * dir[1];
+            (a, a + f.length)
+        };
+        // Baselines (lowest, highest) and extent along the lines of a block of this direction.
+        let shape = |b: &[Option<LineFrame>]| {
+            let fs: Vec<&LineFrame> = b.iter().flatten().collect();
+            if fs.is_empty() || fs.iter().any(|f| f.dir[0] * dir[0] + f.dir[1] * dir[1] < 0.999) {
+                return None;
+            }
+            let low = fs.iter().map(|f| across(f)).fold(f32::MAX, f32::min);
+            let high = fs.iter().map(|f| across(f)).fold(f32::MIN, f32::max);
+            let from = fs.iter().map(|f| along(f).0).fold(f32::MAX, f32::min);
+            let to = fs.iter().map(|f| along(f).1).fold(f32::MIN, f32::max);
+            Some((low, high, from, to))
+        };
+        let Some(median) = median_height(frames.iter().flatten()) else { continue };
+        let mut size = block_font_size(median, frames);
+        if let Some(own) = shape(frames) {
+            // Distances along the lines from this block's extent to the lines of the blocks
+            // beside it (overlapping its baselines).
+            let outside: Vec<f32> = blocks
+                .iter()
+                .enumerate()
+                .filter(|(i, b)| *i != index && shape(b).is_some_and(|o| o.0 <= own.1 && o.1 >= own.0))
+                .flat_map(|(_, b)| b.iter().flatten())
+                .map(|f| {
+                    let (a, b) = along(f);
+                    (a - own.3).max(own.2 - b)
+                })
+                .filter(|&d| d > 0.0)
+                .collect();
+            let gutter = outside.iter().copied().fold(f32::MAX, f32::min);
+            size = size.min(0.95 * gutter / 0.7);
+            if (1..=4).contains(&outside.iter().filter(|&&d| d < size).count()) {
+                size = size.min(0.95 * gutter);
+            }
+            size = size.max(median);
+        }
+        sizes[index] = size;
+    }
+    sizes
 }
 
 impl Default for TextLayer {
@@ -281,15 +348,11 @@ impl TextLayer {
         to_user: &dyn Fn([f32; 2]) -> [f32; 2],
     ) -> Result<()> {
         let mut words: Vec<LayerWord> = Vec::new();
-        for block in &text.blocks {
-            let frames: Vec<Option<LineFrame>> = block.lines.iter().map(|l| line_frame(l.quad.map(to_user))).collect();
-            let mut heights: Vec<f32> = frames.iter().flatten().map(|f| f.height).collect();
-            if heights.is_empty() {
-                continue;
-            }
-            heights.sort_by(f32::total_cmp);
-            let block_height = block_font_size(heights[heights.len() / 2], &frames);
-            for (line, frame) in block.lines.iter().zip(&frames) {
+        let frames: Vec<Vec<Option<LineFrame>>> =
+            text.blocks.iter().map(|b| b.lines.iter().map(|l| line_frame(l.quad.map(to_user))).collect()).collect();
+        let sizes = block_font_sizes(&frames);
+        for ((block, frames), block_height) in text.blocks.iter().zip(&frames).zip(sizes) {
+            for (line, frame) in block.lines.iter().zip(frames) {
                 let Some(f) = frame else { continue };
                 let n = line.words.len();
                 for (i, w) in line.words.iter().enumerate() {
