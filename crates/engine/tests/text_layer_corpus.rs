@@ -131,8 +131,10 @@ fn dehyphenated(text: &str) -> String {
 }
 
 /// Ceiling of the summed word distance over the corpus (words read back out of the JSON's
-/// order, or split and joined differently), in thousandths of the JSON's words.
-const MAX_ORDER_DISTANCE_PERMILLE: usize = 1000;
+/// order, or split and joined differently), in thousandths of the JSON's words. Measured
+/// 2026-11-26: 273 before the layer was laid out for pdftotext's blocks, 181 after (the rest:
+/// the turned and skewed LinnSequencer scans, the magazine page, the Devanagari page).
+const MAX_ORDER_DISTANCE_PERMILLE: usize = 190;
 
 #[test]
 fn pdftotext_reads_the_searchable_pdf_words_in_the_json_reading_order_on_every_corpus_scan() {

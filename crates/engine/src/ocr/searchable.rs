@@ -261,6 +261,28 @@ fn block_font_sizes(blocks: &[Vec<Option<LineFrame>>]) -> Vec<f32> {
     sizes
 }
 
+/// Lines of one row (a receipt's item and its price: separate lines of a block, side by side
+/// in the JSON's order) put on the first one's baseline, and whether each line continues on
+/// the next: its last word then carries a space stretched to the next line like the spaces
+/// between the words of a line, so pdftotext reads the row as one line. Apart, pdftotext
+/// made a block of each column of the receipt and read the item names, then the prices.
+fn rows(frames: &[Option<LineFrame>]) -> (Vec<Option<LineFrame>>, Vec<bool>) {
+    let mut frames = frames.to_vec();
+    let mut joined = vec![false; frames.len()];
+    for i in 1..frames.len() {
+        let (Some(a), Some(mut b)) = (frames[i - 1], frames[i]) else { continue };
+        let across = (b.origin[0] - a.origin[0]) * a.up[0] + (b.origin[1] - a.origin[1]) * a.up[1];
+        let after = (b.origin[0] - a.origin[0]) * a.dir[0] + (b.origin[1] - a.origin[1]) * a.dir[1] - a.length;
+        let same_direction = a.dir[0] * b.dir[0] + a.dir[1] * b.dir[1] > 0.999;
+        if same_direction && across.abs() < 0.5 * a.height.min(b.height) && after > -0.1 * a.height {
+            b.origin = [b.origin[0] - a.up[0] * across, b.origin[1] - a.up[1] * across];
+            frames[i] = Some(b);
+            joined[i - 1] = true;
+        }
+    }
+    (frames, joined)
+}
+
 impl Default for TextLayer {
     fn default() -> Self {
         Self::new()
@@ -352,7 +374,8 @@ impl TextLayer {
             text.blocks.iter().map(|b| b.lines.iter().map(|l| line_frame(l.quad.map(to_user))).collect()).collect();
         let sizes = block_font_sizes(&frames);
         for ((block, frames), block_height) in text.blocks.iter().zip(&frames).zip(sizes) {
-            for (line, frame) in block.lines.iter().zip(frames) {
+            let (frames, joined) = rows(frames);
+            for ((line, frame), joined) in block.lines.iter().zip(&frames).zip(joined) {
                 let Some(f) = frame else { continue };
                 let n = line.words.len();
                 for (i, w) in line.words.iter().enumerate() {
@@ -367,7 +390,7 @@ impl TextLayer {
                     words.push(LayerWord {
                         text: &w.text,
                         quad: f.word_quad(a, b, block_height),
-                        space_after: i + 1 < n,
+                        space_after: i + 1 < n || joined,
                     });
                 }
             }
@@ -438,6 +461,26 @@ impl TextLayer {
                 0.0
             };
             let space = format!("{:04X}", self.cid(' ').unwrap_or(0));
+            // A gap wider than half a font size per character (a row's item and its price):
+            // the word alone is stretched over it but for a narrow space of its own, drawn
+            // at the end of the gap; a stretched space as wide as a character would leave a
+            // gap that pdftotext takes for a column gutter (over 0.7 font sizes).
+            let narrow = 0.3 * size;
+            if word.space_after && gap > narrow && (width + gap) / (n + 1.0) > 0.5 * size {
+                let stretched = (width + gap - narrow) / (n * em * size);
+                let space_scale = narrow / (em * size);
+                if rtl {
+                    let word_at = (origin.0 - xh.0 * (gap - narrow), origin.1 - xh.1 * (gap - narrow));
+                    show(&mut ops, &hex, stretched, word_at);
+                    show(&mut ops, &space, space_scale, (origin.0 - xh.0 * gap, origin.1 - xh.1 * gap));
+                } else {
+                    show(&mut ops, &hex, stretched, origin);
+                    let end = width + gap - narrow;
+                    show(&mut ops, &space, space_scale, (origin.0 + xh.0 * end, origin.1 + xh.1 * end));
+                }
+                any = true;
+                continue;
+            }
             let (text, hscale, shift) = match (word.space_after, gap > 0.0) {
                 (false, _) => (hex, hscale, 0.0),
                 // The word and its space over the box and the gap.
