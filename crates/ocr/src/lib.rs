@@ -36,7 +36,9 @@
 //!    rectangle, straight to a height of 48 pixels (bilinear), and recognised in batches of
 //!    similar widths; CTC decoding keeps frame positions, which give the word boxes and
 //!    recover dropped spaces ([`rec`]);
-//! 5. lines the detector ran across a column gutter are cut there, and lines are ordered by a
+//! 5. on a page whose opening quotes read typographic (‘ “), the apostrophes and closing quotes
+//!    read straight take the typographic form ([`quotes`]);
+//! 6. lines the detector ran across a column gutter are cut there, and lines are ordered by a
 //!    recursive XY-cut with column detection on their deskewed boxes ([`gutter`], [`layout`]).
 //!
 //! # Languages
@@ -56,6 +58,7 @@ pub mod image;
 pub mod languages;
 pub mod layout;
 mod models;
+pub mod quotes;
 pub mod rec;
 mod recognise;
 mod sessions;
@@ -387,6 +390,8 @@ impl Ocr {
             timer.mark("rec.flipped");
         }
 
+        // Apostrophes and closing quotes in the page's quote style.
+        quotes::apply(&mut lines);
         // Reading order in the upright frame, lines cut at column gutters, boxes deskewed.
         let (lines, order) = gutter::arrange(lines);
 
