@@ -50,6 +50,7 @@
 
 #![deny(missing_docs)]
 
+pub mod case;
 mod config;
 pub mod det;
 pub mod fuse;
@@ -199,6 +200,14 @@ impl PageText {
 struct Recogniser {
     session: Mutex<Session>,
     dict: Vec<String>,
+    /// [`rec::other_case_classes`] of the dictionary.
+    other_case: Vec<usize>,
+}
+
+impl Recogniser {
+    fn new(session: Session, dict: Vec<String>) -> Self {
+        Self { session: Mutex::new(session), other_case: rec::other_case_classes(&dict), dict }
+    }
 }
 
 /// The OCR engine: detection, direction and recognition sessions and the dictionaries.
@@ -236,10 +245,10 @@ impl Ocr {
         let spinning = config.machine_lock.is_none();
         let det = load_session(&env, threads, spinning, config.tuning.fuse, &config.models.det)?;
         let cls = load_session(&env, threads, spinning, config.tuning.fuse, &config.models.cls)?;
-        let default = Recogniser {
-            session: Mutex::new(load_session(&env, threads, spinning, config.tuning.fuse, &config.models.rec)?),
-            dict: load_dict(&config.models.dict)?,
-        };
+        let default = Recogniser::new(
+            load_session(&env, threads, spinning, config.tuning.fuse, &config.models.rec)?,
+            load_dict(&config.models.dict)?,
+        );
         let machine_lock = match &config.machine_lock {
             Some(path) => Some(Mutex::new(
                 std::fs::OpenOptions::new()
@@ -316,16 +325,10 @@ impl Ocr {
             return Ok(r.clone());
         }
         let files = &self.recogniser_files[index];
-        let r = Arc::new(Recogniser {
-            session: Mutex::new(load_session(
-                &self.env,
-                self.intra_threads,
-                self.spinning,
-                self.tuning.fuse,
-                &files.rec,
-            )?),
-            dict: load_dict(&files.dict)?,
-        });
+        let r = Arc::new(Recogniser::new(
+            load_session(&self.env, self.intra_threads, self.spinning, self.tuning.fuse, &files.rec)?,
+            load_dict(&files.dict)?,
+        ));
         *guard = Some(r.clone());
         Ok(r)
     }

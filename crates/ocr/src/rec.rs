@@ -16,12 +16,24 @@ pub struct Glyph {
     pub space_before: f32,
     /// A space [`recover_spaces`] inserted (the model did not write it).
     pub recovered: bool,
+    /// Probability of the same letter in the other case at the frame of [`Glyph::prob`]
+    /// (0 for characters without case).
+    pub other_case: f32,
 }
 
 /// Greedy CTC decode of one `t` x `c` probability matrix over the first `valid` frames.
 /// Class 0 is the blank; class `i` is `dict[i - 1]`; the class after the dictionary is the
-/// space (PaddleOCR `use_space_char`).
-pub fn ctc_decode(probs: &[f32], t: usize, c: usize, valid: usize, dict: &[String]) -> Vec<Glyph> {
+/// space (PaddleOCR `use_space_char`). `other_case` maps a class to the class of the same
+/// letter in the other case (0: none; [`other_case_classes`]), empty to skip.
+pub fn ctc_decode(
+    probs: &[f32],
+    t: usize,
+    c: usize,
+    valid: usize,
+    dict: &[String],
+    other_case: &[usize],
+) -> Vec<Glyph> {
+    let other = |row: &[f32], class: usize| other_case.get(class).filter(|&&o| o != 0).map_or(0.0, |&o| row[o]);
     let mut out: Vec<Glyph> = Vec::new();
     let mut prev = 0usize;
     let space = dict.len() + 1;
@@ -35,14 +47,39 @@ pub fn ctc_decode(probs: &[f32], t: usize, c: usize, valid: usize, dict: &[Strin
         if best != 0 && best == prev {
             if let Some(g) = out.last_mut() {
                 g.end = f;
-                g.prob = g.prob.max(bp);
+                if bp > g.prob {
+                    g.prob = bp;
+                    g.other_case = other(row, best);
+                }
             }
         } else if best != 0 {
             let ch = if best <= dict.len() { dict[best - 1].clone() } else { " ".to_string() };
-            out.push(Glyph { ch, start: f, end: f, prob: bp, space_before: gap_space, recovered: false });
+            let other_case = other(row, best);
+            out.push(Glyph { ch, start: f, end: f, prob: bp, space_before: gap_space, recovered: false, other_case });
             gap_space = 0.0;
         }
         prev = best;
+    }
+    out
+}
+
+/// For each class (`i` is `dict[i - 1]`, 0 the blank), the class of the same letter in the
+/// other case, 0 when the dictionary has none (or the entry is not one cased letter).
+pub fn other_case_classes(dict: &[String]) -> Vec<usize> {
+    // The first class of each entry: full-width forms folded to ASCII ([`crate::sessions`])
+    // repeat letters later in the dictionary, classes the model hardly uses.
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, d) in dict.iter().enumerate() {
+        index.entry(d.as_str()).or_insert(i + 1);
+    }
+    let mut out = vec![0usize; dict.len() + 1];
+    for (i, d) in dict.iter().enumerate() {
+        let mut cs = d.chars();
+        let (Some(c), None) = (cs.next(), cs.next()) else { continue };
+        let swapped: String = if c.is_uppercase() { c.to_lowercase().collect() } else { c.to_uppercase().collect() };
+        if swapped != *d {
+            out[i + 1] = index.get(swapped.as_str()).copied().unwrap_or(0);
+        }
     }
     out
 }
@@ -106,6 +143,7 @@ pub fn recover_spaces(glyphs: Vec<Glyph>) -> Vec<Glyph> {
                     prob: 0.5,
                     space_before: 0.0,
                     recovered: true,
+                    other_case: 0.0,
                 });
             }
         }
@@ -256,7 +294,14 @@ mod tests {
     use super::*;
 
     fn g(ch: &str, f: usize) -> Glyph {
-        Glyph { ch: ch.into(), start: f, end: f, prob: 0.9, space_before: 0.0, recovered: false }
+        Glyph { ch: ch.into(), start: f, end: f, prob: 0.9, space_before: 0.0, recovered: false, other_case: 0.0 }
+    }
+
+    #[test]
+    fn other_case_classes_pair_letters_with_their_first_other_case_class() {
+        let dict: Vec<String> = ["O", "a", "o", "1", "A", "o"].iter().map(|s| s.to_string()).collect();
+        // Classes: 1 O, 2 a, 3 o, 4 1, 5 A, 6 o (a folded full-width twin).
+        assert_eq!(other_case_classes(&dict), vec![0, 3, 5, 1, 0, 2, 1]);
     }
 
     #[test]
@@ -269,7 +314,7 @@ mod tests {
         for (f, &k) in frames.iter().enumerate() {
             probs[f * c + k] = 1.0;
         }
-        let out = ctc_decode(&probs, frames.len(), c, frames.len(), &dict);
+        let out = ctc_decode(&probs, frames.len(), c, frames.len(), &dict, &[]);
         let text: String = out.iter().map(|g| g.ch.as_str()).collect();
         assert_eq!(text, "aab b");
         assert_eq!((out[0].start, out[0].end), (0, 1));

@@ -145,7 +145,9 @@ impl Ocr {
             let frame_px = bw as f32 / t as f32;
             for (k, &i) in batch.iter().enumerate() {
                 let valid = ((widths[i] as f32 / frame_px).ceil() as usize).min(t);
-                let glyphs = rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &rec.dict);
+                let mut glyphs =
+                    rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &rec.dict, &rec.other_case);
+                crate::case::case_by_neighbours(&mut glyphs);
                 let glyphs = rec::recover_spaces(glyphs);
                 let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
                 if chars.is_empty() {
