@@ -27,8 +27,9 @@ pub fn typographic_page<'a>(words: impl Iterator<Item = &'a str>) -> bool {
 }
 
 /// One word in typographic quotes: ' after a letter, a digit or closing punctuation is an
-/// apostrophe or a closing quote (’); " after anything is a closing quote (”), " starting a
-/// word before a letter or digit an opening one (“). A ' starting a word is left alone (an
+/// apostrophe or a closing quote (’); " there (or after a closing bracket or quote) is a
+/// closing quote (”), " starting a word or after an opening bracket or quote, before a
+/// letter or digit, an opening one (“). A ' starting a word is left alone (an
 /// opening quote or an elision: the recogniser reads the opening ‘ itself).
 pub fn typographic_word(word: &str) -> String {
     let chars: Vec<char> = word.chars().collect();
@@ -37,10 +38,12 @@ pub fn typographic_word(word: &str) -> String {
         let prev = i.checked_sub(1).map(|j| chars[j]);
         let next = chars.get(i + 1).copied();
         let after_text = prev.is_some_and(|p| p.is_alphanumeric() || matches!(p, '.' | ',' | ';' | ':' | '!' | '?'));
+        let closes = after_text || prev.is_some_and(|p| matches!(p, ')' | ']' | '\u{2019}' | '\u{201D}'));
+        let opens = prev.is_none_or(|p| matches!(p, '(' | '[' | '\u{2018}' | '\u{201C}'));
         out.push(match c {
             '\'' if after_text => '\u{2019}',
-            '"' if prev.is_some() => '\u{201D}',
-            '"' if next.is_some_and(char::is_alphanumeric) => '\u{201C}',
+            '"' if closes => '\u{201D}',
+            '"' if opens && next.is_some_and(char::is_alphanumeric) => '\u{201C}',
             c => c,
         });
     }
@@ -87,6 +90,8 @@ mod tests {
         // word is left as read.
         assert_eq!(typographic_word("\"trust,\""), "\u{201C}trust,\u{201D}");
         assert_eq!(typographic_word("'90s"), "'90s");
+        // After an opening quote, " opens too.
+        assert_eq!(typographic_word("\u{201C}\"Typical"), "\u{201C}\u{201C}Typical");
     }
 
     #[test]

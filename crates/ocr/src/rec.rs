@@ -159,7 +159,8 @@ pub fn recover_spaces(glyphs: Vec<Glyph>) -> Vec<Glyph> {
 /// raise the space class to 0.05-0.2 with no word break there ("FOR WARD" on every scan of the
 /// LinnSequencer page, "A bbildung", "id x" on geotopo pages), while a real dropped space
 /// shows no more; the page's own words tell the cases apart without a dictionary. Words are
-/// compared with their leading and trailing punctuation stripped ("FORWARD," is "FORWARD").
+/// compared with their leading and trailing punctuation stripped ("FORWARD," is "FORWARD"),
+/// and only halves of letters are joined.
 pub fn rejoin_split_words(lines: &mut [Vec<Glyph>]) {
     let words: Vec<Vec<Span>> = lines.iter().map(|l| word_spans(l)).collect();
     let text = |line: &[Glyph], w: &Span| -> String { line[w.start..w.end].iter().map(|g| g.ch.as_str()).collect() };
@@ -184,7 +185,9 @@ pub fn rejoin_split_words(lines: &mut [Vec<Glyph>]) {
             let joined = core(&format!("{a}{b}"));
             let (a, b) = (core(&a), core(&b));
             let halves_are_words = solid.contains(&a) && solid.contains(&b);
-            if !a.is_empty() && !b.is_empty() && solid.contains(&joined) && !halves_are_words {
+            // Letters only: formulas' and codes' spacing is no word spacing ("Cn−1 (K)").
+            let letters = |w: &str| !w.is_empty() && w.chars().all(char::is_alphabetic);
+            if letters(&a) && letters(&b) && solid.contains(&joined) && !halves_are_words {
                 drop[left.end..right.start].iter_mut().for_each(|d| *d = true);
             }
         }
@@ -359,6 +362,10 @@ mod tests {
         let mut lines = vec![line("went in|to the"), line("into it"), line("to go in")];
         rejoin_split_words(&mut lines);
         assert_eq!(texts(&lines)[0], "went in to the");
+        // Halves with digits or symbols (a formula) are not joined.
+        let mut lines = vec![line("Cn−1|(K) die"), line("Cn−1(K) und")];
+        rejoin_split_words(&mut lines);
+        assert_eq!(texts(&lines)[0], "Cn−1 (K) die");
         // Nor is a space the model wrote ever taken back, nor one whose joined word is read
         // only beside another recovered space.
         let mut lines = vec![line("FOR WARD"), line("FOR|WARD"), line("a FORWARD|b")];
