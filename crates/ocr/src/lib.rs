@@ -35,7 +35,9 @@
 //! 4. each line is cropped from the upright full-resolution page along its rotated
 //!    rectangle, straight to a height of 48 pixels (bilinear), and recognised in batches of
 //!    similar widths; CTC decoding keeps frame positions, which give the word boxes and
-//!    recover dropped spaces ([`rec`]);
+//!    recover dropped spaces ([`rec`]); a letter in doubt between its cases takes the case of
+//!    the letter before it ([`case`]), and a recovered space is taken back where the page
+//!    reads the joined word elsewhere ([`rec::rejoin_split_words`]);
 //! 5. on a page whose opening quotes read typographic (‘ “), the apostrophes and closing quotes
 //!    read straight take the typographic form ([`quotes`]);
 //! 6. lines the detector ran across a column gutter are cut there, and lines are ordered by a
