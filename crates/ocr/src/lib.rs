@@ -35,8 +35,12 @@
 //! 4. each line is cropped from the upright full-resolution page along its rotated
 //!    rectangle, straight to a height of 48 pixels (bilinear), and recognised in batches of
 //!    similar widths; CTC decoding keeps frame positions, which give the word boxes and
-//!    recover dropped spaces ([`rec`]);
-//! 5. lines the detector ran across a column gutter are cut there, and lines are ordered by a
+//!    recover dropped spaces ([`rec`]); a letter in doubt between its cases takes the case of
+//!    the letter before it ([`case`]), and a recovered space is taken back where the page
+//!    reads the joined word elsewhere ([`rec::rejoin_split_words`]);
+//! 5. on a page whose opening quotes read typographic (‘ “), the apostrophes and closing quotes
+//!    read straight take the typographic form ([`quotes`]);
+//! 6. lines the detector ran across a column gutter are cut there, and lines are ordered by a
 //!    recursive XY-cut with column detection on their deskewed boxes ([`gutter`], [`layout`]).
 //!
 //! # Languages
@@ -48,6 +52,7 @@
 
 #![deny(missing_docs)]
 
+pub mod case;
 mod config;
 pub mod det;
 pub mod fuse;
@@ -56,6 +61,7 @@ pub mod image;
 pub mod languages;
 pub mod layout;
 mod models;
+pub mod quotes;
 pub mod rec;
 mod recognise;
 mod sessions;
@@ -196,6 +202,14 @@ impl PageText {
 struct Recogniser {
     session: Mutex<Session>,
     dict: Vec<String>,
+    /// [`rec::other_case_classes`] of the dictionary.
+    other_case: Vec<usize>,
+}
+
+impl Recogniser {
+    fn new(session: Session, dict: Vec<String>) -> Self {
+        Self { session: Mutex::new(session), other_case: rec::other_case_classes(&dict), dict }
+    }
 }
 
 /// The OCR engine: detection, direction and recognition sessions and the dictionaries.
@@ -233,10 +247,10 @@ impl Ocr {
         let spinning = config.machine_lock.is_none();
         let det = load_session(&env, threads, spinning, config.tuning.fuse, &config.models.det)?;
         let cls = load_session(&env, threads, spinning, config.tuning.fuse, &config.models.cls)?;
-        let default = Recogniser {
-            session: Mutex::new(load_session(&env, threads, spinning, config.tuning.fuse, &config.models.rec)?),
-            dict: load_dict(&config.models.dict)?,
-        };
+        let default = Recogniser::new(
+            load_session(&env, threads, spinning, config.tuning.fuse, &config.models.rec)?,
+            load_dict(&config.models.dict)?,
+        );
         let machine_lock = match &config.machine_lock {
             Some(path) => Some(Mutex::new(
                 std::fs::OpenOptions::new()
@@ -313,16 +327,10 @@ impl Ocr {
             return Ok(r.clone());
         }
         let files = &self.recogniser_files[index];
-        let r = Arc::new(Recogniser {
-            session: Mutex::new(load_session(
-                &self.env,
-                self.intra_threads,
-                self.spinning,
-                self.tuning.fuse,
-                &files.rec,
-            )?),
-            dict: load_dict(&files.dict)?,
-        });
+        let r = Arc::new(Recogniser::new(
+            load_session(&self.env, self.intra_threads, self.spinning, self.tuning.fuse, &files.rec)?,
+            load_dict(&files.dict)?,
+        ));
         *guard = Some(r.clone());
         Ok(r)
     }
@@ -387,6 +395,8 @@ impl Ocr {
             timer.mark("rec.flipped");
         }
 
+        // Apostrophes and closing quotes in the page's quote style.
+        quotes::apply(&mut lines);
         // Reading order in the upright frame, lines cut at column gutters, boxes deskewed.
         let (lines, order) = gutter::arrange(lines);
 

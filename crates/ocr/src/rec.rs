@@ -14,12 +14,26 @@ pub struct Glyph {
     /// Highest probability of the space class over the frames between the previous
     /// character and this one.
     pub space_before: f32,
+    /// A space [`recover_spaces`] inserted (the model did not write it).
+    pub recovered: bool,
+    /// Probability of the same letter in the other case at the frame of [`Glyph::prob`]
+    /// (0 for characters without case).
+    pub other_case: f32,
 }
 
 /// Greedy CTC decode of one `t` x `c` probability matrix over the first `valid` frames.
 /// Class 0 is the blank; class `i` is `dict[i - 1]`; the class after the dictionary is the
-/// space (PaddleOCR `use_space_char`).
-pub fn ctc_decode(probs: &[f32], t: usize, c: usize, valid: usize, dict: &[String]) -> Vec<Glyph> {
+/// space (PaddleOCR `use_space_char`). `other_case` maps a class to the class of the same
+/// letter in the other case (0: none; [`other_case_classes`]), empty to skip.
+pub fn ctc_decode(
+    probs: &[f32],
+    t: usize,
+    c: usize,
+    valid: usize,
+    dict: &[String],
+    other_case: &[usize],
+) -> Vec<Glyph> {
+    let other = |row: &[f32], class: usize| other_case.get(class).filter(|&&o| o != 0).map_or(0.0, |&o| row[o]);
     let mut out: Vec<Glyph> = Vec::new();
     let mut prev = 0usize;
     let space = dict.len() + 1;
@@ -33,14 +47,39 @@ pub fn ctc_decode(probs: &[f32], t: usize, c: usize, valid: usize, dict: &[Strin
         if best != 0 && best == prev {
             if let Some(g) = out.last_mut() {
                 g.end = f;
-                g.prob = g.prob.max(bp);
+                if bp > g.prob {
+                    g.prob = bp;
+                    g.other_case = other(row, best);
+                }
             }
         } else if best != 0 {
             let ch = if best <= dict.len() { dict[best - 1].clone() } else { " ".to_string() };
-            out.push(Glyph { ch, start: f, end: f, prob: bp, space_before: gap_space });
+            let other_case = other(row, best);
+            out.push(Glyph { ch, start: f, end: f, prob: bp, space_before: gap_space, recovered: false, other_case });
             gap_space = 0.0;
         }
         prev = best;
+    }
+    out
+}
+
+/// For each class (`i` is `dict[i - 1]`, 0 the blank), the class of the same letter in the
+/// other case, 0 when the dictionary has none (or the entry is not one cased letter).
+pub fn other_case_classes(dict: &[String]) -> Vec<usize> {
+    // The first class of each entry: full-width forms folded to ASCII ([`crate::sessions`])
+    // repeat letters later in the dictionary, classes the model hardly uses.
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, d) in dict.iter().enumerate() {
+        index.entry(d.as_str()).or_insert(i + 1);
+    }
+    let mut out = vec![0usize; dict.len() + 1];
+    for (i, d) in dict.iter().enumerate() {
+        let mut cs = d.chars();
+        let (Some(c), None) = (cs.next(), cs.next()) else { continue };
+        let swapped: String = if c.is_uppercase() { c.to_lowercase().collect() } else { c.to_uppercase().collect() };
+        if swapped != *d {
+            out[i + 1] = index.get(swapped.as_str()).copied().unwrap_or(0);
+        }
     }
     out
 }
@@ -103,10 +142,89 @@ pub fn recover_spaces(glyphs: Vec<Glyph>) -> Vec<Glyph> {
                     end: g.start.saturating_sub(1).max(p.end + 1),
                     prob: 0.5,
                     space_before: 0.0,
+                    recovered: true,
+                    other_case: 0.0,
                 });
             }
         }
         out.push(g.clone());
+    }
+    out
+}
+
+/// Takes back the spaces [`recover_spaces`] inserted in a page's lines where the page itself
+/// says the two halves are one word: the joined word is read elsewhere on the page as one word
+/// between spaces the model wrote (or line ends), and the two halves are not both read so.
+/// Why: inside a word, the blank columns of a wide or open letter (the sides of a W or an A)
+/// raise the space class to 0.05-0.2 with no word break there ("FOR WARD" on every scan of the
+/// LinnSequencer page, "A bbildung", "id x" on geotopo pages), while a real dropped space
+/// shows no more; the page's own words tell the cases apart without a dictionary. Words are
+/// compared with their leading and trailing punctuation stripped ("FORWARD," is "FORWARD"),
+/// and only halves of letters are joined.
+pub fn rejoin_split_words(lines: &mut [Vec<Glyph>]) {
+    let words: Vec<Vec<Span>> = lines.iter().map(|l| word_spans(l)).collect();
+    let text = |line: &[Glyph], w: &Span| -> String { line[w.start..w.end].iter().map(|g| g.ch.as_str()).collect() };
+    let core = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+    // Words read between spaces the model wrote (or line ends).
+    let mut solid: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (line, ws) in lines.iter().zip(&words) {
+        for (k, w) in ws.iter().enumerate() {
+            if !w.recovered_before && !ws.get(k + 1).is_some_and(|n| n.recovered_before) {
+                solid.insert(core(&text(line, w)));
+            }
+        }
+    }
+    for (line, ws) in lines.iter_mut().zip(&words) {
+        let mut drop = vec![false; line.len()];
+        for pair in ws.windows(2) {
+            let (left, right) = (&pair[0], &pair[1]);
+            if !right.recovered_before {
+                continue;
+            }
+            let (a, b) = (text(line, left), text(line, right));
+            let joined = core(&format!("{a}{b}"));
+            let (a, b) = (core(&a), core(&b));
+            let halves_are_words = solid.contains(&a) && solid.contains(&b);
+            // Letters only: formulas' and codes' spacing is no word spacing ("Cn−1 (K)").
+            let letters = |w: &str| !w.is_empty() && w.chars().all(char::is_alphabetic);
+            if letters(&a) && letters(&b) && solid.contains(&joined) && !halves_are_words {
+                drop[left.end..right.start].iter_mut().for_each(|d| *d = true);
+            }
+        }
+        if drop.contains(&true) {
+            let mut keep = drop.iter().map(|d| !d);
+            line.retain(|_| keep.next().unwrap_or(true));
+        }
+    }
+}
+
+/// A word of a line: glyph index range and whether the spaces before it are all recovered.
+struct Span {
+    start: usize,
+    end: usize,
+    recovered_before: bool,
+}
+
+/// The words of a line (runs of non-space glyphs); a word's break is recovered when every
+/// glyph between it and the previous word is a recovered space.
+fn word_spans(line: &[Glyph]) -> Vec<Span> {
+    let mut out: Vec<Span> = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, g) in line.iter().enumerate() {
+        if g.ch == " " {
+            if let Some(s) = start.take() {
+                out.push(Span { start: s, end: i, recovered_before: false });
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.push(Span { start: s, end: line.len(), recovered_before: false });
+    }
+    for k in 1..out.len() {
+        let gap = &line[out[k - 1].end..out[k].start];
+        out[k].recovered_before = !gap.is_empty() && gap.iter().all(|g| g.recovered);
     }
     out
 }
@@ -179,7 +297,14 @@ mod tests {
     use super::*;
 
     fn g(ch: &str, f: usize) -> Glyph {
-        Glyph { ch: ch.into(), start: f, end: f, prob: 0.9, space_before: 0.0 }
+        Glyph { ch: ch.into(), start: f, end: f, prob: 0.9, space_before: 0.0, recovered: false, other_case: 0.0 }
+    }
+
+    #[test]
+    fn other_case_classes_pair_letters_with_their_first_other_case_class() {
+        let dict: Vec<String> = ["O", "a", "o", "1", "A", "o"].iter().map(|s| s.to_string()).collect();
+        // Classes: 1 O, 2 a, 3 o, 4 1, 5 A, 6 o (a folded full-width twin).
+        assert_eq!(other_case_classes(&dict), vec![0, 3, 5, 1, 0, 2, 1]);
     }
 
     #[test]
@@ -192,7 +317,7 @@ mod tests {
         for (f, &k) in frames.iter().enumerate() {
             probs[f * c + k] = 1.0;
         }
-        let out = ctc_decode(&probs, frames.len(), c, frames.len(), &dict);
+        let out = ctc_decode(&probs, frames.len(), c, frames.len(), &dict, &[]);
         let text: String = out.iter().map(|g| g.ch.as_str()).collect();
         assert_eq!(text, "aab b");
         assert_eq!((out[0].start, out[0].end), (0, 1));
@@ -207,6 +332,45 @@ mod tests {
         let w = words(&out);
         assert_eq!(w.len(), 2);
         assert!(w[0].x1 <= w[1].x0);
+    }
+
+    /// Glyphs of `text`, one frame apart; `|` is a recovered space, ` ` one the model wrote.
+    fn line(text: &str) -> Vec<Glyph> {
+        text.chars()
+            .enumerate()
+            .map(|(i, c)| match c {
+                '|' => Glyph { recovered: true, ..g(" ", i) },
+                c => g(&c.to_string(), i),
+            })
+            .collect()
+    }
+
+    fn texts(lines: &[Vec<Glyph>]) -> Vec<String> {
+        lines.iter().map(|l| l.iter().map(|g| g.ch.as_str()).collect()).collect()
+    }
+
+    #[test]
+    fn a_recovered_space_inside_a_word_the_page_reads_whole_elsewhere_is_taken_back() {
+        let mut lines = vec![line("FAST FOR|WARD, REWIND"), line("FORWARD, REWIND, and LOCATE")];
+        rejoin_split_words(&mut lines);
+        assert_eq!(texts(&lines), ["FAST FORWARD, REWIND", "FORWARD, REWIND, and LOCATE"]);
+    }
+
+    #[test]
+    fn a_recovered_space_stays_when_the_page_reads_both_halves_as_words() {
+        // "into" elsewhere, but "in" and "to" too: the split may be right.
+        let mut lines = vec![line("went in|to the"), line("into it"), line("to go in")];
+        rejoin_split_words(&mut lines);
+        assert_eq!(texts(&lines)[0], "went in to the");
+        // Halves with digits or symbols (a formula) are not joined.
+        let mut lines = vec![line("Cn−1|(K) die"), line("Cn−1(K) und")];
+        rejoin_split_words(&mut lines);
+        assert_eq!(texts(&lines)[0], "Cn−1 (K) die");
+        // Nor is a space the model wrote ever taken back, nor one whose joined word is read
+        // only beside another recovered space.
+        let mut lines = vec![line("FOR WARD"), line("FOR|WARD"), line("a FORWARD|b")];
+        rejoin_split_words(&mut lines);
+        assert_eq!(texts(&lines), ["FOR WARD", "FOR WARD", "a FORWARD b"]);
     }
 
     #[test]

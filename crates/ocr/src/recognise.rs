@@ -114,6 +114,8 @@ impl Ocr {
         let sorted: Vec<usize> = idx.iter().map(|&i| widths[i].max(rec_min)).collect();
         let batches = batch_by_width(&sorted);
         let mut timer = StageTimer::new(self.tuning.timing);
+        // Lines kept: index, glyphs, confidence, page pixels per frame.
+        let mut kept: Vec<(usize, Vec<rec::Glyph>, f32, f32)> = Vec::new();
         for (start, end) in batches {
             let batch = &idx[start..end];
             let bw = batch.iter().map(|&i| widths[i]).max().unwrap_or(rec_min).max(rec_min);
@@ -143,13 +145,14 @@ impl Ocr {
             let frame_px = bw as f32 / t as f32;
             for (k, &i) in batch.iter().enumerate() {
                 let valid = ((widths[i] as f32 / frame_px).ceil() as usize).min(t);
-                let glyphs = rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &rec.dict);
+                let mut glyphs =
+                    rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &rec.dict, &rec.other_case);
+                crate::case::case_by_neighbours(&mut glyphs);
                 let glyphs = rec::recover_spaces(glyphs);
-                let spans = rec::words(&glyphs);
-                if spans.is_empty() {
+                let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
+                if chars.is_empty() {
                     continue;
                 }
-                let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
                 let conf = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len().max(1) as f32;
                 conf_sum += conf * chars.len() as f32;
                 conf_chars += chars.len();
@@ -160,24 +163,28 @@ impl Ocr {
                 if conf < DROP_SCORE {
                     continue;
                 }
-                let r = rects[i];
-                let (u, _) = r.axes();
                 // Frame units -> crop pixels -> page pixels along the line axis.
-                let px_per_frame = frame_px * r.w / widths[i] as f32;
-                let words = spans
-                    .into_iter()
-                    .map(|s| {
-                        let a = (s.x0 * px_per_frame).min(r.w);
-                        let b = (s.x1 * px_per_frame).min(r.w).max(a + 1.0);
-                        let mid = (a + b) / 2.0 - r.w / 2.0;
-                        let wr =
-                            RotRect { cx: r.cx + u[0] * mid, cy: r.cy + u[1] * mid, w: b - a, h: r.h, angle: r.angle };
-                        (s.text, s.confidence, wr)
-                    })
-                    .collect();
-                results[i] = Some((r, words, conf));
+                kept.push((i, glyphs, conf, frame_px * rects[i].w / widths[i] as f32));
             }
             timer.mark("rec.decode");
+        }
+        // Words once the whole page is read: its own words take back wrongly recovered spaces.
+        let mut lines: Vec<Vec<rec::Glyph>> = kept.iter_mut().map(|k| std::mem::take(&mut k.1)).collect();
+        rec::rejoin_split_words(&mut lines);
+        for ((i, _, conf, px_per_frame), glyphs) in kept.into_iter().zip(lines) {
+            let r = rects[i];
+            let (u, _) = r.axes();
+            let words = rec::words(&glyphs)
+                .into_iter()
+                .map(|s| {
+                    let a = (s.x0 * px_per_frame).min(r.w);
+                    let b = (s.x1 * px_per_frame).min(r.w).max(a + 1.0);
+                    let mid = (a + b) / 2.0 - r.w / 2.0;
+                    let wr = RotRect { cx: r.cx + u[0] * mid, cy: r.cy + u[1] * mid, w: b - a, h: r.h, angle: r.angle };
+                    (s.text, s.confidence, wr)
+                })
+                .collect();
+            results[i] = Some((r, words, conf));
         }
         let confidence = if conf_chars == 0 { 1.0 } else { conf_sum / conf_chars as f32 };
         if self.tuning.timing {
