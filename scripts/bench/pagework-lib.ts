@@ -3,7 +3,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-export const target = process.env.CARGO_TARGET_DIR || "/work/cargo-target";
+/** Where cargo builds: CARGO_TARGET_DIR, or cargo's own default (target/ in the clone). */
+export const target = process.env.CARGO_TARGET_DIR || join(import.meta.dir, "../../target");
 let built = false;
 export function pagework(root: string): string {
   const bin = join(target, "release/examples/pagework");
