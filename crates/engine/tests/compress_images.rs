@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{build_pdf, corpus_file, Scratch};
+use common::{build_pdf, corpus_file, stream, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::JobControl;
 use jpeg_encoder::{ColorType, Encoder};
@@ -15,13 +15,6 @@ use mupdf::pdf::{PdfDocument, PdfObject};
 
 fn obj(s: &str) -> Vec<u8> {
     s.as_bytes().to_vec()
-}
-
-fn stream(dict: &str, data: &[u8]) -> Vec<u8> {
-    let mut v = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
-    v.extend_from_slice(data);
-    v.extend_from_slice(b"\nendstream");
-    v
 }
 
 fn deflate(data: &[u8]) -> Vec<u8> {

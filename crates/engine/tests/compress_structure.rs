@@ -7,17 +7,11 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{corpus_file, Scratch};
-use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
-use engine::JobControl;
+use common::{compress_at, corpus_file, Scratch};
+use engine::pagework::compress::CompressLevel;
 use mupdf::pdf::PdfDocument;
 
 const LEVELS: [CompressLevel; 3] = [CompressLevel::Light, CompressLevel::Balanced, CompressLevel::Strong];
-
-fn run(input: &Path, output: &Path, level: CompressLevel) {
-    compress(input, output, &CompressOptions { level, ..Default::default() }, &JobControl::new())
-        .unwrap_or_else(|e| panic!("{}: {e:?}", input.display()));
-}
 
 /// The catalogue's XMP: (its /Filter, its decoded bytes).
 fn metadata(path: &Path) -> (Option<String>, Vec<u8>) {
@@ -55,7 +49,7 @@ fn xmp_metadata_is_deflated_at_every_level_except_in_pdfa_files_at_light() {
         assert_eq!(filter, None, "{name}: stored unfiltered");
         for level in LEVELS {
             let out = s.path("out.pdf");
-            run(&input, &out, level);
+            compress_at(&input, &out, level);
             let (filter, after) = metadata(&out);
             assert_eq!(after, before, "{name} {level:?}: the same XMP");
             // Light keeps a PDF/A file's XMP unfiltered (PDF/A requires it); the lossy
@@ -74,7 +68,7 @@ fn tounicode_cmaps_are_cut_to_the_codes_shown_keeping_the_extracted_text() {
         let (before, in_text) = (tounicode_bytes(&input), text(&input));
         for level in LEVELS {
             let out = s.path("out.pdf");
-            run(&input, &out, level);
+            compress_at(&input, &out, level);
             let after = tounicode_bytes(&out);
             assert!(after * 2 < before, "{name} {level:?}: ToUnicode {before} -> {after} bytes");
             assert_eq!(text(&out), in_text, "{name} {level:?}: pdftotext's text");

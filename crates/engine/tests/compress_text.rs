@@ -8,17 +8,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
-use common::{corpus_file, finish_page, Scratch};
-use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
-use engine::JobControl;
+use common::{compress_at, corpus_file, finish_page, Scratch};
+use engine::pagework::compress::CompressLevel;
 use mupdf::pdf::{PdfDocument, PdfObject};
 use mupdf::{Colorspace, Document, Font, Matrix, Size};
-
-fn run(input: &Path, output: &Path, level: CompressLevel) -> u64 {
-    compress(input, output, &CompressOptions { level, ..Default::default() }, &JobControl::new())
-        .unwrap_or_else(|e| panic!("{}: {e:?}", input.display()))
-        .output_bytes
-}
 
 /// pdftotext's words of `path` with their counts.
 fn words(path: &Path) -> HashMap<String, usize> {
@@ -109,7 +102,7 @@ fn embedded_fonts_are_subset_to_the_glyphs_used_at_every_level_keeping_text_and_
     let before_pixels = pixels(&input);
     for level in [CompressLevel::Light, CompressLevel::Balanced, CompressLevel::Strong] {
         let out = s.path("out.pdf");
-        run(&input, &out, level);
+        compress_at(&input, &out, level);
         let after_font = font_program_bytes(&out);
         assert!(
             after_font * 20 < before_font,
@@ -128,7 +121,7 @@ fn fonts_of_a_born_digital_corpus_file_are_subset_without_losing_a_word() {
     let Some(input) = corpus_file("chinese-template.pdf") else { return };
     let s = Scratch::new("compress-subset-corpus");
     let out = s.path("out.pdf");
-    run(&input, &out, CompressLevel::Light);
+    compress_at(&input, &out, CompressLevel::Light);
     let (before, after) = (font_program_bytes(&input), font_program_bytes(&out));
     assert!(after * 2 < before, "font programs {before} -> {after} bytes");
     assert_eq!(words(&out), words(&input));
@@ -157,7 +150,7 @@ fn levels_are_ordered_strong_le_balanced_le_light_le_input_on_corpus_files() {
         let mut sizes = Vec::new();
         for level in [CompressLevel::Light, CompressLevel::Balanced, CompressLevel::Strong] {
             let out = s.path(&format!("{level:?}.pdf"));
-            sizes.push(run(&input, &out, level));
+            sizes.push(compress_at(&input, &out, level));
             let after = words(&out);
             let lost: Vec<_> = in_words.iter().filter(|(w, n)| after.get(*w).copied().unwrap_or(0) < **n).collect();
             assert!(lost.is_empty(), "{name} {level:?} lost words: {lost:?}");

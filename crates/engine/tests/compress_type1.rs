@@ -7,31 +7,12 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{corpus_file, finish_page, Scratch};
-use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
-use engine::JobControl;
+use common::{compress_at, corpus_file, finish_page, grey_pixels, Scratch};
+use engine::pagework::compress::CompressLevel;
 use mupdf::pdf::{PdfDocument, PdfObject};
-use mupdf::{Buffer, Colorspace, Document, Matrix, Size};
+use mupdf::{Buffer, Size};
 
 const LEVELS: [CompressLevel; 3] = [CompressLevel::Light, CompressLevel::Balanced, CompressLevel::Strong];
-
-fn run(input: &Path, output: &Path, level: CompressLevel) -> u64 {
-    compress(input, output, &CompressOptions { level, ..Default::default() }, &JobControl::new())
-        .unwrap_or_else(|e| panic!("{}: {e:?}", input.display()))
-        .output_bytes
-}
-
-/// The grey pixels of every page of `path` at `dpi`.
-fn pixels(path: &Path, dpi: f32) -> Vec<Vec<u8>> {
-    let doc = Document::open(path.to_str().unwrap()).unwrap();
-    let m = Matrix::new_scale(dpi / 72.0, dpi / 72.0);
-    (0..doc.page_count().unwrap())
-        .map(|i| {
-            let page = doc.load_page(i).unwrap();
-            page.to_pixmap(&m, &Colorspace::device_gray(), false, true).unwrap().samples().to_vec()
-        })
-        .collect()
-}
 
 fn text(path: &Path) -> String {
     let out = Command::new("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
@@ -343,17 +324,17 @@ fn a_type1_font_becomes_a_cff_subset_of_the_glyphs_shown_rendering_the_same() {
     let (program, l1, l2) = type1_program();
     pdf_with_type1(&input, &program, l1, l2, "ABBA", Extra::Nothing);
     assert_eq!(font_programs(&input).0, 1);
-    let before = pixels(&input, 72.0);
+    let before = grey_pixels(&input, 72.0);
     assert!(before[0].iter().any(|&p| p < 128), "the test font draws");
     for level in LEVELS {
         let out = s.path("out.pdf");
-        run(&input, &out, level);
+        compress_at(&input, &out, level);
         let (type1, cff) = font_programs(&out);
         assert_eq!((type1, cff.len()), (0, 1), "{level:?}: the Type 1 program is replaced by one CFF program");
         assert_eq!(cff_glyph_count(&cff[0]), 3, "{level:?}: .notdef, A and B kept, C and D dropped");
         assert!(cff[0].len() < program.len() / 2, "{level:?}: {} -> {} bytes", program.len(), cff[0].len());
-        assert!(pixels(&out, 72.0) == before, "{level:?}: a rendered pixel changed");
-        assert!(pixels(&out, 300.0) == pixels(&input, 300.0), "{level:?}: a pixel changed at 300 dpi");
+        assert!(grey_pixels(&out, 72.0) == before, "{level:?}: a rendered pixel changed");
+        assert!(grey_pixels(&out, 300.0) == grey_pixels(&input, 300.0), "{level:?}: a pixel changed at 300 dpi");
     }
 }
 
@@ -364,11 +345,11 @@ fn a_type1_program_whose_font_no_content_selects_keeps_every_glyph() {
     let (program, l1, l2) = type1_program();
     pdf_with_type1(&input, &program, l1, l2, "AB", Extra::UnselectedFont);
     let out = s.path("out.pdf");
-    run(&input, &out, CompressLevel::Light);
+    compress_at(&input, &out, CompressLevel::Light);
     let (type1, cff) = font_programs(&out);
     assert_eq!((type1, cff.len()), (0, 1));
     assert_eq!(cff_glyph_count(&cff[0]), 5, "every glyph kept");
-    assert!(pixels(&out, 72.0) == pixels(&input, 72.0), "a rendered pixel changed");
+    assert!(grey_pixels(&out, 72.0) == grey_pixels(&input, 72.0), "a rendered pixel changed");
 }
 
 #[test]
@@ -378,11 +359,11 @@ fn glyphs_of_an_annotation_state_not_shown_are_kept() {
     let (program, l1, l2) = type1_program();
     pdf_with_type1(&input, &program, l1, l2, "A", Extra::HiddenState("D"));
     let out = s.path("out.pdf");
-    run(&input, &out, CompressLevel::Balanced);
+    compress_at(&input, &out, CompressLevel::Balanced);
     let (type1, cff) = font_programs(&out);
     assert_eq!((type1, cff.len()), (0, 1));
     assert_eq!(cff_glyph_count(&cff[0]), 3, ".notdef, A shown and D of the /Yes state; not B or C");
-    assert!(pixels(&out, 72.0) == pixels(&input, 72.0), "a rendered pixel changed");
+    assert!(grey_pixels(&out, 72.0) == grey_pixels(&input, 72.0), "a rendered pixel changed");
 }
 
 #[test]
@@ -397,9 +378,9 @@ fn a_type1_font_that_cannot_be_parsed_is_kept_as_it_is() {
     pdf_with_type1(&input, &program, l1, l2, "AB", Extra::Nothing);
     for level in LEVELS {
         let out = s.path("out.pdf");
-        run(&input, &out, level);
+        compress_at(&input, &out, level);
         assert_eq!(font_programs(&out).0, 1, "{level:?}: the program is kept");
-        assert!(pixels(&out, 72.0) == pixels(&input, 72.0), "{level:?}: a rendered pixel changed");
+        assert!(grey_pixels(&out, 72.0) == grey_pixels(&input, 72.0), "{level:?}: a rendered pixel changed");
     }
 }
 
@@ -413,14 +394,14 @@ fn corpus_files_with_type1_fonts_get_smaller_render_identically_and_keep_levels_
         let in_bytes = std::fs::metadata(&input).unwrap().len();
         let (in_type1, _) = font_programs(&input);
         assert!(in_type1 > 0, "{name} embeds Type 1 fonts");
-        let (in_pixels, in_text) = (pixels(&input, 100.0), text(&input));
+        let (in_pixels, in_text) = (grey_pixels(&input, 100.0), text(&input));
         let mut sizes = Vec::new();
         for level in LEVELS {
             let out = s.path(&format!("{level:?}.pdf"));
-            sizes.push(run(&input, &out, level));
+            sizes.push(compress_at(&input, &out, level));
             let (type1, cff) = font_programs(&out);
             assert!(type1 < in_type1 && !cff.is_empty(), "{name} {level:?}: Type 1 fonts converted");
-            assert!(pixels(&out, 100.0) == in_pixels, "{name} {level:?}: a rendered pixel changed");
+            assert!(grey_pixels(&out, 100.0) == in_pixels, "{name} {level:?}: a rendered pixel changed");
             assert_eq!(text(&out), in_text, "{name} {level:?}: pdftotext's text");
         }
         let [light, balanced, strong] = sizes[..] else { unreachable!() };

@@ -7,32 +7,11 @@ mod common;
 
 use std::path::Path;
 
-use common::{build_pdf, Scratch};
-use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
-use engine::JobControl;
+use common::{build_pdf, compress_at, grey_pixels, stream, Scratch};
+use engine::pagework::compress::CompressLevel;
 use mupdf::pdf::PdfDocument;
-use mupdf::{Colorspace, Document, Matrix};
 
 const LEVELS: [CompressLevel; 3] = [CompressLevel::Light, CompressLevel::Balanced, CompressLevel::Strong];
-
-fn run(input: &Path, output: &Path, level: CompressLevel) {
-    compress(input, output, &CompressOptions { level, ..Default::default() }, &JobControl::new())
-        .unwrap_or_else(|e| panic!("{}: {e:?}", input.display()));
-}
-
-/// The grey pixels of the first page at 72 dpi.
-fn pixels(path: &Path) -> Vec<u8> {
-    let doc = Document::open(path.to_str().unwrap()).unwrap();
-    let page = doc.load_page(0).unwrap();
-    page.to_pixmap(&Matrix::new_scale(1.0, 1.0), &Colorspace::device_gray(), false, true).unwrap().samples().to_vec()
-}
-
-fn stream(dict: &str, data: &[u8]) -> Vec<u8> {
-    let mut v = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
-    v.extend_from_slice(data);
-    v.extend_from_slice(b"\nendstream");
-    v
-}
 
 /// The glyph names of the Type 3 font `F1` of the first page.
 fn char_procs(path: &Path) -> Vec<String> {
@@ -74,13 +53,13 @@ fn a_type3_font_loses_the_glyphs_no_code_shown_selects_but_keeps_those_a_pattern
     let input = s.path("in.pdf");
     type3_pdf(&input);
     assert_eq!(char_procs(&input), ["/a", "/b", "/c"]);
-    let before = pixels(&input);
-    assert!(before.iter().any(|&p| p < 128), "the test font draws");
+    let before = grey_pixels(&input, 72.0);
+    assert!(before[0].iter().any(|&p| p < 128), "the test font draws");
     for level in LEVELS {
         let out = s.path(&format!("{level:?}.pdf"));
-        run(&input, &out, level);
+        compress_at(&input, &out, level);
         assert_eq!(char_procs(&out), ["/a", "/c"], "{level:?}");
-        assert!(pixels(&out) == before, "{level:?}: renders differently");
+        assert!(grey_pixels(&out, 72.0) == before, "{level:?}: renders differently");
     }
 }
 
@@ -127,14 +106,14 @@ fn an_ascii_hex_or_ascii85_layer_is_taken_off_and_the_page_renders_the_same() {
     for (filter, encoded) in [("/ASCIIHexDecode", hex.as_bytes()), ("[/A85]", a85.as_bytes())] {
         let input = s.path("in.pdf");
         ascii_pdf(&input, filter, encoded);
-        let before = pixels(&input);
-        assert!(before.iter().any(|&p| p < 200), "{filter}: the test page draws");
+        let before = grey_pixels(&input, 72.0);
+        assert!(before[0].iter().any(|&p| p < 200), "{filter}: the test page draws");
         for level in LEVELS {
             let out = s.path(&format!("{level:?}.pdf"));
-            run(&input, &out, level);
+            compress_at(&input, &out, level);
             let f = content_filter(&out);
             assert!(!f.contains("ASCII") && !f.contains("A85") && !f.contains("AHx"), "{filter} at {level:?}: {f}");
-            assert!(pixels(&out) == before, "{filter} at {level:?}: renders differently");
+            assert!(grey_pixels(&out, 72.0) == before, "{filter} at {level:?}: renders differently");
         }
     }
 }
@@ -149,7 +128,7 @@ fn an_ascii_hex_layer_with_binary_garbage_is_kept() {
     ascii_pdf(&input, "/AHx", &encoded);
     for level in LEVELS {
         let out = s.path(&format!("{level:?}.pdf"));
-        run(&input, &out, level);
+        compress_at(&input, &out, level);
         let doc = PdfDocument::open(out.to_str().unwrap()).unwrap();
         let page = doc.find_page(0).unwrap();
         let contents = page.get_dict("Contents").unwrap().unwrap();

@@ -161,6 +161,35 @@ pub fn zip_entries(path: &Path) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// A stream object's body: `<< dict /Length n >>` and `data`.
+pub fn stream(dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut v = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
+    v.extend_from_slice(data);
+    v.extend_from_slice(b"\nendstream");
+    v
+}
+
+/// Compresses `input` to `output` at `level` (default options); the output's size.
+pub fn compress_at(input: &Path, output: &Path, level: engine::pagework::compress::CompressLevel) -> u64 {
+    use engine::pagework::compress::{compress, CompressOptions};
+    compress(input, output, &CompressOptions { level, ..Default::default() }, &engine::JobControl::new())
+        .unwrap_or_else(|e| panic!("{}: {e:?}", input.display()))
+        .output_bytes
+}
+
+/// The grey pixels of every page of `path` at `dpi` (annotations drawn).
+pub fn grey_pixels(path: &Path, dpi: f32) -> Vec<Vec<u8>> {
+    use mupdf::{Colorspace, Document, Matrix};
+    let doc = Document::open(path.to_str().unwrap()).unwrap();
+    let m = Matrix::new_scale(dpi / 72.0, dpi / 72.0);
+    (0..doc.page_count().unwrap())
+        .map(|i| {
+            let page = doc.load_page(i).unwrap();
+            page.to_pixmap(&m, &Colorspace::device_gray(), false, true).unwrap().samples().to_vec()
+        })
+        .collect()
+}
+
 /// A PDF from object bodies (object i + 1 = `objects[i]`); object 1 must be the catalog.
 pub fn build_pdf(objects: &[Vec<u8>]) -> Vec<u8> {
     let mut out = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
