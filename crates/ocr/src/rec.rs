@@ -260,31 +260,21 @@ pub fn words(glyphs: &[Glyph]) -> Vec<WordSpan> {
     pitches.sort_by(f32::total_cmp);
     let half = pitches.get(pitches.len() / 2).copied().unwrap_or(3.0) / 2.0;
     // Groups of non-space glyphs.
-    let mut groups: Vec<Vec<&Glyph>> = vec![Vec::new()];
-    for g in glyphs {
-        if g.ch == " " {
-            if !groups.last().unwrap().is_empty() {
-                groups.push(Vec::new());
-            }
-        } else {
-            groups.last_mut().unwrap().push(g);
-        }
-    }
-    groups.retain(|g| !g.is_empty());
+    let groups: Vec<&[Glyph]> = word_spans(glyphs).iter().map(|w| &glyphs[w.start..w.end]).collect();
     let mut out = Vec::with_capacity(groups.len());
     for (i, cur) in groups.iter().enumerate() {
         let text: String = cur.iter().map(|g| g.ch.as_str()).collect();
         let confidence = cur.iter().map(|g| g.prob).sum::<f32>() / cur.len() as f32;
-        let first = centre(cur[0]);
-        let last = centre(cur[cur.len() - 1]);
+        let first = centre(&cur[0]);
+        let last = centre(&cur[cur.len() - 1]);
         let mut x0 = (first - half).max(0.0);
         let mut x1 = last + half;
         if i > 0 {
-            let prev = centre(groups[i - 1][groups[i - 1].len() - 1]);
+            let prev = centre(&groups[i - 1][groups[i - 1].len() - 1]);
             x0 = x0.max(first - 0.4 * (first - prev));
         }
         if i + 1 < groups.len() {
-            let next = centre(groups[i + 1][0]);
+            let next = centre(&groups[i + 1][0]);
             x1 = x1.min(last + 0.4 * (next - last));
         }
         out.push(WordSpan { text, confidence, x0, x1: x1.max(x0 + 0.5) });
