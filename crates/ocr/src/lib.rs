@@ -79,6 +79,7 @@ pub use crate::image::{Grey, Image};
 pub use crate::languages::{LanguageError, LanguageSets};
 use crate::models::environment;
 pub use crate::models::{ModelFile, ModelFiles, RecogniserFiles};
+use crate::recognise::{widest_lines, Read};
 use crate::sessions::{load_dict, load_session};
 pub use crate::timing::{process_cpu_ms, StageTimer};
 
@@ -111,16 +112,21 @@ pub const REC_HEIGHT: usize = 48;
 pub const REC_MAX_WIDTH: usize = 48 * 60;
 /// Horizontal scale of recognition crops relative to keeping the aspect ratio. Recognition
 /// time is proportional to crop width; squeezing is within what the model saw in training
-/// (PaddleOCR squeezes lines wider than its batch width).
+/// (PaddleOCR squeezes lines wider than its batch width). 1.0: 0.8 took 12-15% less CPU but
+/// read the brochure worse and moved word boxes enough to change pdftotext's reading of a
+/// skewed two-column layer (docs/ocr.md, step 4); `OCR_REC_SQUEEZE` sets it.
 pub const REC_SQUEEZE: f32 = 1.0;
 /// Narrowest recognition batch: shorter crops are padded to it (PaddleOCR pads to 320;
 /// 160 measured the same CER on the corpus with less padding).
 pub const REC_MIN_WIDTH: usize = 160;
 /// Lines whose mean character confidence is below this are dropped (PaddleOCR's drop_score).
 pub const DROP_SCORE: f32 = 0.5;
-/// A page whose characters were read with a mean confidence under this is put to the 0/180
-/// direction classifier (and read again turned if it votes so).
+/// A page whose widest lines ([`PROBE_LINES`] of them, read first) were read with a mean
+/// character confidence under this is put to the 0/180 direction classifier (and read turned
+/// if it votes so and the turned page reads them more surely).
 pub const DIRECTION_CHECK_BELOW: f32 = 0.9;
+/// How many of the widest lines are read first to judge whether a page is upside down.
+pub const PROBE_LINES: usize = 12;
 
 /// The machine-wide lock held for one model run; unlocked when dropped.
 struct MachineRun<'a>(Option<std::sync::MutexGuard<'a, std::fs::File>>);
@@ -381,19 +387,40 @@ impl Ocr {
         // Horizontal lines only (vertical text is not supported).
         rects.retain(|r| r.w >= 0.8 * r.h);
         timer.mark("orientation");
-        let (mut lines, confidence) = self.recognise_lines(&upright, &rects, &rec)?;
+        // 0 / 180: the widest lines are read first, and only a page whose widest lines read
+        // with low confidence is put to the direction classifier (text upside down reads as
+        // garbage the recogniser is unsure of; running the classifier on every page cost time
+        // and, on pages it misjudged, the whole page). Turned, the page must read its widest
+        // lines more surely than upright, or it is read upright after all.
+        let widest = widest_lines(&rects);
+        let probe = &widest[..widest.len().min(PROBE_LINES)];
+        let mut lines = match self.recognise_lines(&upright, &rects, &rec, Some((probe, DIRECTION_CHECK_BELOW)))? {
+            Read::Done(lines) => lines,
+            Read::Doubtful(upright_confidence) => {
+                let mut turned = None;
+                if self.vote_flip(&upright, &rects)? {
+                    let (w, h) = (upright.width as f32, upright.height as f32);
+                    let flipped: Vec<RotRect> =
+                        rects.iter().map(|r| RotRect { cx: w - r.cx, cy: h - r.cy, ..*r }).collect();
+                    let page = upright.rotate_cw(180);
+                    if let Read::Done(lines) =
+                        self.recognise_lines(&page, &flipped, &rec, Some((probe, upright_confidence)))?
+                    {
+                        turned = Some((page, lines));
+                    }
+                    timer.mark("rec.flipped");
+                }
+                match turned {
+                    Some((page, lines)) => {
+                        upright = page;
+                        rotation = (rotation + 180) % 360;
+                        lines
+                    }
+                    None => self.read_all(&upright, &rects, &rec)?,
+                }
+            }
+        };
         timer.mark("rec");
-        // 0 / 180: only a page read with low confidence is put to the direction classifier
-        // (text upside down reads as garbage the recogniser is unsure of); running it on
-        // every page cost time and, on pages it misjudged, the whole page.
-        if confidence < DIRECTION_CHECK_BELOW && self.vote_flip(&upright, &rects)? {
-            let (w, h) = (upright.width as f32, upright.height as f32);
-            rects = rects.iter().map(|r| RotRect { cx: w - r.cx, cy: h - r.cy, ..*r }).collect();
-            upright = upright.rotate_cw(180);
-            rotation = (rotation + 180) % 360;
-            lines = self.recognise_lines(&upright, &rects, &rec)?.0;
-            timer.mark("rec.flipped");
-        }
 
         // Apostrophes and closing quotes in the page's quote style.
         quotes::apply(&mut lines);

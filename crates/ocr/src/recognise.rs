@@ -52,11 +52,10 @@ impl Ocr {
         }
     }
 
-    /// Returns true when the page reads upside down (votes of the direction classifier).
+    /// Returns true when the page reads upside down (votes of the direction classifier over
+    /// the [`widest_lines`]).
     pub(crate) fn vote_flip(&self, grey: &Grey, rects: &[RotRect]) -> Result<bool> {
-        let mut cand: Vec<&RotRect> = rects.iter().filter(|r| r.w >= 2.0 * r.h).collect();
-        cand.sort_by(|a, b| (b.w * b.h).total_cmp(&(a.w * a.h)));
-        cand.truncate(24);
+        let cand: Vec<&RotRect> = widest_lines(rects).into_iter().map(|i| &rects[i]).collect();
         if cand.is_empty() {
             return Ok(false);
         }
@@ -89,85 +88,158 @@ impl Ocr {
         Ok(vote > 0.0)
     }
 
-    /// Recognises each rectangle; returns (line rect, words (text, conf, rect), line conf)
-    /// for the lines kept, in the input order, and the mean character confidence of every
-    /// line read (kept or not; 1 when there is none).
-    #[allow(clippy::type_complexity)]
+    /// Reads one batch of lines (`batch`: indices into `rects`, cropped `widths[i]` wide):
+    /// for each line with characters, its glyphs, mean character confidence and page pixels
+    /// per output frame.
+    fn read_batch(
+        &self,
+        grey: &Grey,
+        rects: &[RotRect],
+        widths: &[usize],
+        batch: &[usize],
+        rec: &Recogniser,
+        timer: &mut StageTimer,
+    ) -> Result<Vec<(usize, LineRead)>> {
+        let rec_min = self.tuning.rec_min_width;
+        let bw = batch.iter().map(|&i| widths[i]).max().unwrap_or(rec_min).max(rec_min);
+        let n = batch.len();
+        let plane = REC_HEIGHT * bw;
+        let mut data = vec![0f32; n * 3 * plane];
+        for (k, &i) in batch.iter().enumerate() {
+            // The line into the first channel's plane, then that plane (padding included)
+            // copied to the other two: the model sees the same grey in all three.
+            let line = &mut data[k * 3 * plane..(k + 1) * 3 * plane];
+            Self::crop_into(grey, &rects[i], REC_HEIGHT, widths[i], &mut line[..plane], bw);
+            line.copy_within(..plane, plane);
+            line.copy_within(..plane, 2 * plane);
+        }
+        let tensor = Tensor::from_array(([n, 3, REC_HEIGHT, bw], data)).map_err(inference)?;
+        if self.tuning.timing {
+            let useful: usize = batch.iter().map(|&i| widths[i]).sum();
+            timer.mark(&format!("rec.crop n={n} w={bw} cols {useful}/{}", n * bw));
+        }
+        let mut session = rec.session.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
+        let run = self.machine_run()?;
+        let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
+        drop(run);
+        timer.mark("rec.run");
+        let (shape, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
+        let (t, c) = (shape[1] as usize, shape[2] as usize);
+        let frame_px = bw as f32 / t as f32;
+        let mut out = Vec::with_capacity(n);
+        for (k, &i) in batch.iter().enumerate() {
+            let valid = ((widths[i] as f32 / frame_px).ceil() as usize).min(t);
+            let mut glyphs =
+                rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &rec.dict, &rec.other_case);
+            crate::case::case_by_neighbours(&mut glyphs);
+            let glyphs = rec::recover_spaces(glyphs);
+            let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
+            if chars.is_empty() {
+                continue;
+            }
+            let conf = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len() as f32;
+            // Frame units -> crop pixels -> page pixels along the line axis.
+            out.push((i, (glyphs, conf, frame_px * rects[i].w / widths[i] as f32)));
+        }
+        timer.mark("rec.decode");
+        Ok(out)
+    }
+
+    /// Recognises every rectangle ([`recognise_lines`](Self::recognise_lines) without a probe).
+    pub(crate) fn read_all(&self, grey: &Grey, rects: &[RotRect], rec: &Recogniser) -> Result<Vec<Line>> {
+        match self.recognise_lines(grey, rects, rec, None)? {
+            Read::Done(lines) => Ok(lines),
+            Read::Doubtful(_) => Err(OcrError::Inference("a read without a probe stopped early".into())),
+        }
+    }
+
+    /// Recognises each rectangle: [`Read::Done`] with (line rect, words (text, conf, rect),
+    /// line conf) for the lines kept, in the input order. With a `probe` (line indices and a
+    /// confidence), those lines are read first, and when their mean character confidence is
+    /// under it the rest is not read ([`Read::Doubtful`] with that confidence): an upside-down
+    /// page is found after its widest lines instead of after all of them.
     pub(crate) fn recognise_lines(
         &self,
         grey: &Grey,
         rects: &[RotRect],
         rec: &Recogniser,
-    ) -> Result<(Vec<(RotRect, Vec<(String, f32, RotRect)>, f32)>, f32)> {
+        probe: Option<(&[usize], f32)>,
+    ) -> Result<Read> {
         let (mut conf_sum, mut conf_chars) = (0f32, 0usize);
-        let widths: Vec<usize> = rects
-            .iter()
-            .map(|r| {
-                ((r.w / r.h.max(1.0) * REC_HEIGHT as f32 * self.tuning.rec_squeeze).round() as usize)
-                    .clamp(16, REC_MAX_WIDTH)
-            })
-            .collect();
-        let mut idx: Vec<usize> = (0..rects.len()).collect();
-        idx.sort_by_key(|&i| widths[i]);
-        let mut results: Vec<Option<(RotRect, Vec<(String, f32, RotRect)>, f32)>> = vec![None; rects.len()];
+        let width_at = |r: &RotRect, squeeze: f32| {
+            ((r.w / r.h.max(1.0) * REC_HEIGHT as f32 * squeeze).round() as usize).clamp(16, REC_MAX_WIDTH)
+        };
+        let mut widths: Vec<usize> = rects.iter().map(|r| width_at(r, self.tuning.rec_squeeze)).collect();
         let rec_min = self.tuning.rec_min_width;
-        let sorted: Vec<usize> = idx.iter().map(|&i| widths[i].max(rec_min)).collect();
-        let batches = batch_by_width(&sorted);
+        let batches_of = |mut idx: Vec<usize>, widths: &[usize]| -> Vec<Vec<usize>> {
+            idx.sort_by_key(|&i| widths[i]);
+            let sorted: Vec<usize> = idx.iter().map(|&i| widths[i].max(rec_min)).collect();
+            batch_by_width(&sorted).into_iter().map(|(a, b)| idx[a..b].to_vec()).collect()
+        };
+        // Batches of similar widths, widest first: the probe's lines (the largest) are in the
+        // first batches, which are the batches a read without a probe makes too (the model is
+        // not blind to padding, so other batches would read some lines differently).
+        let probed: Vec<bool> = {
+            let mut p = vec![false; rects.len()];
+            probe.iter().flat_map(|(ids, _)| ids.iter()).for_each(|&i| p[i] = true);
+            p
+        };
+        let mut groups = batches_of((0..rects.len()).collect(), &widths);
+        groups.reverse();
+        let probe_batches = groups.iter().rposition(|b| b.iter().any(|&i| probed[i])).map_or(0, |k| k + 1);
+        let mut results: Vec<Option<Line>> = vec![None; rects.len()];
         let mut timer = StageTimer::new(self.tuning.timing);
-        // Lines kept: index, glyphs, confidence, page pixels per frame.
-        let mut kept: Vec<(usize, Vec<rec::Glyph>, f32, f32)> = Vec::new();
-        for (start, end) in batches {
-            let batch = &idx[start..end];
-            let bw = batch.iter().map(|&i| widths[i]).max().unwrap_or(rec_min).max(rec_min);
-            let n = batch.len();
-            let plane = REC_HEIGHT * bw;
-            let mut data = vec![0f32; n * 3 * plane];
-            for (k, &i) in batch.iter().enumerate() {
-                // The line into the first channel's plane, then that plane (padding included)
-                // copied to the other two: the model sees the same grey in all three.
-                let line = &mut data[k * 3 * plane..(k + 1) * 3 * plane];
-                Self::crop_into(grey, &rects[i], REC_HEIGHT, widths[i], &mut line[..plane], bw);
-                line.copy_within(..plane, plane);
-                line.copy_within(..plane, 2 * plane);
-            }
-            let tensor = Tensor::from_array(([n, 3, REC_HEIGHT, bw], data)).map_err(inference)?;
-            if self.tuning.timing {
-                let useful: usize = batch.iter().map(|&i| widths[i]).sum();
-                timer.mark(&format!("rec.crop n={n} w={bw} cols {useful}/{}", n * bw));
-            }
-            let mut session = rec.session.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
-            let run = self.machine_run()?;
-            let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
-            drop(run);
-            timer.mark("rec.run");
-            let (shape, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
-            let (t, c) = (shape[1] as usize, shape[2] as usize);
-            let frame_px = bw as f32 / t as f32;
-            for (k, &i) in batch.iter().enumerate() {
-                let valid = ((widths[i] as f32 / frame_px).ceil() as usize).min(t);
-                let mut glyphs =
-                    rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &rec.dict, &rec.other_case);
-                crate::case::case_by_neighbours(&mut glyphs);
-                let glyphs = rec::recover_spaces(glyphs);
-                let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
-                if chars.is_empty() {
-                    continue;
+        // Each line's surest read.
+        let mut reads: Vec<Option<LineRead>> = vec![None; rects.len()];
+        let squeezed = self.tuning.rec_squeeze < 1.0;
+        for pass in 0..2 {
+            if pass == 1 {
+                // Lines read doubtfully from squeezed crops are read again unsqueezed, and the
+                // surer read kept: squeezing costs little accuracy overall, but some of it on
+                // tight or small print, whose lines read less surely.
+                if !squeezed {
+                    break;
                 }
-                let conf = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len().max(1) as f32;
-                conf_sum += conf * chars.len() as f32;
-                conf_chars += chars.len();
-                if self.tuning.debug {
-                    let text: String = glyphs.iter().map(|g| g.ch.as_str()).collect();
-                    eprintln!("line {:?} conf {conf:.2} {text}", rects[i]);
+                let again: Vec<usize> =
+                    (0..rects.len()).filter(|&i| reads[i].as_ref().is_some_and(|r| r.1 < REREAD_BELOW)).collect();
+                for &i in &again {
+                    widths[i] = width_at(&rects[i], 1.0);
                 }
-                if conf < DROP_SCORE {
-                    continue;
-                }
-                // Frame units -> crop pixels -> page pixels along the line axis.
-                kept.push((i, glyphs, conf, frame_px * rects[i].w / widths[i] as f32));
+                groups = batches_of(again, &widths);
             }
-            timer.mark("rec.decode");
+            for number in 0..=groups.len() {
+                if let Some((_, below)) = probe.filter(|_| pass == 0 && number == probe_batches && conf_chars > 0) {
+                    let confidence = conf_sum / conf_chars as f32;
+                    if confidence < below {
+                        if self.tuning.timing {
+                            eprintln!("probe confidence {confidence:.3} over {conf_chars} characters: doubtful");
+                        }
+                        return Ok(Read::Doubtful(confidence));
+                    }
+                }
+                let Some(batch) = groups.get(number) else { break };
+                for (i, read) in self.read_batch(grey, rects, &widths, batch, rec, &mut timer)? {
+                    let chars = read.0.iter().filter(|g| g.ch != " ").count();
+                    if pass == 0 {
+                        conf_sum += read.1 * chars as f32;
+                        conf_chars += chars;
+                    }
+                    if self.tuning.debug {
+                        let text: String = read.0.iter().map(|g| g.ch.as_str()).collect();
+                        eprintln!("line {:?} conf {:.2} pass {pass} {text}", rects[i], read.1);
+                    }
+                    if reads[i].as_ref().is_none_or(|r| read.1 > r.1) {
+                        reads[i] = Some(read);
+                    }
+                }
+            }
         }
+        // Lines kept: index, glyphs, confidence, page pixels per frame.
+        let mut kept: Vec<(usize, Vec<rec::Glyph>, f32, f32)> = reads
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.filter(|r| r.1 >= DROP_SCORE).map(|(g, c, p)| (i, g, c, p)))
+            .collect();
         // Words once the whole page is read: its own words take back wrongly recovered spaces.
         let mut lines: Vec<Vec<rec::Glyph>> = kept.iter_mut().map(|k| std::mem::take(&mut k.1)).collect();
         rec::rejoin_split_words(&mut lines);
@@ -186,12 +258,44 @@ impl Ocr {
                 .collect();
             results[i] = Some((r, words, conf));
         }
-        let confidence = if conf_chars == 0 { 1.0 } else { conf_sum / conf_chars as f32 };
         if self.tuning.timing {
+            let confidence = if conf_chars == 0 { 1.0 } else { conf_sum / conf_chars as f32 };
             eprintln!("page confidence {confidence:.3} over {conf_chars} characters");
         }
-        Ok((results.into_iter().flatten().collect(), confidence))
+        Ok(Read::Done(results.into_iter().flatten().collect()))
     }
+}
+
+/// One read of a line: its glyphs, their mean confidence, page pixels per output frame.
+type LineRead = (Vec<rec::Glyph>, f32, f32);
+
+/// A recognised line: its rectangle, its words (text, confidence, rectangle), its confidence.
+pub(crate) type Line = (RotRect, Vec<(String, f32, RotRect)>, f32);
+
+/// What [`Ocr::recognise_lines`] read.
+pub(crate) enum Read {
+    /// Every line (those kept).
+    Done(Vec<Line>),
+    /// The probe's lines read with this mean character confidence, under the one asked for;
+    /// the others were not read.
+    Doubtful(f32),
+}
+
+/// A line read from a squeezed crop with a mean character confidence under this is read
+/// again unsqueezed ([`crate::REC_SQUEEZE`]).
+pub(crate) const REREAD_BELOW: f32 = 0.95;
+
+/// Most lines the direction classifier votes over.
+const VOTE_LINES: usize = 24;
+
+/// Indices of the largest elongated lines (at least twice as wide as tall), largest first,
+/// at most [`VOTE_LINES`]: what the direction classifier votes over (and the first
+/// [`crate::PROBE_LINES`] of them what the probe reads).
+pub(crate) fn widest_lines(rects: &[RotRect]) -> Vec<usize> {
+    let mut cand: Vec<usize> = (0..rects.len()).filter(|&i| rects[i].w >= 2.0 * rects[i].h).collect();
+    cand.sort_by(|&a, &b| (rects[b].w * rects[b].h).total_cmp(&(rects[a].w * rects[a].h)));
+    cand.truncate(VOTE_LINES);
+    cand
 }
 
 /// Most lines a recognition batch holds.
@@ -264,5 +368,18 @@ mod tests {
             next = e;
         }
         assert_eq!(next, w.len());
+    }
+
+    /// The vote and the probe take the largest lines that are lines (twice as wide as tall),
+    /// largest first, at most [`VOTE_LINES`].
+    #[test]
+    fn widest_lines_are_the_largest_elongated_boxes_largest_first() {
+        let r = |w: f32, h: f32| RotRect { cx: 100.0, cy: 100.0, w, h, angle: 0.0 };
+        let rects = [r(100.0, 40.0), r(60.0, 40.0), r(300.0, 30.0), r(90.0, 45.0), r(500.0, 20.0)];
+        assert_eq!(widest_lines(&rects), vec![4, 2, 3, 0]);
+        let many: Vec<RotRect> = (0..40).map(|i| r(100.0 + i as f32, 20.0)).collect();
+        let w = widest_lines(&many);
+        assert_eq!(w.len(), VOTE_LINES);
+        assert_eq!(w[0], 39);
     }
 }
