@@ -3,10 +3,13 @@
 //! JSON array of page texts (lines by `\n`, blocks by `\n\n`). Used by scripts/bench/ocr-eval-replay.ts.
 use std::io::Read;
 
+/// A recognised line: its box (x0, y0, x1, y1) and its text.
+type BoxedLine = (f32, f32, f32, f32, String);
+
 fn main() {
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input).expect("stdin");
-    let pages: Vec<Vec<(f32, f32, f32, f32, String)>> = serde_json::from_str(&input).expect("JSON pages of lines");
+    let pages: Vec<Vec<BoxedLine>> = serde_json::from_str(&input).expect("JSON pages of lines");
     let texts: Vec<String> = pages
         .iter()
         .map(|lines| {
