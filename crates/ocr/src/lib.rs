@@ -349,6 +349,24 @@ impl Ocr {
         Ok(MachineRun(Some(file)))
     }
 
+    /// Runs a model on `input` under its session's mutex and the machine-wide lock (released
+    /// as soon as the run ends), marks `stage` on the timer, and hands the outputs to `read`.
+    fn run_model<R>(
+        &self,
+        session: &Mutex<Session>,
+        input: Tensor<f32>,
+        timer: &mut StageTimer,
+        stage: &str,
+        read: impl FnOnce(&ort::session::SessionOutputs<'_>) -> Result<R>,
+    ) -> Result<R> {
+        let mut session = session.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
+        let run = self.machine_run()?;
+        let outputs = session.run(ort::inputs![input]).map_err(inference)?;
+        drop(run);
+        timer.mark(stage);
+        read(&outputs)
+    }
+
     /// Recognises the text of an image with the default recogniser.
     pub fn recognise(&self, image: &Image) -> Result<PageText> {
         self.recognise_with(image, 0)
@@ -506,14 +524,11 @@ impl Ocr {
         }
         let tensor = Tensor::from_array(([1usize, 3, wh, ww], data)).map_err(inference)?;
         timer.mark(&format!("det.prep {ww}x{wh} of {dw}x{dh}"));
-        let mut session = self.det.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
-        let run = self.machine_run()?;
-        let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
-        drop(run);
-        timer.mark("det.run");
-        let (shape, map) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
-        let (mh, mw) = (shape[2] as usize, shape[3] as usize);
-        let boxes = det::boxes_from_map(map, mw, mh, self.tuning.debug);
+        let (boxes, mw, mh) = self.run_model(&self.det, tensor, &mut timer, "det.run", |outputs| {
+            let (shape, map) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
+            let (mh, mw) = (shape[2] as usize, shape[3] as usize);
+            Ok((det::boxes_from_map(map, mw, mh, self.tuning.debug), mw, mh))
+        })?;
         // Map pixels -> input pixels: the map covers the window at its own resolution.
         let sx = grey.width as f32 / dw as f32 * (ww as f32 / mw as f32);
         let sy = grey.height as f32 / dh as f32 * (wh as f32 / mh as f32);

@@ -75,16 +75,10 @@ impl Ocr {
         }
         let tensor = Tensor::from_array(([cand.len(), 3, h, w], data)).map_err(inference)?;
         let mut timer = StageTimer::new(self.tuning.timing);
-        let mut session = self.cls.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
-        let run = self.machine_run()?;
-        let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
-        drop(run);
-        timer.mark("cls.run");
-        let (_, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
-        let mut vote = 0f32;
-        for i in 0..cand.len() {
-            vote += probs[i * 2 + 1] - probs[i * 2];
-        }
+        let vote = self.run_model(&self.cls, tensor, &mut timer, "cls.run", |outputs| {
+            let (_, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
+            Ok((0..cand.len()).map(|i| probs[i * 2 + 1] - probs[i * 2]).sum::<f32>())
+        })?;
         Ok(vote > 0.0)
     }
 
@@ -118,29 +112,27 @@ impl Ocr {
             let useful: usize = batch.iter().map(|&i| widths[i]).sum();
             timer.mark(&format!("rec.crop n={n} w={bw} cols {useful}/{}", n * bw));
         }
-        let mut session = rec.session.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
-        let run = self.machine_run()?;
-        let outputs = session.run(ort::inputs![tensor]).map_err(inference)?;
-        drop(run);
-        timer.mark("rec.run");
-        let (shape, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
-        let (t, c) = (shape[1] as usize, shape[2] as usize);
-        let frame_px = bw as f32 / t as f32;
-        let mut out = Vec::with_capacity(n);
-        for (k, &i) in batch.iter().enumerate() {
-            let valid = ((widths[i] as f32 / frame_px).ceil() as usize).min(t);
-            let mut glyphs =
-                rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &rec.dict, &rec.other_case);
-            crate::case::case_by_neighbours(&mut glyphs);
-            let glyphs = rec::recover_spaces(glyphs);
-            let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
-            if chars.is_empty() {
-                continue;
+        let out = self.run_model(&rec.session, tensor, timer, "rec.run", |outputs| {
+            let (shape, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
+            let (t, c) = (shape[1] as usize, shape[2] as usize);
+            let frame_px = bw as f32 / t as f32;
+            let mut out = Vec::with_capacity(n);
+            for (k, &i) in batch.iter().enumerate() {
+                let valid = ((widths[i] as f32 / frame_px).ceil() as usize).min(t);
+                let mut glyphs =
+                    rec::ctc_decode(&probs[k * t * c..(k + 1) * t * c], t, c, valid, &rec.dict, &rec.other_case);
+                crate::case::case_by_neighbours(&mut glyphs);
+                let glyphs = rec::recover_spaces(glyphs);
+                let chars: Vec<&rec::Glyph> = glyphs.iter().filter(|g| g.ch != " ").collect();
+                if chars.is_empty() {
+                    continue;
+                }
+                let conf = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len() as f32;
+                // Frame units -> crop pixels -> page pixels along the line axis.
+                out.push((i, (glyphs, conf, frame_px * rects[i].w / widths[i] as f32)));
             }
-            let conf = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len() as f32;
-            // Frame units -> crop pixels -> page pixels along the line axis.
-            out.push((i, (glyphs, conf, frame_px * rects[i].w / widths[i] as f32)));
-        }
+            Ok(out)
+        })?;
         timer.mark("rec.decode");
         Ok(out)
     }
