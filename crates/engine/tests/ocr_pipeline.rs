@@ -6,7 +6,7 @@ use engine::ocr::pipeline::{ocr_document, OcrOptions, OcrOutput};
 use engine::JobControl;
 
 mod common;
-use common::{corpus_path as corpus, init_ocr};
+use common::{corpus_dir, corpus_path as corpus, init_ocr};
 
 fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
     serde_json::from_str(&result.json).unwrap()
@@ -14,6 +14,10 @@ fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
 
 #[test]
 fn each_of_four_turned_scan_pages_is_read_upright() {
+    // Needs the corpus: skipped (one line on stderr) without it.
+    if corpus_dir().is_none() {
+        return;
+    }
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r =
@@ -45,6 +49,10 @@ fn each_of_four_turned_scan_pages_is_read_upright() {
 
 #[test]
 fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
+    // Needs the corpus: skipped (one line on stderr) without it.
+    if corpus_dir().is_none() {
+        return;
+    }
     init_ocr();
     let dir = std::env::temp_dir().join(format!("ocr-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -72,6 +80,10 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
 
 #[test]
 fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count() {
+    // Needs the corpus: skipped (one line on stderr) without it.
+    if corpus_dir().is_none() {
+        return;
+    }
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&corpus("files/rotated-page-attribute.pdf"), None, &options, &JobControl::new()).unwrap();
@@ -85,6 +97,10 @@ fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count()
 
 #[test]
 fn an_image_input_is_one_page() {
+    // Needs the corpus: skipped (one line on stderr) without it.
+    if corpus_dir().is_none() {
+        return;
+    }
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&corpus("files/phototest-rotated-90.png"), None, &options, &JobControl::new()).unwrap();
@@ -95,6 +111,10 @@ fn an_image_input_is_one_page() {
 
 #[test]
 fn a_cancelled_job_stops() {
+    // Needs the corpus: skipped (one line on stderr) without it.
+    if corpus_dir().is_none() {
+        return;
+    }
     init_ocr();
     let control = JobControl::new();
     control.cancel();
@@ -124,6 +144,10 @@ fn phototest_as_transparent_webp(path: &std::path::Path) {
 
 #[test]
 fn a_webp_image_is_decoded_with_its_alpha_flattened_on_white_and_read() {
+    // Needs the corpus: skipped (one line on stderr) without it.
+    if corpus_dir().is_none() {
+        return;
+    }
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-webp-{}.webp", std::process::id()));
     phototest_as_transparent_webp(&path);
@@ -172,6 +196,10 @@ fn an_image_above_the_pixel_cap_is_refused_before_it_is_decoded() {
 
 #[test]
 fn a_decompression_bomb_is_refused_before_mupdf_reads_it() {
+    // Needs the corpus: skipped (one line on stderr) without it.
+    if corpus_dir().is_none() {
+        return;
+    }
     init_ocr();
     for output in [OcrOutput::Blocks, OcrOutput::SearchablePdf] {
         let out = std::env::temp_dir().join(format!("ocr-bomb-{}.pdf", std::process::id()));
