@@ -46,6 +46,12 @@ impl RotRect {
         ([c, s], [-s, c])
     }
 
+    /// This rectangle carried `by` further along its width axis (its left end stays).
+    pub fn extended_right(&self, by: f32) -> RotRect {
+        let (u, _) = self.axes();
+        RotRect { cx: self.cx + u[0] * by / 2.0, cy: self.cy + u[1] * by / 2.0, w: self.w + by, ..*self }
+    }
+
     /// Corners: origin-side/top first, clockwise in image coordinates.
     pub fn corners(&self) -> [[f32; 2]; 4] {
         let (u, v) = self.axes();

@@ -157,7 +157,11 @@ impl Ocr {
         rec: &Recogniser,
         probe: Option<(&[usize], f32)>,
     ) -> Result<Read> {
+        let line_rects = rects;
         let (mut conf_sum, mut conf_chars) = (0f32, 0usize);
+        // What each line is read from: its box carried past its right end.
+        let crops: Vec<RotRect> = rects.iter().map(|r| r.extended_right(LINE_END_MARGIN * r.h)).collect();
+        let rects = &crops[..];
         let width_at = |r: &RotRect, squeeze: f32| {
             ((r.w / r.h.max(1.0) * REC_HEIGHT as f32 * squeeze).round() as usize).clamp(16, REC_MAX_WIDTH)
         };
@@ -236,19 +240,23 @@ impl Ocr {
         let mut lines: Vec<Vec<rec::Glyph>> = kept.iter_mut().map(|k| std::mem::take(&mut k.1)).collect();
         rec::rejoin_split_words(&mut lines);
         for ((i, _, conf, px_per_frame), glyphs) in kept.into_iter().zip(lines) {
-            let r = rects[i];
+            let r = crops[i];
             let (u, _) = r.axes();
+            // Word boxes stay inside the detected box (the crop shares its left end): a line's
+            // last word carried into the margin narrowed the gutter pdftotext sees between the
+            // searchable PDF's columns (the magazine's 7 pt gutter read as one block).
+            let end = line_rects[i].w;
             let words = rec::words(&glyphs)
                 .into_iter()
                 .map(|s| {
-                    let a = (s.x0 * px_per_frame).min(r.w);
-                    let b = (s.x1 * px_per_frame).min(r.w).max(a + 1.0);
+                    let a = (s.x0 * px_per_frame).min(end - 1.0);
+                    let b = (s.x1 * px_per_frame).min(end).max(a + 1.0);
                     let mid = (a + b) / 2.0 - r.w / 2.0;
                     let wr = RotRect { cx: r.cx + u[0] * mid, cy: r.cy + u[1] * mid, w: b - a, h: r.h, angle: r.angle };
                     (s.text, s.confidence, wr)
                 })
                 .collect();
-            results[i] = Some((r, words, conf));
+            results[i] = Some((line_rects[i], words, conf));
         }
         if self.tuning.timing {
             let confidence = if conf_chars == 0 { 1.0 } else { conf_sum / conf_chars as f32 };
@@ -257,6 +265,14 @@ impl Ocr {
         Ok(Read::Done(results.into_iter().flatten().collect()))
     }
 }
+
+/// How far past the right end of its detected box a line is read, in line heights: the
+/// detector's box often stops short of a line's final full stop or comma, which the
+/// recogniser then never saw (on the generated language pages `ging.`, `kindugu.`,
+/// `pravima.`, `taxi.`, `jaźń,` lost their last character; the brochure its full stops).
+/// Only the right end: carried past both ends (0.15 / 0.25 of the height) the left end
+/// pulled in neighbours (docs/ocr.md, step 4).
+pub(crate) const LINE_END_MARGIN: f32 = 0.3;
 
 /// One read of a line: its glyphs, their mean confidence, page pixels per output frame.
 type LineRead = (Vec<rec::Glyph>, f32, f32);
