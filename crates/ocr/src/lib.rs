@@ -112,10 +112,10 @@ pub const REC_HEIGHT: usize = 48;
 pub const REC_MAX_WIDTH: usize = 48 * 60;
 /// Horizontal scale of recognition crops relative to keeping the aspect ratio. Recognition
 /// time is proportional to crop width; squeezing is within what the model saw in training
-/// (PaddleOCR squeezes lines wider than its batch width). 1.0: 0.8 took 12-15% less CPU but
-/// read the brochure worse and moved word boxes enough to change pdftotext's reading of a
-/// skewed two-column layer (docs/ocr.md, step 4); `OCR_REC_SQUEEZE` sets it.
-pub const REC_SQUEEZE: f32 = 1.0;
+/// (PaddleOCR squeezes lines wider than its batch width). 0.8 takes 12-15% less CPU than 1.0;
+/// lines it reads doubtfully are read again unsqueezed (`recognise::REREAD_BELOW`), which
+/// keeps the evaluation set's CER (docs/ocr.md, step 4). `OCR_REC_SQUEEZE` sets it.
+pub const REC_SQUEEZE: f32 = 0.8;
 /// Narrowest recognition batch: shorter crops are padded to it (PaddleOCR pads to 320;
 /// 160 measured the same CER on the corpus with less padding).
 pub const REC_MIN_WIDTH: usize = 160;
