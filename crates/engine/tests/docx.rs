@@ -150,7 +150,7 @@ fn docx_dump_tables() {
     for t in xml.split("<w:tbl>").skip(1) {
         let t = &t[..t.find("</w:tbl>").unwrap()];
         for row in t.split("<w:tr>").skip(1) {
-            eprintln!("ROW: {}", row.split("<w:tc>").skip(1).map(|c| text_of(c)).collect::<Vec<_>>().join(" | "));
+            eprintln!("ROW: {}", row.split("<w:tc>").skip(1).map(text_of).collect::<Vec<_>>().join(" | "));
         }
     }
 }

@@ -79,9 +79,8 @@ fn pdftotext_of_the_searchable_pdf_gives_back_every_character_of_the_json_text_o
         let (want, got) = (counted(&text), counted(&back));
         let mut missing: Vec<(char, usize)> = want
             .iter()
-            .filter_map(|(c, &k)| {
-                (got.get(c).copied().unwrap_or(0) < k).then(|| (*c, k - got.get(c).copied().unwrap_or(0)))
-            })
+            .map(|(c, &k)| (*c, k.saturating_sub(got.get(c).copied().unwrap_or(0))))
+            .filter(|&(_, short)| short > 0)
             .collect();
         missing.sort();
         let total: usize = want.values().sum();
@@ -133,8 +132,9 @@ fn dehyphenated(text: &str) -> String {
 /// Ceiling of the summed word distance over the corpus (words read back out of the JSON's
 /// order, or split and joined differently), in thousandths of the JSON's words. Measured
 /// 2026-11-26: 273 before the layer was laid out for pdftotext's blocks, 181 after (the rest:
-/// the turned and skewed LinnSequencer scans, the magazine page, the Devanagari page).
-const MAX_ORDER_DISTANCE_PERMILLE: usize = 190;
+/// the turned and skewed LinnSequencer scans, the magazine page, the Devanagari page);
+/// 2026-11-27: 167 with skewed blocks drawn upright (the turned pages are most of the rest).
+const MAX_ORDER_DISTANCE_PERMILLE: usize = 175;
 
 #[test]
 fn pdftotext_reads_the_searchable_pdf_words_in_the_json_reading_order_on_every_corpus_scan() {
