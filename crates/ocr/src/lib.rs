@@ -79,7 +79,7 @@ pub use crate::image::{Grey, Image};
 pub use crate::languages::{LanguageError, LanguageSets};
 use crate::models::environment;
 pub use crate::models::{ModelFile, ModelFiles, RecogniserFiles};
-use crate::recognise::{widest_lines, Read};
+use crate::recognise::{probe_lines, Read};
 use crate::sessions::{load_dict, load_session};
 pub use crate::timing::{process_cpu_ms, StageTimer};
 
@@ -125,7 +125,8 @@ pub const DROP_SCORE: f32 = 0.5;
 /// character confidence under this is put to the 0/180 direction classifier (and read turned
 /// if it votes so and the turned page reads them more surely).
 pub const DIRECTION_CHECK_BELOW: f32 = 0.9;
-/// How many of the widest lines are read first to judge whether a page is upside down.
+/// How many lines (those of the widest crops, `recognise::probe_lines`) are read first to
+/// judge whether a page is upside down.
 pub const PROBE_LINES: usize = 12;
 
 /// The machine-wide lock held for one model run; unlocked when dropped.
@@ -410,8 +411,7 @@ impl Ocr {
         // garbage the recogniser is unsure of; running the classifier on every page cost time
         // and, on pages it misjudged, the whole page). Turned, the page must read its widest
         // lines more surely than upright, or it is read upright after all.
-        let widest = widest_lines(&rects);
-        let probe = &widest[..widest.len().min(PROBE_LINES)];
+        let probe = &probe_lines(&rects)[..];
         let mut lines = match self.recognise_lines(&upright, &rects, &rec, Some((probe, DIRECTION_CHECK_BELOW)))? {
             Read::Done(lines) => lines,
             Read::Doubtful(upright_confidence) => {
