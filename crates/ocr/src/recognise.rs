@@ -127,9 +127,11 @@ impl Ocr {
                 if chars.is_empty() {
                     continue;
                 }
-                let conf = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len() as f32;
+                let confidence = chars.iter().map(|g| g.prob).sum::<f32>() / chars.len() as f32;
+                let chars = chars.len();
                 // Frame units -> crop pixels -> page pixels along the line axis.
-                out.push((i, (glyphs, conf, frame_px * rects[i].w / widths[i] as f32)));
+                let px_per_frame = frame_px * rects[i].w / widths[i] as f32;
+                out.push((i, LineRead { glyphs, confidence, chars, px_per_frame }));
             }
             Ok(out)
         })?;
@@ -175,71 +177,67 @@ impl Ocr {
         // Batches of similar widths, widest first: the probe's lines (the largest) are in the
         // first batches, which are the batches a read without a probe makes too (the model is
         // not blind to padding, so other batches would read some lines differently).
-        let probed: Vec<bool> = {
-            let mut p = vec![false; rects.len()];
-            probe.iter().flat_map(|(ids, _)| ids.iter()).for_each(|&i| p[i] = true);
-            p
-        };
         let mut groups = batches_of((0..rects.len()).collect(), &widths);
         groups.reverse();
-        let probe_batches = groups.iter().rposition(|b| b.iter().any(|&i| probed[i])).map_or(0, |k| k + 1);
+        // The probe is judged once the last batch holding one of its lines is read.
+        let probe_batches = probe
+            .map_or(0, |(ids, _)| groups.iter().rposition(|b| b.iter().any(|i| ids.contains(i))).map_or(0, |k| k + 1));
         let mut results: Vec<Option<Line>> = vec![None; rects.len()];
         let mut timer = StageTimer::new(self.tuning.timing);
         // Each line's surest read.
         let mut reads: Vec<Option<LineRead>> = vec![None; rects.len()];
-        let squeezed = self.tuning.rec_squeeze < 1.0;
-        for pass in 0..2 {
-            if pass == 1 {
-                // Lines read doubtfully from squeezed crops are read again unsqueezed, and the
-                // surer read kept: squeezing costs little accuracy overall, but some of it on
-                // tight or small print, whose lines read less surely.
-                if !squeezed {
-                    break;
-                }
-                let again: Vec<usize> =
-                    (0..rects.len()).filter(|&i| reads[i].as_ref().is_some_and(|r| r.1 < REREAD_BELOW)).collect();
-                for &i in &again {
-                    widths[i] = width_at(&rects[i], 1.0);
-                }
-                groups = batches_of(again, &widths);
+        let debug = self.tuning.debug;
+        let keep_surer = |reads: &mut [Option<LineRead>], i: usize, read: LineRead, pass: &str| {
+            if debug {
+                let text: String = read.glyphs.iter().map(|g| g.ch.as_str()).collect();
+                eprintln!("line {:?} conf {:.2} {pass} {text}", rects[i], read.confidence);
             }
-            for number in 0..=groups.len() {
-                if let Some((_, below)) = probe.filter(|_| pass == 0 && number == probe_batches && conf_chars > 0) {
-                    let confidence = conf_sum / conf_chars as f32;
-                    if confidence < below {
-                        if self.tuning.timing {
-                            eprintln!("probe confidence {confidence:.3} over {conf_chars} characters: doubtful");
-                        }
-                        return Ok(Read::Doubtful(confidence));
+            if reads[i].as_ref().is_none_or(|r| read.confidence > r.confidence) {
+                reads[i] = Some(read);
+            }
+        };
+        for number in 0..=groups.len() {
+            if let Some((_, below)) = probe.filter(|_| number == probe_batches && conf_chars > 0) {
+                let confidence = conf_sum / conf_chars as f32;
+                if confidence < below {
+                    if self.tuning.timing {
+                        eprintln!("probe confidence {confidence:.3} over {conf_chars} characters: doubtful");
                     }
+                    return Ok(Read::Doubtful(confidence));
                 }
-                let Some(batch) = groups.get(number) else { break };
-                for (i, read) in self.read_batch(grey, rects, &widths, batch, rec, &mut timer)? {
-                    let chars = read.0.iter().filter(|g| g.ch != " ").count();
-                    if pass == 0 {
-                        conf_sum += read.1 * chars as f32;
-                        conf_chars += chars;
-                    }
-                    if self.tuning.debug {
-                        let text: String = read.0.iter().map(|g| g.ch.as_str()).collect();
-                        eprintln!("line {:?} conf {:.2} pass {pass} {text}", rects[i], read.1);
-                    }
-                    if reads[i].as_ref().is_none_or(|r| read.1 > r.1) {
-                        reads[i] = Some(read);
-                    }
+            }
+            let Some(batch) = groups.get(number) else { break };
+            for (i, read) in self.read_batch(grey, rects, &widths, batch, rec, &mut timer)? {
+                conf_sum += read.confidence * read.chars as f32;
+                conf_chars += read.chars;
+                keep_surer(&mut reads, i, read, "read");
+            }
+        }
+        if self.tuning.rec_squeeze < 1.0 {
+            // Lines read doubtfully from squeezed crops are read again unsqueezed, and the
+            // surer read kept: squeezing costs little accuracy overall, but some of it on
+            // tight or small print, whose lines read less surely.
+            let again: Vec<usize> =
+                (0..rects.len()).filter(|&i| reads[i].as_ref().is_some_and(|r| r.confidence < REREAD_BELOW)).collect();
+            for &i in &again {
+                widths[i] = width_at(&rects[i], 1.0);
+            }
+            for batch in batches_of(again, &widths) {
+                for (i, read) in self.read_batch(grey, rects, &widths, &batch, rec, &mut timer)? {
+                    keep_surer(&mut reads, i, read, "re-read");
                 }
             }
         }
-        // Lines kept: index, glyphs, confidence, page pixels per frame.
-        let mut kept: Vec<(usize, Vec<rec::Glyph>, f32, f32)> = reads
+        // Lines kept, with their index.
+        let mut kept: Vec<(usize, LineRead)> = reads
             .into_iter()
             .enumerate()
-            .filter_map(|(i, r)| r.filter(|r| r.1 >= DROP_SCORE).map(|(g, c, p)| (i, g, c, p)))
+            .filter_map(|(i, r)| r.filter(|r| r.confidence >= DROP_SCORE).map(|r| (i, r)))
             .collect();
         // Words once the whole page is read: its own words take back wrongly recovered spaces.
-        let mut lines: Vec<Vec<rec::Glyph>> = kept.iter_mut().map(|k| std::mem::take(&mut k.1)).collect();
+        let mut lines: Vec<Vec<rec::Glyph>> = kept.iter_mut().map(|(_, r)| std::mem::take(&mut r.glyphs)).collect();
         rec::rejoin_split_words(&mut lines);
-        for ((i, _, conf, px_per_frame), glyphs) in kept.into_iter().zip(lines) {
+        for ((i, LineRead { confidence: conf, px_per_frame, .. }), glyphs) in kept.into_iter().zip(lines) {
             let r = crops[i];
             let (u, _) = r.axes();
             // Word boxes stay inside the detected box (the crop shares its left end): a line's
@@ -274,8 +272,17 @@ impl Ocr {
 /// pulled in neighbours (docs/ocr.md, step 4).
 pub(crate) const LINE_END_MARGIN: f32 = 0.3;
 
-/// One read of a line: its glyphs, their mean confidence, page pixels per output frame.
-type LineRead = (Vec<rec::Glyph>, f32, f32);
+/// One read of a line.
+#[derive(Clone)]
+struct LineRead {
+    glyphs: Vec<rec::Glyph>,
+    /// Mean confidence of its characters.
+    confidence: f32,
+    /// How many characters (not spaces) it has.
+    chars: usize,
+    /// Page pixels per output frame.
+    px_per_frame: f32,
+}
 
 /// A recognised line: its rectangle, its words (text, confidence, rectangle), its confidence.
 pub(crate) type Line = (RotRect, Vec<(String, f32, RotRect)>, f32);
