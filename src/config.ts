@@ -93,7 +93,7 @@ export const config = {
     compressImages: oneOf("ENGINE_COMPRESS_IMAGES", ["engine", "mupdf", "mupdf-inplace"] as const, "engine"),
     /** OCR_NO_FUSE=1: load the OCR models without the graph rewrites. */
     ocrFuse: !process.env.OCR_NO_FUSE,
-    /** OCR_REC_SQUEEZE: horizontal scale of recognition crops (engine default 1.0). */
+    /** OCR_REC_SQUEEZE: horizontal scale of recognition crops (engine default 0.8). */
     ocrRecSqueeze: process.env.OCR_REC_SQUEEZE ? Number(process.env.OCR_REC_SQUEEZE) : undefined,
     /** OCR_REC_MIN_WIDTH: narrowest recognition batch in pixels (engine default 160). */
     ocrRecMinWidth: process.env.OCR_REC_MIN_WIDTH ? int("OCR_REC_MIN_WIDTH", 160, 1) : undefined,
