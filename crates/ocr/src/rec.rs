@@ -162,12 +162,20 @@ pub fn recover_spaces(glyphs: Vec<Glyph>) -> Vec<Glyph> {
 /// compared with their leading and trailing punctuation stripped ("FORWARD," is "FORWARD"),
 /// and only halves of letters are joined.
 pub fn rejoin_split_words(lines: &mut [Vec<Glyph>]) {
+    rejoin_split_words_seen(lines, &[]);
+}
+
+/// [`rejoin_split_words`] where the words of `other_reads` (the page's lines read again and
+/// not kept) count as read too: a squeezed crop split `FORWARD,` on every line of the
+/// LinnSequencer page, and its unsqueezed re-read of one line read it whole.
+pub fn rejoin_split_words_seen(lines: &mut [Vec<Glyph>], other_reads: &[Vec<Glyph>]) {
     let words: Vec<Vec<Span>> = lines.iter().map(|l| word_spans(l)).collect();
     let text = |line: &[Glyph], w: &Span| -> String { line[w.start..w.end].iter().map(|g| g.ch.as_str()).collect() };
     let core = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
     // Words read between spaces the model wrote (or line ends).
     let mut solid: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for (line, ws) in lines.iter().zip(&words) {
+    let other_words: Vec<Vec<Span>> = other_reads.iter().map(|l| word_spans(l)).collect();
+    for (line, ws) in lines.iter().zip(&words).chain(other_reads.iter().zip(&other_words)) {
         for (k, w) in ws.iter().enumerate() {
             if !w.recovered_before && !ws.get(k + 1).is_some_and(|n| n.recovered_before) {
                 solid.insert(core(&text(line, w)));
@@ -344,6 +352,18 @@ mod tests {
         let mut lines = vec![line("FAST FOR|WARD, REWIND"), line("FORWARD, REWIND, and LOCATE")];
         rejoin_split_words(&mut lines);
         assert_eq!(texts(&lines), ["FAST FORWARD, REWIND", "FORWARD, REWIND, and LOCATE"]);
+    }
+
+    #[test]
+    fn a_word_read_whole_only_by_a_read_not_kept_still_takes_back_the_split() {
+        // Every kept read splits the word; a re-read of one line that was not kept (less
+        // sure) read it whole.
+        let mut lines = vec![line("FAST FOR|WARD, REWIND"), line("FOR|WARD, REWIND, and")];
+        rejoin_split_words_seen(&mut lines, &[line("FORWARD, REWIND, and")]);
+        assert_eq!(texts(&lines), ["FAST FORWARD, REWIND", "FORWARD, REWIND, and"]);
+        let mut lines = vec![line("FAST FOR|WARD, REWIND")];
+        rejoin_split_words_seen(&mut lines, &[]);
+        assert_eq!(texts(&lines), ["FAST FOR WARD, REWIND"]);
     }
 
     #[test]

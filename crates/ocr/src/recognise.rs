@@ -186,14 +186,24 @@ impl Ocr {
         let mut timer = StageTimer::new(self.tuning.timing);
         // Each line's surest read.
         let mut reads: Vec<Option<LineRead>> = vec![None; rects.len()];
+        // The reads not kept (the less sure of two), whose words still count as the page's.
+        let mut others: Vec<Vec<rec::Glyph>> = Vec::new();
         let debug = self.tuning.debug;
-        let keep_surer = |reads: &mut [Option<LineRead>], i: usize, read: LineRead, pass: &str| {
+        let keep_surer = |reads: &mut [Option<LineRead>],
+                          others: &mut Vec<Vec<rec::Glyph>>,
+                          i: usize,
+                          read: LineRead,
+                          pass: &str| {
             if debug {
                 let text: String = read.glyphs.iter().map(|g| g.ch.as_str()).collect();
                 eprintln!("line {:?} conf {:.2} {pass} {text}", rects[i], read.confidence);
             }
             if reads[i].as_ref().is_none_or(|r| read.confidence > r.confidence) {
-                reads[i] = Some(read);
+                if let Some(old) = reads[i].replace(read) {
+                    others.push(old.glyphs);
+                }
+            } else {
+                others.push(read.glyphs);
             }
         };
         for number in 0..=groups.len() {
@@ -210,21 +220,29 @@ impl Ocr {
             for (i, read) in self.read_batch(grey, rects, &widths, batch, rec, &mut timer)? {
                 conf_sum += read.confidence * read.chars as f32;
                 conf_chars += read.chars;
-                keep_surer(&mut reads, i, read, "read");
+                keep_surer(&mut reads, &mut others, i, read, "read");
             }
         }
         if self.tuning.rec_squeeze < 1.0 {
             // Lines read doubtfully from squeezed crops are read again unsqueezed, and the
             // surer read kept: squeezing costs little accuracy overall, but some of it on
-            // tight or small print, whose lines read less surely.
-            let again: Vec<usize> =
-                (0..rects.len()).filter(|&i| reads[i].as_ref().is_some_and(|r| r.confidence < REREAD_BELOW)).collect();
+            // tight or small print, whose lines read less surely. So are lines with a space
+            // the model did not write (`rec::recover_spaces`): squeezed, the open sides of a
+            // W raised the space class in `FORWARD,` on every line of the LinnSequencer page;
+            // the words of the read not kept still count as the page's (rejoin below).
+            let again: Vec<usize> = (0..rects.len())
+                .filter(|&i| {
+                    reads[i]
+                        .as_ref()
+                        .is_some_and(|r| r.confidence < REREAD_BELOW || r.glyphs.iter().any(|g| g.recovered))
+                })
+                .collect();
             for &i in &again {
                 widths[i] = width_at(&rects[i], 1.0);
             }
             for batch in batches_of(again, &widths) {
                 for (i, read) in self.read_batch(grey, rects, &widths, &batch, rec, &mut timer)? {
-                    keep_surer(&mut reads, i, read, "re-read");
+                    keep_surer(&mut reads, &mut others, i, read, "re-read");
                 }
             }
         }
@@ -236,7 +254,7 @@ impl Ocr {
             .collect();
         // Words once the whole page is read: its own words take back wrongly recovered spaces.
         let mut lines: Vec<Vec<rec::Glyph>> = kept.iter_mut().map(|(_, r)| std::mem::take(&mut r.glyphs)).collect();
-        rec::rejoin_split_words(&mut lines);
+        rec::rejoin_split_words_seen(&mut lines, &others);
         for ((i, LineRead { confidence: conf, px_per_frame, .. }), glyphs) in kept.into_iter().zip(lines) {
             let r = crops[i];
             let (u, _) = r.axes();
