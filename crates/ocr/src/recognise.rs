@@ -174,8 +174,8 @@ impl Ocr {
             let sorted: Vec<usize> = idx.iter().map(|&i| widths[i].max(rec_min)).collect();
             batch_by_width(&sorted).into_iter().map(|(a, b)| idx[a..b].to_vec()).collect()
         };
-        // Batches of similar widths, widest first: the probe's lines (the largest) are in the
-        // first batches, which are the batches a read without a probe makes too (the model is
+        // Batches of similar widths, widest first: the probe's lines (the widest crops) are in
+        // the first batches, which are the batches a read without a probe makes too (the model is
         // not blind to padding, so other batches would read some lines differently).
         let mut groups = batches_of((0..rects.len()).collect(), &widths);
         groups.reverse();
