@@ -7,7 +7,7 @@ use engine::convert::docx::{pdf_to_docx, PdfToDocxOptions};
 use engine::JobControl;
 
 mod common;
-use common::{corpus_dir, corpus_path as corpus, init_ocr};
+use common::{corpus_dir, init_ocr};
 
 fn document_xml(path: &Path) -> String {
     let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
@@ -29,12 +29,10 @@ fn text_of(xml: &str) -> String {
 #[test]
 fn docx_scanned_page_is_ocred_into_editable_paragraphs() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     init_ocr();
     let out = std::env::temp_dir().join(format!("docx-ocr-{}.docx", std::process::id()));
-    let input = corpus("files/scanned-huckfinn-page.pdf");
+    let input = corpus.join("files/scanned-huckfinn-page.pdf");
     // Without OCR: the page is listed, no text.
     let r = pdf_to_docx(&input, &out, &PdfToDocxOptions::default(), &JobControl::new()).unwrap();
     assert_eq!(r.pages_without_text, vec![0]);
@@ -69,15 +67,17 @@ fn count(xml: &str, what: &str) -> usize {
 #[test]
 fn docx_tables_become_word_tables_and_multicolumn_prose_stays_paragraphs() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     let out = std::env::temp_dir().join(format!("docx-tables-{}.docx", std::process::id()));
     // google-docs-export: a table of countries (5 rows; "Europe" spans two columns, which
     // merges them: 5 columns).
-    let r =
-        pdf_to_docx(&corpus("files/google-docs-export.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
-            .unwrap();
+    let r = pdf_to_docx(
+        &corpus.join("files/google-docs-export.pdf"),
+        &out,
+        &PdfToDocxOptions::default(),
+        &JobControl::new(),
+    )
+    .unwrap();
     assert_eq!(r.tables, 1, "{r:?}");
     let xml = document_xml(&out);
     let table = &xml[xml.find("<w:tbl>").unwrap()..xml.find("</w:tbl>").unwrap()];
@@ -93,8 +93,9 @@ fn docx_tables_become_word_tables_and_multicolumn_prose_stays_paragraphs() {
     assert!(before.contains("Beautiful is better than ugly."));
     // Two-column prose is not a table.
     for name in ["latex-multicolumn.pdf", "pdfa-crazyones.pdf", "japanese-tex-dvipdfmx.pdf"] {
-        let r = pdf_to_docx(&corpus(&format!("files/{name}")), &out, &PdfToDocxOptions::default(), &JobControl::new())
-            .unwrap();
+        let r =
+            pdf_to_docx(&corpus.join(format!("files/{name}")), &out, &PdfToDocxOptions::default(), &JobControl::new())
+                .unwrap();
         assert_eq!(r.tables, 0, "{name}");
         assert_eq!(count(&document_xml(&out), "<w:tbl>"), 0, "{name}");
     }
@@ -104,20 +105,23 @@ fn docx_tables_become_word_tables_and_multicolumn_prose_stays_paragraphs() {
 #[test]
 fn docx_form_field_values_are_text_once() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     let out = std::env::temp_dir().join(format!("docx-fields-{}.docx", std::process::id()));
     // LibreOffice's form: "Alice" and "Bob" are field values with empty appearance streams
     // (NeedAppearances): written once each, after the labels of their rows.
-    pdf_to_docx(&corpus("files/libreoffice-form-fields.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
-        .unwrap();
+    pdf_to_docx(
+        &corpus.join("files/libreoffice-form-fields.pdf"),
+        &out,
+        &PdfToDocxOptions::default(),
+        &JobControl::new(),
+    )
+    .unwrap();
     let text = text_of(&document_xml(&out));
     assert_eq!(text.matches("Alice").count(), 1, "{text}");
     assert_eq!(text.matches("Bob").count(), 1, "{text}");
     assert!(text.find("First Name").unwrap() < text.find("Alice").unwrap(), "{text}");
     // LaTeX's form draws its field's text itself ("Name"): not written twice.
-    pdf_to_docx(&corpus("files/latex-form-fields.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
+    pdf_to_docx(&corpus.join("files/latex-form-fields.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
         .unwrap();
     let text = text_of(&document_xml(&out));
     assert_eq!(text.matches("Name").count(), 1, "{text}");
@@ -127,12 +131,10 @@ fn docx_form_field_values_are_text_once() {
 #[test]
 fn docx_footnotes_set_one_line_per_block_read_top_to_bottom() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     // google-docs-export writes its three footnotes bottom-up; their boxes touch.
     let out = std::env::temp_dir().join(format!("docx-footnotes-{}.docx", std::process::id()));
-    pdf_to_docx(&corpus("files/google-docs-export.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
+    pdf_to_docx(&corpus.join("files/google-docs-export.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
         .unwrap();
     let text = text_of(&document_xml(&out));
     let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} not in {text}"));

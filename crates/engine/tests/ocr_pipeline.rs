@@ -6,7 +6,7 @@ use engine::ocr::pipeline::{ocr_document, OcrOptions, OcrOutput};
 use engine::JobControl;
 
 mod common;
-use common::{corpus_dir, corpus_path as corpus, init_ocr};
+use common::{corpus_dir, init_ocr};
 
 fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
     serde_json::from_str(&result.json).unwrap()
@@ -15,13 +15,11 @@ fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
 #[test]
 fn each_of_four_turned_scan_pages_is_read_upright() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
-    let r =
-        ocr_document(&corpus("files/scanned-rotated-4-directions.pdf"), None, &options, &JobControl::new()).unwrap();
+    let r = ocr_document(&corpus.join("files/scanned-rotated-4-directions.pdf"), None, &options, &JobControl::new())
+        .unwrap();
     assert_eq!(r.pages_processed, 4);
     let v = json(&r);
     let pages = v["pages"].as_array().unwrap();
@@ -50,15 +48,13 @@ fn each_of_four_turned_scan_pages_is_read_upright() {
 #[test]
 fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     init_ocr();
     let dir = std::env::temp_dir().join(format!("ocr-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("out.pdf");
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::SearchablePdf, languages: None };
-    let input = corpus("ocr/ocrmypdf-linn-brochure-scan.pdf");
+    let input = corpus.join("ocr/ocrmypdf-linn-brochure-scan.pdf");
     let r = ocr_document(&input, Some(&out), &options, &JobControl::new()).unwrap();
     assert_eq!(r.pages_processed, 1);
     assert!(r.output_bytes > 0);
@@ -81,12 +77,10 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
 #[test]
 fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
-    let r = ocr_document(&corpus("files/rotated-page-attribute.pdf"), None, &options, &JobControl::new()).unwrap();
+    let r = ocr_document(&corpus.join("files/rotated-page-attribute.pdf"), None, &options, &JobControl::new()).unwrap();
     let v = json(&r);
     // Billing by the spec: every returned page counts, including pages read from their layer.
     assert_eq!(r.pages_processed, r.page_count, "{v}");
@@ -98,12 +92,10 @@ fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count()
 #[test]
 fn an_image_input_is_one_page() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
-    let r = ocr_document(&corpus("files/phototest-rotated-90.png"), None, &options, &JobControl::new()).unwrap();
+    let r = ocr_document(&corpus.join("files/phototest-rotated-90.png"), None, &options, &JobControl::new()).unwrap();
     assert_eq!((r.page_count, r.pages_processed), (1, 1));
     let v = json(&r);
     assert!(v["pages"][0]["text"].as_str().unwrap().contains("quick brown dog"), "{v}");
@@ -112,22 +104,19 @@ fn an_image_input_is_one_page() {
 #[test]
 fn a_cancelled_job_stops() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     init_ocr();
     let control = JobControl::new();
     control.cancel();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
-    let e = ocr_document(&corpus("files/scanned-rotated-4-directions.pdf"), None, &options, &control).unwrap_err();
+    let e = ocr_document(&corpus.join("files/scanned-rotated-4-directions.pdf"), None, &options, &control).unwrap_err();
     assert_eq!(e.code, engine::ErrorCode::Cancelled);
 }
 
-/// The Tesseract test page as an RGBA WebP whose white background is transparent black:
+/// The Tesseract test page (`phototest`, a PNG) as an RGBA WebP whose white background is transparent black:
 /// read correctly only if the decoder (MuPDF has none) flattens alpha on white.
-fn phototest_as_transparent_webp(path: &std::path::Path) {
-    let pix =
-        mupdf::Image::from_file(corpus("ocr/tesseract-phototest.png").to_str().unwrap()).unwrap().to_pixmap().unwrap();
+fn phototest_as_transparent_webp(phototest: &std::path::Path, path: &std::path::Path) {
+    let pix = mupdf::Image::from_file(phototest.to_str().unwrap()).unwrap().to_pixmap().unwrap();
     let (w, h, n, stride) = (pix.width() as usize, pix.height() as usize, pix.n() as usize, pix.stride() as usize);
     let samples = pix.samples();
     let mut rgba = Vec::with_capacity(w * h * 4);
@@ -145,12 +134,10 @@ fn phototest_as_transparent_webp(path: &std::path::Path) {
 #[test]
 fn a_webp_image_is_decoded_with_its_alpha_flattened_on_white_and_read() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-webp-{}.webp", std::process::id()));
-    phototest_as_transparent_webp(&path);
+    phototest_as_transparent_webp(&corpus.join("ocr/tesseract-phototest.png"), &path);
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&path, None, &options, &JobControl::new());
     let _ = std::fs::remove_file(&path);
@@ -197,15 +184,13 @@ fn an_image_above_the_pixel_cap_is_refused_before_it_is_decoded() {
 #[test]
 fn a_decompression_bomb_is_refused_before_mupdf_reads_it() {
     // Needs the corpus: skipped (one line on stderr) without it.
-    if corpus_dir().is_none() {
-        return;
-    }
+    let Some(corpus) = corpus_dir() else { return };
     init_ocr();
     for output in [OcrOutput::Blocks, OcrOutput::SearchablePdf] {
         let out = std::env::temp_dir().join(format!("ocr-bomb-{}.pdf", std::process::id()));
         let options = OcrOptions { pages: None, max_pages: None, output, languages: None };
         let started = std::time::Instant::now();
-        let e = ocr_document(&corpus("files/decompression-bomb.pdf"), Some(&out), &options, &JobControl::new())
+        let e = ocr_document(&corpus.join("files/decompression-bomb.pdf"), Some(&out), &options, &JobControl::new())
             .unwrap_err();
         assert_eq!(e.code, engine::ErrorCode::InvalidPdf, "{e}");
         assert!(started.elapsed().as_secs() < 30, "took {:?}", started.elapsed());
