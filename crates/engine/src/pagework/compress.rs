@@ -18,6 +18,10 @@
 //! a loss redoes the run without subsetting. [`CompressOptions::subset_fonts`] turns it
 //! off (for comparisons).
 //!
+//! At every level, a page whose content was damaged (cut short, or re-serialised after a
+//! syntax error) keeps only the resources its remaining content names
+//! (`src/pdf/resources.rs`).
+//!
 //! The lossy levels also drop the document's `/OutputIntents` (the print-condition ICC
 //! profile of PDF/X and PDF/A files, often hundreds of KB), as Ghostscript does.
 //!
@@ -83,6 +87,7 @@ use crate::pdf::content::repair_page_contents;
 use crate::pdf::content_syntax::clean_damaged_contents;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::keep_encryption;
+use crate::pdf::resources::drop_unnamed_resources;
 use crate::pdf::save::{save_pdf, tmp_path, write_options};
 
 /// Compression level.
@@ -249,10 +254,21 @@ pub fn compress(
     let opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
     let page_count = opened.page_count();
     let scratch = JobControl::new();
-    repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), &scratch)?;
-    // Pages whose content syntax is broken are re-serialised as MuPDF parses them, so
-    // pdftotext & co. read the text MuPDF renders instead of stopping at the damage.
-    clean_damaged_contents(&opened.doc, &opened.pages, &scratch)?;
+    let truncated: Vec<usize> =
+        repair_page_contents(opened.pages.iter().enumerate().map(|(i, p)| (i + 1, p)), &scratch)?
+            .into_iter()
+            .map(|n| n - 1)
+            .collect();
+    // Pages whose content syntax is broken, or that were cut short at damaged data, are
+    // re-serialised as MuPDF parses them, so pdftotext & co. read the text MuPDF renders
+    // instead of stopping at the damage; such pages keep only the resources their
+    // remaining content names (a fuzzed file's fonts that no operator reaches any more
+    // made the output five times Ghostscript's).
+    let cleaned = clean_damaged_contents(&opened.doc, &opened.pages, &truncated, &scratch)?;
+    for &index in truncated.iter().chain(&cleaned) {
+        let mut page = opened.pages[index].clone();
+        drop_unnamed_resources(&opened.doc, &mut page)?;
+    }
     control.start(page_count as u64)?;
     // MuPDF's writer works on what it parses; a damaged file (broken page tree, bad
     // xref, truncated streams) is first saved as the engine repaired it, so the

@@ -39,13 +39,14 @@ enum DecodeError {
 }
 
 /// Validates (and where needed repairs) the content streams of the given pages, each
-/// paired with its 1-based page number (for messages).
-/// Advances `control` once per page.
+/// paired with its 1-based page number (for messages); returns the numbers of the pages
+/// whose content was repaired. Advances `control` once per page.
 pub(crate) fn repair_page_contents<'a>(
     pages: impl IntoIterator<Item = (usize, &'a PdfObject)>,
     control: &JobControl,
-) -> Result<()> {
+) -> Result<Vec<usize>> {
     let mut seen = HashSet::new();
+    let mut repaired = Vec::new();
     for (page_no, page) in pages {
         control.advance()?;
         let Some(contents) = page.get_dict("Contents").ctx("reading page contents")? else {
@@ -70,6 +71,9 @@ pub(crate) fn repair_page_contents<'a>(
                 Ok(Decoded::Damaged(prefix)) => {
                     let buf = Buffer::from_bytes(&prefix).ctx("repairing page contents")?;
                     stream.write_stream_buffer(&buf).ctx("repairing page contents")?;
+                    if repaired.last() != Some(&page_no) {
+                        repaired.push(page_no);
+                    }
                 }
                 Err(DecodeError::TooLarge) => {
                     return Err(EngineError::new(
@@ -91,7 +95,7 @@ pub(crate) fn repair_page_contents<'a>(
             }
         }
     }
-    Ok(())
+    Ok(repaired)
 }
 
 fn filter_names(stream: &PdfObject) -> Result<Vec<String>> {

@@ -72,7 +72,7 @@ fn is_number(word: &[u8]) -> bool {
 
 /// From just after the `ID` keyword: the index after the inline image's `EI`, which
 /// must stand alone (white space before it, white space, a delimiter or the end after).
-fn skip_inline_image(content: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn skip_inline_image(content: &[u8], from: usize) -> Option<usize> {
     let mut i = from + 1;
     while i + 2 <= content.len() {
         if &content[i..i + 2] == b"EI"
@@ -88,7 +88,7 @@ fn skip_inline_image(content: &[u8], from: usize) -> Option<usize> {
 
 /// Decoded content of one page (its streams concatenated with a separating space, as
 /// the interpreter reads them); `None` when it cannot be read (the page is left alone).
-fn page_content(page: &PdfObject) -> Option<Vec<u8>> {
+pub(crate) fn page_content(page: &PdfObject) -> Option<Vec<u8>> {
     let contents = page.get_dict("Contents").ok()??;
     let streams: Vec<PdfObject> = if contents.is_array().unwrap_or(false) {
         contents.array_iter().ok()?.collect::<std::result::Result<_, _>>().ok()?
@@ -106,20 +106,25 @@ fn page_content(page: &PdfObject) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Rewrites the content of every page whose syntax is broken through MuPDF's content
-/// filter; returns the 0-based indices of the rewritten pages. Call after
-/// [`crate::pdf::content::repair_page_contents`] (which bounds the decoded size).
+/// Rewrites through MuPDF's content filter the content of every page whose syntax is
+/// broken and of the pages listed in `truncated` (0-based: pages whose content
+/// [`crate::pdf::content::repair_page_contents`] cut short at damaged data); the filter
+/// also keeps only the resources the content uses. Returns the 0-based indices of the
+/// rewritten pages. Call after `repair_page_contents` (which bounds the decoded size).
 pub(crate) fn clean_damaged_contents(
     doc: &PdfDocument,
     pages: &[PdfObject],
+    truncated: &[usize],
     control: &JobControl,
 ) -> Result<Vec<usize>> {
     let mut cleaned = Vec::new();
     for (index, page) in pages.iter().enumerate() {
         control.checkpoint()?;
-        let Some(content) = page_content(page) else { continue };
-        if !has_syntax_errors(&content) {
-            continue;
+        if !truncated.contains(&index) {
+            let Some(content) = page_content(page) else { continue };
+            if !has_syntax_errors(&content) {
+                continue;
+            }
         }
         // A page the filter cannot rewrite keeps its content as it is (MuPDF still
         // renders it; only other readers stop early).
