@@ -108,9 +108,10 @@ pub(crate) fn page_content(page: &PdfObject) -> Option<Vec<u8>> {
 
 /// Rewrites through MuPDF's content filter the content of every page whose syntax is
 /// broken and of the pages listed in `truncated` (0-based: pages whose content
-/// [`crate::pdf::content::repair_page_contents`] cut short at damaged data); the filter
-/// also keeps only the resources the content uses. Returns the 0-based indices of the
-/// rewritten pages. Call after `repair_page_contents` (which bounds the decoded size).
+/// [`crate::pdf::content::repair_page_contents`] cut short at damaged data). Returns the
+/// 0-based indices of the rewritten pages (their resources are left as they are:
+/// [`crate::pdf::resources`] drops those no longer named). Call after
+/// `repair_page_contents` (which bounds the decoded size).
 pub(crate) fn clean_damaged_contents(
     doc: &PdfDocument,
     pages: &[PdfObject],

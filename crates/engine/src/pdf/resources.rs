@@ -107,17 +107,21 @@ fn decode_name(raw: &[u8]) -> Vec<u8> {
 }
 
 /// True for a resource whose own drawing may use the page's resources: a stream (form
-/// XObject, tiling pattern) or a Type 3 font without its own /Resources.
+/// XObject, tiling pattern), a Type 3 font or a soft mask's group (in a graphics state)
+/// without its own /Resources.
 fn draws_with_outer_resources(value: &PdfObject) -> bool {
-    let has_resources = || value.get_dict("Resources").ok().flatten().is_some();
+    let get = |o: &PdfObject, key: &str| o.get_dict(key).ok().flatten();
+    let subtype_is =
+        |o: &PdfObject, name: &[u8]| get(o, "Subtype").and_then(|s| s.as_name().ok()).is_some_and(|n| n == name);
     if value.is_stream().unwrap_or(false) {
-        let is_image =
-            value.get_dict("Subtype").ok().flatten().and_then(|s| s.as_name().ok()).is_some_and(|n| n == b"Image");
-        return !is_image && !has_resources();
+        return !subtype_is(value, b"Image") && get(value, "Resources").is_none();
     }
-    let is_type3 =
-        value.get_dict("Subtype").ok().flatten().and_then(|s| s.as_name().ok()).is_some_and(|n| n == b"Type3");
-    is_type3 && !has_resources()
+    if let Some(group) = get(value, "SMask").and_then(|m| get(&m, "G")) {
+        if get(&group, "Resources").is_none() {
+            return true;
+        }
+    }
+    subtype_is(value, b"Type3") && get(value, "Resources").is_none()
 }
 
 #[cfg(test)]
