@@ -48,7 +48,9 @@
 //! The manifest lists one or more recognisers, each with the Tesseract-style language codes
 //! its dictionary covers ([`languages`]). The first is the default and is loaded by
 //! [`Ocr::new`]; the others are loaded the first time a request needs them
-//! ([`Ocr::recognise_with`]), once per process, and kept.
+//! ([`Ocr::recognise_with`]), once per process, and kept. [`lexicon`] corrects the words
+//! of a page read for named languages against their Hunspell dictionaries (the engine
+//! applies it).
 
 #![deny(missing_docs)]
 
@@ -60,6 +62,7 @@ pub mod gutter;
 pub mod image;
 pub mod languages;
 pub mod layout;
+pub mod lexicon;
 mod models;
 pub mod quotes;
 pub mod rec;

@@ -41,7 +41,9 @@
 //! [`OcrOptions::languages`] (Tesseract-style codes) chooses the recognition model once per
 //! document ([`recogniser_for`]; the rules are in `ocr::languages`): none is the default
 //! recogniser; a model other than the default is loaded at its first use in the process.
-//! The JSON's `engine` names the model that read the pages.
+//! The JSON's `engine` names the model that read the pages. Words of such a request that
+//! the languages' Hunspell dictionaries reject are corrected where one dictionary word
+//! differs from them only in confusable letters (`ocr::lexicon`).
 //!
 //! # Coordinates
 //!
@@ -357,7 +359,10 @@ pub fn ocr_document(
             continue;
         }
         let mut page_obj = doc.find_page(index as i32).ctx("finding the page")?;
-        let (dpi, sx, sy, result) = recognise_loaded(engine, recogniser, &page, &page_obj, bounds)?;
+        let (dpi, sx, sy, mut result) = recognise_loaded(engine, recogniser, &page, &page_obj, bounds)?;
+        if let Some(languages) = &options.languages {
+            ocr::lexicon::correct_page(&mut result, languages);
+        }
         control.checkpoint()?;
         let blocks = blocks_json(&result, sx, sy, pw, ph);
         if options.output == OcrOutput::SearchablePdf {

@@ -1,0 +1,313 @@
+//! Word correction against a language's Hunspell dictionary, for requests that name their
+//! languages: a recognised word the dictionary does not know is replaced by the one word it
+//! knows that differs only in letters the recogniser confuses.
+//!
+//! The recognisers read the rarer diacritics of many Latin-script languages as a sibling
+//! letter (German `Uber` for `Über`, Czech `žlutoučký` for `žluťoučký`, Latvian `rūkīši` for
+//! `rūķīši`, Lithuanian `teisèmis` for `teisėmis`, Icelandic `beim` for `þeim`), where
+//! Tesseract's language model keeps it from such non-words. Here, as there, a dictionary
+//! decides: the candidates of a word the dictionary rejects are the words made by replacing
+//! one or two of its letters with a letter of the language's alphabet (the dictionary's TRY
+//! letters) that shares its base letter (`u` -> `ü`, `ġ` -> `ģ`, `è` -> `ė`), or with a
+//! letter it is known to be read as (`b`/`p` -> `þ`, `i` -> `ı`, `d’` -> `ď`); the word is
+//! replaced only when exactly one candidate is a dictionary word. Words with digits, and
+//! words the dictionary knows, are never touched.
+//!
+//! The dictionaries are Debian's `hunspell-<lang>` packages (`/usr/share/hunspell`, or
+//! `HUNSPELL_DIR`), read by the `spellbook` crate; a language without an installed or
+//! readable dictionary is read as before. Each is loaded once per process, at its first use.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::{Block, PageText};
+
+/// Hunspell dictionary file stems for the Tesseract-style codes that have a Debian package.
+const DICTIONARIES: &[(&str, &str)] = &[
+    ("afr", "af_ZA"),
+    ("bos", "bs_BA"),
+    ("cat", "ca_ES"),
+    ("ces", "cs_CZ"),
+    ("dan", "da_DK"),
+    ("deu", "de_DE"),
+    ("eng", "en_US"),
+    ("eus", "eu_ES"),
+    ("fra", "fr_FR"),
+    ("glg", "gl_ES"),
+    ("hrv", "hr_HR"),
+    ("hun", "hu_HU"),
+    ("ind", "id_ID"),
+    ("isl", "is_IS"),
+    ("ita", "it_IT"),
+    ("lav", "lv_LV"),
+    ("lit", "lt_LT"),
+    ("nld", "nl_NL"),
+    ("nor", "nb_NO"),
+    ("pol", "pl_PL"),
+    ("por", "pt_PT"),
+    ("slv", "sl_SI"),
+    ("spa", "es_ES"),
+    ("swa", "sw_TZ"),
+    ("swe", "sv_SE"),
+    ("tur", "tr_TR"),
+];
+
+/// Letters a recogniser reads in place of another that is not its accented sibling:
+/// (read, meant). Used only where `meant` is a letter of the language.
+const MISREADS: &[(&str, &str)] = &[
+    ("b", "þ"),
+    ("p", "þ"),
+    ("B", "Þ"),
+    ("P", "Þ"),
+    ("i", "ı"),
+    ("ı", "i"),
+    ("d’", "ď"),
+    ("d'", "ď"),
+    ("t’", "ť"),
+    ("t'", "ť"),
+    ("l’", "ľ"),
+    ("l'", "ľ"),
+];
+
+/// Longest word (in characters) that is checked; longer tokens are left alone.
+const MAX_WORD: usize = 40;
+
+/// One language's dictionary and the replacements its words are tried with.
+pub struct Lexicon {
+    dict: spellbook::Dictionary,
+    /// The language's letters by base letter (`u` -> `u`, `ü`, `ú`...).
+    by_base: HashMap<char, Vec<char>>,
+    /// Sequences read for a letter of the language that is not their sibling: (read, meant).
+    misreads: Vec<(&'static str, &'static str)>,
+}
+
+impl Lexicon {
+    /// Builds a lexicon from a Hunspell `.aff` and `.dic` in UTF-8.
+    pub fn new(aff: &str, dic: &str) -> Result<Lexicon, String> {
+        let dict = spellbook::Dictionary::new(aff, dic).map_err(|e| e.to_string())?;
+        let letters: Vec<char> = aff
+            .lines()
+            .find_map(|l| l.strip_prefix("TRY "))
+            .unwrap_or("")
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .flat_map(|c| [c].into_iter().chain(c.to_uppercase()).chain(c.to_lowercase()))
+            .collect();
+        let mut by_base: HashMap<char, Vec<char>> = HashMap::new();
+        for &letter in &letters {
+            let same = by_base.entry(base_letter(letter)).or_default();
+            if !same.contains(&letter) {
+                same.push(letter);
+            }
+        }
+        let misreads =
+            MISREADS.iter().copied().filter(|(_, meant)| meant.chars().all(|m| letters.contains(&m))).collect();
+        Ok(Lexicon { dict, by_base, misreads })
+    }
+
+    /// Reads the Hunspell dictionary `stem` (`de_DE`) from `dir`, converting it from the
+    /// encoding its `SET` line names.
+    pub fn load(dir: &Path, stem: &str) -> Result<Lexicon, String> {
+        let read =
+            |ext: &str| std::fs::read(dir.join(format!("{stem}.{ext}"))).map_err(|e| format!("{stem}.{ext}: {e}"));
+        let (aff, dic) = (read("aff")?, read("dic")?);
+        let label = String::from_utf8_lossy(&aff)
+            .lines()
+            .find_map(|l| l.strip_prefix("SET ").map(|s| s.trim().to_ascii_lowercase()))
+            .unwrap_or_else(|| "iso-8859-1".into());
+        // Hunspell writes ISO8859-13; the WHATWG names have a dash.
+        let label = label.replace("iso8859", "iso-8859");
+        let encoding = encoding_rs::Encoding::for_label(label.as_bytes()).unwrap_or(encoding_rs::UTF_8);
+        let decode = |b: &[u8]| encoding.decode_without_bom_handling(b).0.into_owned();
+        let aff: String = decode(&aff)
+            .lines()
+            .map(|l| if l.starts_with("SET ") { "SET UTF-8" } else { l })
+            .collect::<Vec<_>>()
+            .join("\n");
+        Lexicon::new(&aff, &decode(&dic))
+    }
+
+    /// True when the dictionary knows `word`.
+    pub fn knows(&self, word: &str) -> bool {
+        self.dict.check(word)
+    }
+
+    /// The correction of one whitespace-free token (punctuation around it kept), `None`
+    /// when it stays as it is.
+    pub fn correct(&self, token: &str) -> Option<String> {
+        let start = token.find(|c: char| c.is_alphabetic())?;
+        let end = token.char_indices().rev().find(|(_, c)| c.is_alphabetic()).map(|(i, c)| i + c.len_utf8())?;
+        let core = &token[start..end];
+        if core.chars().count() > MAX_WORD || token.chars().any(|c| c.is_numeric()) || self.knows(core) {
+            return None;
+        }
+        let mut found: Vec<String> = Vec::new();
+        for one in self.variants(core, 0) {
+            if self.knows(&one.0) {
+                push_unique(&mut found, one.0);
+                continue;
+            }
+            for two in self.variants(&one.0, one.1) {
+                if self.knows(&two.0) {
+                    push_unique(&mut found, two.0);
+                }
+            }
+            if found.len() > 1 {
+                return None;
+            }
+        }
+        match found.as_slice() {
+            [only] => Some(format!("{}{only}{}", &token[..start], &token[end..])),
+            _ => None,
+        }
+    }
+
+    /// `word` with one replacement at or after byte `from`, each with the byte after it:
+    /// a letter replaced by another letter of the language with the same base letter (a
+    /// letter read that is no letter of the language included: `ġ` -> `ģ`), or a misread.
+    fn variants(&self, word: &str, from: usize) -> Vec<(String, usize)> {
+        let mut out = Vec::new();
+        let mut push = |i: usize, len: usize, meant: &str| {
+            out.push((format!("{}{meant}{}", &word[..i], &word[i + len..]), i + meant.len()));
+        };
+        for (i, c) in word.char_indices().filter(|(i, _)| *i >= from) {
+            for &letter in self.by_base.get(&base_letter(c)).into_iter().flatten() {
+                if letter != c {
+                    push(i, c.len_utf8(), letter.encode_utf8(&mut [0; 4]));
+                }
+            }
+            for (read, meant) in &self.misreads {
+                if word[i..].starts_with(read) {
+                    push(i, read.len(), meant);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The letter without its diacritics (`ű` -> `u`, `ġ` -> `g`); itself when it has none.
+fn base_letter(c: char) -> char {
+    c.nfd().next().unwrap_or(c)
+}
+
+fn push_unique(v: &mut Vec<String>, s: String) {
+    if !v.contains(&s) {
+        v.push(s);
+    }
+}
+
+/// Where the dictionaries are: `HUNSPELL_DIR`, else Debian's `/usr/share/hunspell`.
+fn dictionary_dir() -> PathBuf {
+    std::env::var_os("HUNSPELL_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/share/hunspell"))
+}
+
+/// Lexicons a process keeps loaded (a dictionary takes 5-40 MB; a worker that read pages
+/// of every language held 25 of them, 200 MB more).
+const KEPT: usize = 4;
+
+/// The lexicon of a Tesseract-style code, loaded at its first use and kept among the
+/// `KEPT` (4) most recently used; `None` when the language has no dictionary here (not
+/// packaged, not installed, or not readable).
+pub fn for_language(code: &str) -> Option<Arc<Lexicon>> {
+    /// (code, lexicon or `None` for a dictionary that would not load), oldest use first.
+    type Loaded = Vec<(String, Option<Arc<Lexicon>>)>;
+    static CACHE: OnceLock<Mutex<Loaded>> = OnceLock::new();
+    let stem = DICTIONARIES.iter().find(|(c, _)| *c == code)?.1;
+    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let entry = match cache.iter().position(|(c, _)| c == code) {
+        Some(i) => cache.remove(i),
+        None => (code.to_owned(), Lexicon::load(&dictionary_dir(), stem).ok().map(Arc::new)),
+    };
+    let lexicon = entry.1.clone();
+    cache.push(entry);
+    if cache.len() > KEPT {
+        cache.remove(0);
+    }
+    lexicon
+}
+
+/// Corrects the words of `page` against the lexicons of `languages` (a word one of them
+/// knows is kept; a correction needs the first lexicon that has one) and rebuilds the
+/// lines' text. Returns how many words changed. Nothing is corrected unless every
+/// language has a lexicon: a word of a language without one would be taken for a
+/// misread word of another (English `the` became French `thé` on Tesseract's eurotext
+/// page when English had no dictionary).
+pub fn correct_page(page: &mut PageText, languages: &[String]) -> usize {
+    let Some(lexicons) = languages.iter().map(|c| for_language(c)).collect::<Option<Vec<Arc<Lexicon>>>>() else {
+        return 0;
+    };
+    if lexicons.is_empty() {
+        return 0;
+    }
+    let mut changed = 0;
+    for Block { lines, .. } in &mut page.blocks {
+        for line in lines {
+            let mut any = false;
+            for word in &mut line.words {
+                if lexicons.iter().any(|l| l.knows(word.text.trim_matches(|c: char| !c.is_alphabetic()))) {
+                    continue;
+                }
+                if let Some(fixed) = lexicons.iter().find_map(|l| l.correct(&word.text)) {
+                    word.text = fixed;
+                    any = true;
+                    changed += 1;
+                }
+            }
+            if any {
+                line.text = line.words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
+            }
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lexicon;
+
+    fn lexicon(try_letters: &str, words: &[&str]) -> Lexicon {
+        let aff = format!("SET UTF-8\nTRY {try_letters}\n");
+        let dic = format!("{}\n{}\n", words.len(), words.join("\n"));
+        Lexicon::new(&aff, &dic).unwrap()
+    }
+
+    #[test]
+    fn a_word_read_without_its_diacritic_takes_the_one_dictionary_word_it_differs_from() {
+        let l = lexicon("aeioulnrstäöüß", &["über", "Straße", "schön"]);
+        assert_eq!(l.correct("Uber").as_deref(), Some("Über"));
+        assert_eq!(l.correct("schon,").as_deref(), Some("schön,"), "punctuation around the word stays");
+        assert_eq!(l.correct("über"), None, "a known word stays");
+        assert_eq!(l.correct("Xylophon"), None, "no candidate in the dictionary: kept");
+    }
+
+    #[test]
+    fn a_sibling_diacritic_and_two_letters_at_once_are_corrected() {
+        let l = lexicon("aāgģkķiīsšuūž", &["rūķīši", "ģimene"]);
+        assert_eq!(l.correct("rūkīši").as_deref(), Some("rūķīši"));
+        assert_eq!(l.correct("ġimene").as_deref(), Some("ģimene"), "ġ is no Latvian letter: its base g gives ģ");
+        let l = lexicon("aeiouáéíóúőöüű", &["tűző", "tükör"]);
+        assert_eq!(l.correct("tüző").as_deref(), Some("tűző"));
+    }
+
+    #[test]
+    fn known_misreadings_apply_only_where_the_letter_belongs_to_the_language() {
+        let is = lexicon("aeiouþðá", &["þeim"]);
+        assert_eq!(is.correct("beim").as_deref(), Some("þeim"));
+        let cs = lexicon("aeiouáéďťčř", &["ďábel"]);
+        assert_eq!(cs.correct("d’ábel").as_deref(), Some("ďábel"));
+        let de = lexicon("aeiouäöü", &["þeim"]);
+        assert_eq!(de.correct("beim"), None, "þ is no German letter");
+    }
+
+    #[test]
+    fn an_ambiguous_word_and_words_with_digits_stay() {
+        let l = lexicon("aeiouäé", &["mäse", "masé"]);
+        assert_eq!(l.correct("mase"), None, "two candidates");
+        let l = lexicon("aeiouäöü", &["über"]);
+        assert_eq!(l.correct("Uber2"), None);
+    }
+}
