@@ -11,12 +11,13 @@
 //! letters) that shares its base letter (`u` -> `ü`, `ġ` -> `ģ`, `è` -> `ė`), or with a
 //! letter it is known to be read as (`b`/`p` -> `þ`, `i` -> `ı`, `d’` -> `ď`); the word is
 //! replaced only when exactly one candidate is a dictionary word. (Two replacements a word
-//! cost up to 40 ms of lookups on Czech and fixed nothing more on the language pages.) Words with digits, and
-//! words the dictionary knows, are never touched.
+//! cost up to 40 ms of lookups on Czech and fixed nothing more on the language pages.)
+//! Words with digits, and words the dictionary knows, are never touched.
 //!
 //! The dictionaries are Debian's `hunspell-<lang>` packages (`/usr/share/hunspell`, or
 //! `HUNSPELL_DIR`), read by the `spellbook` crate; a language without an installed or
-//! readable dictionary is read as before. Each is loaded once per process, at its first use.
+//! readable dictionary is read as before. Each is loaded at its first use; a process keeps
+//! the four most recently used.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
