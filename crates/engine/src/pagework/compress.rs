@@ -264,8 +264,11 @@ pub fn compress(
     // instead of stopping at the damage; such pages keep only the resources their
     // remaining content names (a fuzzed file's fonts that no operator reaches any more
     // made the output five times Ghostscript's).
-    let cleaned = clean_damaged_contents(&opened.doc, &opened.pages, &truncated, &scratch)?;
-    for &index in truncated.iter().chain(&cleaned) {
+    let mut damaged = clean_damaged_contents(&opened.doc, &opened.pages, &truncated, &scratch)?;
+    // The cut-short pages the filter could not rewrite are damaged too (each page once).
+    let unfiltered: Vec<usize> = truncated.iter().copied().filter(|i| !damaged.contains(i)).collect();
+    damaged.extend(unfiltered);
+    for &index in &damaged {
         let mut page = opened.pages[index].clone();
         drop_unnamed_resources(&opened.doc, &mut page)?;
     }
