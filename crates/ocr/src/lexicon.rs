@@ -194,7 +194,7 @@ fn push_unique(v: &mut Vec<String>, s: String) {
 }
 
 /// Where the dictionaries are: `HUNSPELL_DIR`, else Debian's `/usr/share/hunspell`.
-fn dictionary_dir() -> PathBuf {
+pub fn dictionary_dir() -> PathBuf {
     std::env::var_os("HUNSPELL_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/share/hunspell"))
 }
 

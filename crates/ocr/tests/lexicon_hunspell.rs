@@ -1,12 +1,13 @@
 //! Word correction with Debian's Hunspell dictionaries (scripts/setup.sh installs them):
 //! the misreadings the generated language pages showed, read against the real
 //! dictionaries, their encodings included (Lithuanian's is ISO 8859-13).
-use std::path::Path;
+use std::path::PathBuf;
 
-use ocr::lexicon::{for_language, Lexicon};
+use ocr::lexicon::{dictionary_dir, for_language, Lexicon};
 
-fn dictionaries() -> Option<&'static Path> {
-    let dir = Path::new("/usr/share/hunspell");
+/// The directory `for_language` reads, when it holds the dictionaries.
+fn dictionaries() -> Option<PathBuf> {
+    let dir = dictionary_dir();
     if dir.join("de_DE.aff").exists() {
         Some(dir)
     } else {
@@ -27,7 +28,7 @@ fn misread_diacritics_are_corrected_against_each_languages_dictionary() {
         ("lt_LT", "teisèmis", "teisėmis"),
         ("is_IS", "beim", "þeim"),
     ] {
-        let lexicon = Lexicon::load(dir, stem).unwrap_or_else(|e| panic!("{stem}: {e}"));
+        let lexicon = Lexicon::load(&dir, stem).unwrap_or_else(|e| panic!("{stem}: {e}"));
         assert_eq!(lexicon.correct(read).as_deref(), Some(meant), "{stem}");
         assert_eq!(lexicon.correct(meant), None, "{stem}: a known word stays");
     }
