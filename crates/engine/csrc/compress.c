@@ -7,6 +7,7 @@
 #include <string.h>
 #include "compress.h"
 #include "caught.h"
+#include "locks.h"
 
 typedef struct {
 	int rewrite_images;   /* 0 = lossless only */
@@ -370,7 +371,7 @@ static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
  * engine_cz_close), ENGINE_OPEN_FAILED, ENGINE_NEEDS_PASSWORD or ENGINE_NO_CONTEXT. */
 int engine_cz_open(const char *input, engine_cz **out, int *page_count, char *err, int errlen)
 {
-	fz_context *ctx = fz_new_context(NULL, NULL, FZ_STORE_DEFAULT);
+	fz_context *ctx = engine_new_private_context(FZ_STORE_DEFAULT);
 	pdf_document *doc = NULL;
 	engine_cz *z = NULL;
 	int rc = ENGINE_OK;

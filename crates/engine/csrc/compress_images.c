@@ -8,6 +8,7 @@
 #include <math.h>
 #include "compress.h"
 #include "caught.h"
+#include "locks.h"
 
 /* As MuPDF's image rewriter: the dpi of one use, the smaller of the two axes. */
 static float dpi_from_ctm(fz_matrix ctm, int w, int h)
@@ -606,7 +607,7 @@ void engine_cz_isolated_rewrite(engine_cz *z, void (*rewrite)(fz_context *, pdf_
  * malloc'ed data (engine_g4_free) and its length, or NULL. */
 unsigned char *engine_g4_encode(const unsigned char *packed, int w, int h, size_t *len)
 {
-	fz_context *ctx = fz_new_context(NULL, NULL, FZ_STORE_UNLIMITED);
+	fz_context *ctx = engine_new_private_context(FZ_STORE_UNLIMITED);
 	fz_buffer *buf = NULL;
 	unsigned char *out = NULL;
 	if (!ctx)

@@ -5,14 +5,16 @@
  * allocation, every store lookup and every cached glyph takes a process-wide mutex. Two
  * render threads then spend ~15% of their time waiting on each other (measured on the
  * 352-page book at 150 dpi: 2 threads 1.56x one thread, 2 processes 1.85x). A context
- * made here with fz_new_context has no locks (it is used by one thread only), its own
- * store and glyph cache, so render threads share nothing.
+ * made here (engine_new_private_context) has its own store and glyph cache and no locks
+ * but the one that guards MuPDF's globals (csrc/locks.c), so render threads share
+ * nothing else.
  *
  * A MuPDF exception never unwinds through Rust: every call is behind fz_try. */
 #include <stdlib.h>
 #include <string.h>
 #include <mupdf/fitz.h>
 #include "caught.h"
+#include "locks.h"
 
 typedef struct {
 	fz_context *ctx;
@@ -25,7 +27,7 @@ typedef struct {
 int engine_rdoc_open(const char *path, size_t store_bytes, engine_rdoc **out, char *err, int errlen)
 {
 	engine_rdoc *d;
-	fz_context *ctx = fz_new_context(NULL, NULL, store_bytes);
+	fz_context *ctx = engine_new_private_context(store_bytes);
 	*out = NULL;
 	if (!ctx) {
 		if (errlen > 0) {

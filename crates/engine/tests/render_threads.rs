@@ -29,3 +29,29 @@ fn render_threads_write_the_same_zip_as_one_thread() {
         assert!(one == three, "{file}: 3 threads wrote a different ZIP than 1 thread");
     }
 }
+
+/// MuPDF's JPEG 2000 decoder reaches its context through a global guarded by
+/// FZ_LOCK_FREETYPE (csrc/locks.c): private contexts without a shared lock decoded two
+/// pages at once through each other's context and crashed (segmentation fault) on every
+/// run of this test before the lock was shared. Compress's content guard reads text on
+/// threads of the mupdf crate while its own context works: the same lock covers both.
+#[test]
+fn jpeg2000_pages_render_on_two_threads_and_compress_beside_the_crate() {
+    let Some(jpx) = corpus_file("scanned-jpeg2000-image.pdf") else { return };
+    let s = Scratch::new("render-jpx");
+    let many = s.path("jpx-8.pdf");
+    engine::pdf::merge::merge(&vec![jpx.clone(); 8], &many, &JobControl::new()).expect("merge");
+    for round in 0..5 {
+        let zip = render(&many, (0..8).collect(), 2, &s.path("two.zip"));
+        assert!(zip.len() > 10_000, "round {round}: a ZIP of pages");
+        let out = s.path("jpx.pdf");
+        let r = engine::pagework::compress::compress(
+            &many,
+            &out,
+            &engine::pagework::compress::CompressOptions::default(),
+            &JobControl::new(),
+        )
+        .expect("compress");
+        assert_eq!(r.page_count, 8);
+    }
+}

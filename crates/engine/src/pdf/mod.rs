@@ -11,6 +11,7 @@ mod object;
 pub(crate) mod open;
 pub(crate) mod pages;
 mod part_dests;
+pub(crate) mod private_context;
 pub(crate) mod resources;
 pub(crate) mod save;
 pub(crate) mod security;

@@ -159,6 +159,7 @@ pub(crate) enum BitonalEncoding {
 pub(crate) fn g4_encode(packed: &[u8], w: u32, h: u32) -> Option<Vec<u8>> {
     assert!(packed.len() >= (w as usize).div_ceil(8) * h as usize);
     let mut len = 0usize;
+    crate::pdf::private_context::share_locks();
     let p = unsafe { engine_g4_encode(packed.as_ptr(), w as c_int, h as c_int, &mut len) };
     if p.is_null() {
         return None;
@@ -205,6 +206,7 @@ impl Doc {
         let mut z = std::ptr::null_mut();
         let mut pages: c_int = 0;
         let mut err = ErrBuf::new();
+        crate::pdf::private_context::share_locks();
         let rc = unsafe { engine_cz_open(c.as_ptr(), &mut z, &mut pages, err.ptr(), 512) };
         match rc {
             OK => Ok(Doc { z }),

@@ -89,6 +89,7 @@ impl PrivateDoc {
         let c = CString::new(path_str(path)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))?;
         let mut d = std::ptr::null_mut();
         let mut err = [0 as c_char; 512];
+        crate::pdf::private_context::share_locks();
         if unsafe { engine_rdoc_open(c.as_ptr(), store, &mut d, err.as_mut_ptr(), err.len() as c_int) } != 0 {
             return Err(EngineError::new(ErrorCode::EngineError, format!("opening the PDF: {}", message(&err))));
         }
