@@ -4,6 +4,8 @@
  * fz_context (no state shared with the mupdf crate) and is used from one thread.
  * Between engine_cz_open and engine_cz_finish the engine's own image pass
  * (src/compress/images.rs, csrc/compress_images.c) may replace image streams. */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include "compress.h"
 #include "caught.h"
@@ -39,6 +41,7 @@ int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc);
 static int subset_fonts(fz_context *ctx, pdf_document *doc)
 {
 	int ok = 0;
+	fz_var(ok);
 	fz_try(ctx)
 	{
 		pdf_subset_fonts(ctx, doc, 0, NULL);
@@ -171,52 +174,47 @@ static void deflate_metadata(fz_context *ctx, pdf_document *doc, int pdfa_too)
 #define RECOMPRESS_CAP ((size_t)256 << 20)
 
 /* `buf` (a stream's inflated data, PNG-predicted with the parameters `dp`) with the
- * predictor undone and deflated at zlib level 9; NULL when the data does not decode
- * cleanly. */
-static fz_buffer *unpredicted_deflate(fz_context *ctx, fz_buffer *buf, pdf_obj *dp, int predictor)
+ * predictor undone; NULL when the data does not decode cleanly. */
+static fz_buffer *unpredicted(fz_context *ctx, fz_buffer *buf, pdf_obj *dp, int predictor)
 {
 	fz_stream *mem = NULL, *un = NULL;
-	fz_buffer *plain = NULL, *out = NULL;
+	fz_buffer *plain = NULL;
 	fz_var(mem);
 	fz_var(un);
 	fz_var(plain);
-	fz_var(out);
 	fz_try(ctx)
 	{
 		int truncated = 0;
-		size_t len = 0;
-		unsigned char *data;
 		mem = fz_open_buffer(ctx, buf);
 		un = fz_open_predict(ctx, mem, predictor,
 			pdf_dict_get_int_default(ctx, dp, PDF_NAME(Columns), 1),
 			pdf_dict_get_int_default(ctx, dp, PDF_NAME(Colors), 1),
 			pdf_dict_get_int_default(ctx, dp, PDF_NAME(BitsPerComponent), 8));
 		plain = fz_read_best(ctx, un, 0, &truncated, RECOMPRESS_CAP);
-		if (!truncated && !un->error)
+		if (truncated || un->error)
 		{
-			data = fz_new_deflated_data_from_buffer(ctx, &len, plain, FZ_DEFLATE_BEST);
-			out = fz_new_buffer_from_data(ctx, data, len);
+			fz_drop_buffer(ctx, plain);
+			plain = NULL;
 		}
 	}
 	fz_always(ctx)
 	{
-		fz_drop_buffer(ctx, plain);
 		fz_drop_stream(ctx, un);
 		fz_drop_stream(ctx, mem);
 	}
 	fz_catch(ctx)
 	{
 		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
-		fz_drop_buffer(ctx, out);
-		out = NULL;
+		fz_drop_buffer(ctx, plain);
+		plain = NULL;
 	}
-	return out;
+	return plain;
 }
 
 /* The ASCII layer (ASCIIHexDecode or ASCII85Decode, first in the stream's filters) taken
  * off: data written for 7-bit channels is half (hex) or four fifths (base 85) binary.
  * The bytes under it stay as they are with the rest of the filters; a stream with no
- * other filter is then deflated by recompress_one. qpdf does the same by default
+ * other filter is then deflated by recompress_streams. qpdf does the same by default
  * (--decode-level=generalized). A layer that does not decode cleanly (binary garbage in
  * a hex stream, as in a fuzzed file) is kept: readers differ on what such data means. */
 static void strip_ascii_layer(fz_context *ctx, pdf_document *doc, int num)
@@ -294,27 +292,95 @@ static void strip_ascii_layer(fz_context *ctx, pdf_document *doc, int num)
 	}
 }
 
-/* Re-deflates one stream whose only filter is FlateDecode at zlib level 9, when that is smaller (qpdf --recompress-flate does the same). Any
- * error leaves the stream as it was. A PNG predictor is dropped when the data deflates
- * smaller without it (qpdf does the same; chart-slanted-text.pdf's chart image: 37,338
- * bytes with its predictor, 36,967 without). */
-static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
+/* Flate streams are re-deflated at zlib level 9 when that is smaller (qpdf
+ * --recompress-flate does the same), the deflating spread over the cores: the MuPDF
+ * context stays on the calling thread, which inflates each stream and writes the
+ * results back; the workers only call zlib (MuPDF's own, so the bytes are what
+ * fz_new_deflated_data_from_buffer gives) on plain memory. Level 9 on one thread was
+ * most of the run on small files (chart-slanted-text.pdf: 63%). */
+typedef struct
+{
+	int num;
+	fz_buffer *buf;       /* the inflated data, predictor (if any) kept */
+	fz_buffer *plain;     /* the same with the PNG predictor undone, or NULL */
+	unsigned char *out;   /* deflated buf (malloc), NULL when zlib failed */
+	unsigned long out_len;
+	unsigned char *out2;  /* deflated plain */
+	unsigned long out2_len;
+} deflate_job;
+
+/* MuPDF's bundled zlib (libmupdf-third). */
+extern int compress2(unsigned char *dest, unsigned long *dest_len, const unsigned char *source, unsigned long source_len, int level);
+extern unsigned long compressBound(unsigned long source_len);
+
+static unsigned char *deflate_best(const fz_buffer *in, unsigned long *len)
+{
+	unsigned long cap = compressBound((unsigned long)in->len);
+	unsigned char *out = malloc(cap);
+	*len = cap;
+	if (out && compress2(out, len, in->data, (unsigned long)in->len, 9) != 0)
+	{
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+typedef struct
+{
+	deflate_job *jobs;
+	int count;
+	int next;
+	pthread_mutex_t lock;
+} deflate_queue;
+
+static void *deflate_worker(void *arg)
+{
+	deflate_queue *q = arg;
+	for (;;)
+	{
+		deflate_job *j;
+		pthread_mutex_lock(&q->lock);
+		j = q->next < q->count ? &q->jobs[q->next++] : NULL;
+		pthread_mutex_unlock(&q->lock);
+		if (!j)
+			return NULL;
+		j->out = deflate_best(j->buf, &j->out_len);
+		if (j->plain)
+			j->out2 = deflate_best(j->plain, &j->out2_len);
+	}
+}
+
+/* Deflates every job, on up to DEFLATE_THREADS threads (this one included). */
+#define DEFLATE_THREADS 2
+static void deflate_all(deflate_job *jobs, int count)
+{
+	deflate_queue q = { jobs, count, 0, PTHREAD_MUTEX_INITIALIZER };
+	pthread_t helper;
+	int helped = count > 1 && pthread_create(&helper, NULL, deflate_worker, &q) == 0;
+	deflate_worker(&q);
+	if (helped)
+		pthread_join(helper, NULL);
+}
+
+/* The job of stream `num` when its only filter is FlateDecode and it inflates cleanly;
+ * 0 otherwise (the stream is kept as it is). */
+static int deflate_job_of(fz_context *ctx, pdf_document *doc, int num, deflate_job *job)
 {
 	pdf_obj *ref = NULL;
 	fz_stream *stm = NULL, *raw = NULL;
-	fz_buffer *buf = NULL, *comp = NULL, *plain = NULL;
-	fz_var(plain);
-	fz_var(raw);
+	fz_buffer *buf = NULL;
+	int ok = 0;
+	fz_var(ok);
 	fz_var(ref);
 	fz_var(stm);
+	fz_var(raw);
 	fz_var(buf);
-	fz_var(comp);
+	memset(job, 0, sizeof *job);
 	fz_try(ctx)
 	{
 		pdf_obj *f, *type, *dp;
 		int truncated = 0, predictor;
-		size_t clen = 0;
-		unsigned char *cdata;
 		if (!pdf_obj_num_is_stream(ctx, doc, num))
 			break;
 		ref = pdf_new_indirect(ctx, doc, num, 0);
@@ -336,26 +402,22 @@ static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
 		 * may still decode, with less (pdf20-utf8-test.pdf's image became empty). */
 		if (truncated || stm->error)
 			break;
-		cdata = fz_new_deflated_data_from_buffer(ctx, &clen, buf, FZ_DEFLATE_BEST);
-		comp = fz_new_buffer_from_data(ctx, cdata, clen);
 		dp = pdf_dict_get(ctx, ref, PDF_NAME(DecodeParms));
 		if (pdf_is_array(ctx, dp) && pdf_array_len(ctx, dp) == 1)
 			dp = pdf_array_get(ctx, dp, 0);
 		predictor = pdf_dict_get_int(ctx, dp, PDF_NAME(Predictor));
+		/* A PNG predictor is dropped when the data deflates smaller without it (qpdf
+		 * does the same; chart-slanted-text.pdf's chart image: 37,338 bytes with its
+		 * predictor, 36,967 without). */
 		if (pdf_is_dict(ctx, dp) && predictor >= 10 && predictor <= 15)
-			plain = unpredicted_deflate(ctx, buf, dp, predictor);
-		if (plain && plain->len < clen && (int64_t)plain->len < pdf_dict_get_int64(ctx, ref, PDF_NAME(Length)))
-		{
-			pdf_update_stream(ctx, doc, ref, plain, 1);
-			pdf_dict_del(ctx, ref, PDF_NAME(DecodeParms));
-		}
-		else if ((int64_t)clen < pdf_dict_get_int64(ctx, ref, PDF_NAME(Length)))
-			pdf_update_stream(ctx, doc, ref, comp, 1);
+			job->plain = unpredicted(ctx, buf, dp, predictor);
+		job->num = num;
+		job->buf = buf;
+		buf = NULL;
+		ok = 1;
 	}
 	fz_always(ctx)
 	{
-		fz_drop_buffer(ctx, comp);
-		fz_drop_buffer(ctx, plain);
 		fz_drop_buffer(ctx, buf);
 		fz_drop_stream(ctx, stm);
 		fz_drop_stream(ctx, raw);
@@ -363,8 +425,126 @@ static void recompress_one(fz_context *ctx, pdf_document *doc, int num)
 	}
 	fz_catch(ctx)
 	{
-		/* keep the stream as it was */
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+		ok = 0;
 	}
+	return ok;
+}
+
+/* Writes a deflated job back when smaller than the stream's stored bytes, and frees it. */
+static void deflate_job_apply(fz_context *ctx, pdf_document *doc, deflate_job *j)
+{
+	pdf_obj *ref = NULL;
+	fz_buffer *data = NULL;
+	fz_var(ref);
+	fz_var(data);
+	fz_try(ctx)
+	{
+		int64_t stored;
+		ref = pdf_new_indirect(ctx, doc, j->num, 0);
+		stored = pdf_dict_get_int64(ctx, ref, PDF_NAME(Length));
+		if (j->out2 && (!j->out || j->out2_len < j->out_len) && (int64_t)j->out2_len < stored)
+		{
+			data = fz_new_buffer_from_copied_data(ctx, j->out2, j->out2_len);
+			pdf_update_stream(ctx, doc, ref, data, 1);
+			pdf_dict_del(ctx, ref, PDF_NAME(DecodeParms));
+		}
+		else if (j->out && (int64_t)j->out_len < stored)
+		{
+			data = fz_new_buffer_from_copied_data(ctx, j->out, j->out_len);
+			pdf_update_stream(ctx, doc, ref, data, 1);
+		}
+	}
+	fz_always(ctx)
+	{
+		fz_drop_buffer(ctx, data);
+		pdf_drop_obj(ctx, ref);
+		fz_drop_buffer(ctx, j->buf);
+		fz_drop_buffer(ctx, j->plain);
+		free(j->out);
+		free(j->out2);
+		memset(j, 0, sizeof *j);
+	}
+	fz_catch(ctx)
+	{
+		/* keep the stream as it was */
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+}
+
+/* Inflated bytes held at once: the jobs are deflated in batches of about this much. */
+#define DEFLATE_BATCH ((size_t)64 << 20)
+
+/* Takes the ASCII layer off every stream and re-deflates the flate ones (not the images
+ * the engine's pass wrote), in batches. */
+static void recompress_streams(engine_cz *z)
+{
+	fz_context *ctx = z->ctx;
+	pdf_document *doc = z->doc;
+	int i, n = pdf_xref_len(ctx, doc), count = 0, cap = 64;
+	size_t held = 0;
+	deflate_job *jobs = fz_malloc_array(ctx, cap, deflate_job);
+	fz_try(ctx)
+	{
+		for (i = 1; i <= n; i++)
+		{
+			if (i < n && !engine_cz_written(z, i))
+			{
+				strip_ascii_layer(ctx, doc, i);
+				if (deflate_job_of(ctx, doc, i, &jobs[count]))
+				{
+					held += jobs[count].buf->len + (jobs[count].plain ? jobs[count].plain->len : 0);
+					count++;
+				}
+			}
+			if (count && (i == n || count == cap || held >= DEFLATE_BATCH))
+			{
+				int k;
+				deflate_all(jobs, count);
+				for (k = 0; k < count; k++)
+					deflate_job_apply(ctx, doc, &jobs[k]);
+				count = 0;
+				held = 0;
+			}
+		}
+	}
+	fz_always(ctx)
+	{
+		for (i = 0; i < count; i++)
+		{
+			fz_drop_buffer(ctx, jobs[i].buf);
+			fz_drop_buffer(ctx, jobs[i].plain);
+			free(jobs[i].out);
+			free(jobs[i].out2);
+		}
+		fz_free(ctx, jobs);
+	}
+	fz_catch(ctx)
+		fz_rethrow(ctx);
+}
+
+/* The trailer's /ID made a function of its first string (kept: an encrypted file's key
+ * depends on it): MuPDF's save puts random bytes in the second, which the xref stream
+ * then deflates to a byte more or less, so two levels with nothing to do apart came out
+ * a byte apart either way (scanned-rotated-4-directions.pdf: balanced 73,211 bytes,
+ * light 73,210 in one run). The save is then told not to change it. */
+static void settle_identity(fz_context *ctx, pdf_document *doc)
+{
+	pdf_obj *id = pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(ID));
+	unsigned char digest[16];
+	const char *first;
+	size_t n = 0;
+	fz_md5 md5;
+	if (!pdf_is_array(ctx, id) || pdf_array_len(ctx, id) < 2)
+		return;
+	first = pdf_to_string(ctx, pdf_array_get(ctx, id, 0), &n);
+	fz_md5_init(&md5);
+	fz_md5_update(&md5, (const unsigned char *)first, n);
+	fz_md5_update(&md5, (const unsigned char *)"compressed", 10);
+	fz_md5_final(&md5, digest);
+	pdf_array_put_string(ctx, id, 1, (const char *)digest, sizeof digest);
 }
 
 /* Opens `input` into a new handle. Returns ENGINE_OK (then *out is set; close it with
@@ -510,22 +690,24 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		if (o->recompress_flate)
 			deflate_metadata(ctx, doc, o->drop_private);
 		if (o->recompress_flate && !doc->crypt)
-		{
-			int i, n = pdf_xref_len(ctx, doc);
-			for (i = 1; i < n; i++)
-				if (!engine_cz_written(z, i))
-				{
-					strip_ascii_layer(ctx, doc, i);
-					recompress_one(ctx, doc, i);
-				}
-		}
+			recompress_streams(z);
 		pdf_parse_write_options(ctx, &w, "compress=yes,compress-fonts=yes,compress-images=yes");
 		w.do_garbage = o->garbage;
+		/* Duplicates merged here by hash; the save's own merge (garbage 3 and 4) compares
+		 * every pair of objects. Not for encrypted files, whose raw stream bytes are
+		 * encrypted per object. */
+		if (o->garbage >= 3 && !doc->crypt)
+		{
+			engine_cz_merge_duplicates(ctx, doc);
+			w.do_garbage = 2;
+		}
 		w.do_use_objstms = o->object_streams;
 		w.do_encrypt = PDF_ENCRYPT_KEEP;
 		/* What the save deflates (object streams, unfiltered streams, new font
 		 * programs) at zlib level 9, as qpdf --compression-level=9. */
 		w.compression_effort = 100;
+		settle_identity(ctx, doc);
+		w.dont_regenerate_id = 1;
 		pdf_save_document(ctx, doc, output, &w);
 	}
 	fz_catch(ctx)

@@ -73,6 +73,9 @@ void engine_cz_slim_metadata(fz_context *ctx, pdf_document *doc);
 /* True when object `num` is an image the pass wrote: the save's flate re-deflation
  * skips it (the pass's flate is final; inflating and deflating it again cost time). */
 int engine_cz_written(engine_cz *z, int num);
+/* Merges duplicate objects by hash (csrc/compress_dedup.c): what the save does at
+ * garbage level 3 and 4, in linear rather than quadratic time. Returns how many. */
+int engine_cz_merge_duplicates(fz_context *ctx, pdf_document *doc);
 /* True when some image is left for MuPDF's rewriter. */
 int engine_cz_needs_rewriter(engine_cz *z);
 

@@ -366,7 +366,15 @@ fn run_guarded(
         ..RawOptions::default()
     };
     let pass = settings.filter(|_| options.images == ImagePass::Engine);
-    // The source's words, read once, only when some output needs checking.
+    // The source's words, read once, when some output needs checking: a lossy level's
+    // images, subset fonts (nearly every file) or a forced guard. They are read on a
+    // thread of their own while the first path runs (a second core was otherwise idle
+    // for most of it); when nothing needs them the thread is left to finish unread.
+    let likely = settings.is_some() || options.subset_fonts || options.guard_always;
+    let mut reader = likely.then(|| {
+        let source = source.to_path_buf();
+        std::thread::spawn(move || guard::page_words(&source).unwrap_or_default())
+    });
     let mut before = None;
     let mut path = if settings.is_some() { CompressPath::Images } else { CompressPath::Lossless };
     loop {
@@ -381,7 +389,10 @@ fn run_guarded(
             if before.is_none() {
                 // A source MuPDF's text extraction cannot open gives no pages to compare
                 // with: the output then counts as a loss and the safer paths are taken.
-                before = Some(guard::page_words(source).unwrap_or_default());
+                before = Some(match reader.take().map(|r| r.join()) {
+                    Some(Ok(words)) => words,
+                    _ => guard::page_words(source).unwrap_or_default(),
+                });
             }
             guard::lost_content(before.as_deref().unwrap_or_default(), tmp)
         } else {
