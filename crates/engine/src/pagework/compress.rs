@@ -131,8 +131,11 @@ pub struct ImageSettings {
     pub threshold_dpi: u32,
     /// ...to this dpi.
     pub target_dpi: u32,
-    /// JPEG quality of re-encoded images.
+    /// JPEG quality of re-encoded images...
     pub jpeg_quality: u32,
+    /// ...and of JPEG images re-encoded at their own size (no downsampling: a second
+    /// generation of JPEG loss on top of the first).
+    pub jpeg_quality_same_size: u32,
     /// Images stored losslessly (flate & co.) are downsampled but stay lossless (flate)
     /// unless JPEG is at least 10% smaller at SSIM >= 0.95 (flat, synthetic images
     /// deflate far smaller); false: they become JPEG.
@@ -144,12 +147,18 @@ pub struct ImageSettings {
     pub bitonal_target_dpi: u32,
 }
 
-/// `balanced`: like Ghostscript's /ebook (150 dpi), JPEG q60 (measured: smaller than
-/// /ebook on the benchmark's photo set with a higher SSIM, docs/render.md).
+/// `balanced`: like Ghostscript's /ebook (150 dpi), JPEG q65. q60 was smaller than /ebook
+/// on every file but a little blurrier on three (SSIM at 100 dpi 0.9951 vs 0.9952 on
+/// scanned-french-diacritics.pdf, 0.9983 vs 0.9984 on annotator-base64-image.pdf);
+/// q65 is sharper than /ebook on every corpus file whose size the quality changes and
+/// still smaller; q70 was larger than /ebook on two (docs/render.md).
 pub const BALANCED: ImageSettings = ImageSettings {
     threshold_dpi: 225,
     target_dpi: 150,
-    jpeg_quality: 60,
+    jpeg_quality: 65,
+    // scanned-huckfinn-page.pdf (a 150-dpi colour JPEG scan, not downsampled): SSIM
+    // 0.977 at q60 (134 KB), 0.992 at q70 (155 KB); gs /ebook 0.982 (159 KB).
+    jpeg_quality_same_size: 70,
     lossless_stays_lossless: true,
     bitonal_threshold_dpi: 450,
     bitonal_target_dpi: 300,
@@ -160,6 +169,7 @@ pub const STRONG: ImageSettings = ImageSettings {
     threshold_dpi: 108,
     target_dpi: 72,
     jpeg_quality: 50,
+    jpeg_quality_same_size: 50,
     lossless_stays_lossless: false,
     bitonal_threshold_dpi: 300,
     bitonal_target_dpi: 200,

@@ -9,8 +9,9 @@
 //! only when smaller. G4 is MuPDF's encoder, in a MuPDF context per call so that it runs
 //! on the worker threads; its polarity puts the majority colour in G4's white (whose run
 //! codes are the short ones: scanned-ccitt-g4.pdf, stored the other way round, is 3%
-//! smaller re-encoded). An 8-bit black-and-white image always becomes 1-bit
-//! (eight times fewer samples). Sample values are kept (0 stays 0), so the colour
+//! smaller re-encoded). An 8-bit black-and-white image becomes 1-bit (eight times
+//! fewer samples) unless it is downsampled at balanced (then it is averaged to grey:
+//! src/pagework/compress/images.rs). Sample values are kept (0 stays 0), so the colour
 //! space, /Decode and /ImageMask stay valid.
 
 use std::io::Write;
@@ -109,7 +110,9 @@ fn downsample(packed: Vec<u8>, w: u32, h: u32, tw: u32, th: u32) -> Option<Vec<u
         packed
     } else {
         let mut out = Vec::with_capacity((tw as usize).div_ceil(8) * th as usize);
-        let mut d = Downsampler::new(w, h, tw, th, 1);
+        // Rounded: a 2 x 2 block half black stays white, as before the truncation at
+        // power-of-two factors (resample.rs).
+        let mut d = Downsampler::new(w, h, tw, th, 1).rounding();
         let mut row = vec![0u8; w as usize];
         for src in packed.chunks_exact(stride).take(h as usize) {
             unpack_row(src, w as usize, &mut row);
