@@ -129,7 +129,11 @@ impl Lexicon {
             .map(|l| if l.starts_with("SET ") { "SET UTF-8" } else { l })
             .collect::<Vec<_>>()
             .join("\n");
-        Lexicon::new(&aff, &decode(&dic))
+        let dic = decode(&dic);
+        match shift_numeric_flags(&aff, &dic) {
+            Some((aff, dic)) => Lexicon::new(&aff, &dic),
+            None => Lexicon::new(&aff, &dic),
+        }
     }
 
     /// True when the dictionary knows `word`.
@@ -183,6 +187,95 @@ impl Lexicon {
 }
 
 /// The letter without its diacritics (`ű` -> `u`, `ġ` -> `g`); itself when it has none.
+/// Directives whose one argument is a flag.
+const FLAG_DIRECTIVES: &[&str] = &[
+    "COMPOUNDFLAG",
+    "COMPOUNDBEGIN",
+    "COMPOUNDMIDDLE",
+    "COMPOUNDLAST",
+    "COMPOUNDEND",
+    "ONLYINCOMPOUND",
+    "COMPOUNDPERMITFLAG",
+    "COMPOUNDFORBIDFLAG",
+    "COMPOUNDROOT",
+    "NEEDAFFIX",
+    "KEEPCASE",
+    "FORBIDDENWORD",
+    "CIRCUMFIX",
+    "NOSUGGEST",
+    "FORCEUCASE",
+    "WARN",
+    "SUBSTANDARD",
+    "LEMMA_PRESENT",
+];
+
+/// A dictionary with numeric flags (`FLAG num`) that uses flag 0, which Hunspell accepts
+/// and spellbook refuses (Debian's Turkish: `SFX 0 ...`, `ab/0,2,3`), with every flag
+/// moved up by one in both files; `None` for any other dictionary (or one with `AF`
+/// aliases, whose numbers in the .dic are alias indices, not flags).
+fn shift_numeric_flags(aff: &str, dic: &str) -> Option<(String, String)> {
+    let directive = |l: &str, name: &str| l.split_whitespace().next() == Some(name);
+    if !aff.lines().any(|l| directive(l, "FLAG") && l.split_whitespace().nth(1) == Some("num"))
+        || aff.lines().any(|l| directive(l, "AF"))
+    {
+        return None;
+    }
+    let shift_list = |flags: &str| -> String {
+        flags
+            .split(',')
+            .map(|f| f.trim().parse::<u32>().map_or_else(|_| f.to_owned(), |n| (n + 1).to_string()))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let shift_affix = |field: &str| match field.split_once('/') {
+        Some((text, flags)) => format!("{text}/{}", shift_list(flags)),
+        None => field.to_owned(),
+    };
+    let aff = aff
+        .lines()
+        .map(|l| {
+            let mut t: Vec<String> = l.split_whitespace().map(str::to_owned).collect();
+            match t.first().map(String::as_str) {
+                Some("SFX" | "PFX") if t.len() >= 3 => {
+                    t[1] = shift_list(&t[1]);
+                    // A rule line (not the header `SFX flag Y count`): its affix's
+                    // continuation flags.
+                    if t.len() >= 4 {
+                        t[3] = shift_affix(&t[3]);
+                    }
+                    t.join(" ")
+                }
+                Some(d) if FLAG_DIRECTIVES.contains(&d) && t.len() >= 2 => {
+                    t[1] = shift_list(&t[1]);
+                    t.join(" ")
+                }
+                _ => l.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let dic = dic
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            // The first line is the word count; a word's flags follow its first
+            // unescaped `/` and end at whitespace (morphological fields follow).
+            let bytes = l.as_bytes();
+            let slash = (0..bytes.len()).find(|&k| bytes[k] == b'/' && (k == 0 || bytes[k - 1] != b'\\'));
+            match slash {
+                Some(k) if i > 0 && k > 0 => {
+                    let rest = &l[k + 1..];
+                    let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                    format!("{}/{}{}", &l[..k], shift_list(&rest[..end]), &rest[end..])
+                }
+                _ => l.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    Some((aff, dic))
+}
+
 fn base_letter(c: char) -> char {
     c.nfd().next().unwrap_or(c)
 }
@@ -260,7 +353,21 @@ pub fn correct_page(page: &mut PageText, languages: &[String]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::Lexicon;
+    use super::{shift_numeric_flags, Lexicon};
+
+    #[test]
+    fn a_dictionary_with_numeric_flag_zero_loads_with_its_flags_moved_up() {
+        let aff = "SET UTF-8\nFLAG num\nTRY abcçdefgğhıijklmnoöprsştuüvyz\nSFX 0 N 1\nSFX 0 0 lar .\nSFX 1 N 1\nSFX 1 0 dan/0 .\n";
+        let dic = "2\nkitap/0,1\nev/1\tpo:noun\n";
+        assert!(Lexicon::new(aff, dic).is_err(), "spellbook refuses flag 0 (else this test tests nothing)");
+        let (aff, dic) = shift_numeric_flags(aff, dic).expect("a FLAG num dictionary");
+        assert!(aff.contains("SFX 1 0 lar .") && aff.contains("SFX 2 0 dan/1 ."), "{aff}");
+        assert!(dic.contains("kitap/1,2") && dic.contains("ev/2\tpo:noun"), "{dic}");
+        let l = Lexicon::new(&aff, &dic).unwrap();
+        assert!(l.knows("kitap") && l.knows("kitaplar") && l.knows("evdan") && l.knows("evdanlar"));
+        assert!(!l.knows("evlar"));
+        assert!(shift_numeric_flags("SET UTF-8\n", "1\na/b\n").is_none());
+    }
 
     fn lexicon(try_letters: &str, words: &[&str]) -> Lexicon {
         let aff = format!("SET UTF-8\nTRY {try_letters}\n");
