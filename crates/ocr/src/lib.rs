@@ -60,6 +60,7 @@ pub mod det;
 pub mod fuse;
 pub mod gutter;
 pub mod image;
+pub mod inverted_marks;
 pub mod languages;
 pub mod layout;
 pub mod lexicon;

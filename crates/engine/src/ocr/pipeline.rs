@@ -362,6 +362,7 @@ pub fn ocr_document(
         let (dpi, sx, sy, mut result) = recognise_loaded(engine, recogniser, &page, &page_obj, bounds)?;
         if let Some(languages) = &options.languages {
             ocr::lexicon::correct_page(&mut result, languages);
+            ocr::inverted_marks::open_sentences(&mut result, languages);
         }
         control.checkpoint()?;
         let blocks = blocks_json(&result, sx, sy, pw, ph);
