@@ -24,46 +24,59 @@ fn trailing(c: char) -> bool {
 }
 
 /// Adds the opening marks the sentences of `page` lack when every code of `languages`
-/// writes them; returns how many. Sentences are read block by block, in reading order.
+/// writes them; returns how many. Sentences are read in reading order; a block ends one
+/// unless the next block starts with a lower-case letter (the layout often gives each line
+/// of a paragraph its own block).
 pub fn open_sentences(page: &mut PageText, languages: &[String]) -> usize {
     if languages.is_empty() || !languages.iter().all(|l| OPENING_LANGUAGES.contains(&l.as_str())) {
         return 0;
     }
+    // (block, line, word) of every word, in reading order.
+    let order: Vec<(usize, usize, usize)> = page
+        .blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(b, block)| {
+            block.lines.iter().enumerate().flat_map(move |(l, line)| (0..line.words.len()).map(move |w| (b, l, w)))
+        })
+        .collect();
+    let text = |page: &PageText, (b, l, w): (usize, usize, usize)| page.blocks[b].lines[l].words[w].text.clone();
     let mut added = 0;
-    for block in &mut page.blocks {
-        // (line, word) of every word of the block, in reading order.
-        let order: Vec<(usize, usize)> =
-            block.lines.iter().enumerate().flat_map(|(l, line)| (0..line.words.len()).map(move |w| (l, w))).collect();
-        let mut start = 0usize;
-        let mut changed_lines = Vec::new();
-        for (i, &(l, w)) in order.iter().enumerate() {
-            let text = block.lines[l].words[w].text.trim_end_matches(trailing);
-            let Some(last) = text.chars().last().filter(|&c| ends_sentence(c)) else { continue };
-            let opening = match last {
-                '!' => Some('¡'),
-                '?' => Some('¿'),
-                _ => None,
-            };
-            if let Some(mark) = opening {
-                let opened = order[start..=i].iter().any(|&(l, w)| block.lines[l].words[w].text.contains(mark));
-                if !opened {
-                    let (sl, sw) = order[start];
-                    let word = &mut block.lines[sl].words[sw].text;
-                    // After any opening quotes or brackets.
-                    let at = word
-                        .find(|c: char| !matches!(c, '"' | '\'' | '«' | '“' | '‘' | '(' | '[' | '—' | '–'))
-                        .unwrap_or(0);
-                    word.insert(at, mark);
-                    changed_lines.push(sl);
-                    added += 1;
-                }
+    let mut start = 0usize;
+    let mut changed = Vec::new();
+    for i in 0..order.len() {
+        let word = text(page, order[i]);
+        // A new block that does not continue a sentence starts one.
+        if i > 0
+            && order[i].0 != order[i - 1].0
+            && !word.chars().find(|c| c.is_alphabetic()).is_some_and(char::is_lowercase)
+        {
+            start = i;
+        }
+        let Some(last) = word.trim_end_matches(trailing).chars().last().filter(|&c| ends_sentence(c)) else { continue };
+        let opening = match last {
+            '!' => Some('¡'),
+            '?' => Some('¿'),
+            _ => None,
+        };
+        if let Some(mark) = opening {
+            if !order[start..=i].iter().any(|&at| text(page, at).contains(mark)) {
+                let (b, l, w) = order[start];
+                let first = &mut page.blocks[b].lines[l].words[w].text;
+                // After any opening quotes or brackets.
+                let at = first
+                    .find(|c: char| !matches!(c, '"' | '\'' | '«' | '“' | '‘' | '(' | '[' | '—' | '–'))
+                    .unwrap_or(0);
+                first.insert(at, mark);
+                changed.push((b, l));
+                added += 1;
             }
-            start = i + 1;
         }
-        for l in changed_lines {
-            let line = &mut block.lines[l];
-            line.text = line.words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
-        }
+        start = i + 1;
+    }
+    for (b, l) in changed {
+        let line = &mut page.blocks[b].lines[l];
+        line.text = line.words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
     }
     added
 }
@@ -97,6 +110,30 @@ mod tests {
         let mut p = page(&["la próxima feria. Qué tiempos", "aquellos, cuando el señor abría su librería!"]);
         assert_eq!(open_sentences(&mut p, &["spa".into()]), 1);
         assert_eq!(texts(&p), ["la próxima feria. ¡Qué tiempos", "aquellos, cuando el señor abría su librería!"]);
+    }
+
+    #[test]
+    fn a_sentence_continues_into_a_block_that_starts_in_lower_case() {
+        // Each line its own block, as the layout gives a paragraph's lines at times.
+        let mut p = page(&["la feria. Qué tiempos"]);
+        let mut next = page(&["aquellos, cuando abría su librería!"]);
+        let mut heading = page(&["Capítulo uno"]);
+        let mut last = page(&["Hola! ¿Quién", "viene?"]);
+        p.blocks.append(&mut next.blocks);
+        p.blocks.append(&mut heading.blocks);
+        p.blocks.append(&mut last.blocks);
+        assert_eq!(open_sentences(&mut p, &["spa".into()]), 2);
+        let all: Vec<&str> = p.blocks.iter().flat_map(|b| &b.lines).map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            all,
+            [
+                "la feria. ¡Qué tiempos",
+                "aquellos, cuando abría su librería!",
+                "Capítulo uno",
+                "¡Hola! ¿Quién",
+                "viene?"
+            ]
+        );
     }
 
     #[test]
