@@ -334,19 +334,24 @@ typedef struct
 	pthread_mutex_t lock;
 } deflate_queue;
 
+/* Work items are the jobs' halves (item 2k: job k's data as stored, 2k + 1: without its
+ * predictor), so a single large predicted stream still uses two threads. */
 static void *deflate_worker(void *arg)
 {
 	deflate_queue *q = arg;
 	for (;;)
 	{
 		deflate_job *j;
+		int item;
 		pthread_mutex_lock(&q->lock);
-		j = q->next < q->count ? &q->jobs[q->next++] : NULL;
+		item = q->next < 2 * q->count ? q->next++ : -1;
 		pthread_mutex_unlock(&q->lock);
-		if (!j)
+		if (item < 0)
 			return NULL;
-		j->out = deflate_best(j->buf, &j->out_len);
-		if (j->plain)
+		j = &q->jobs[item / 2];
+		if (item % 2 == 0)
+			j->out = deflate_best(j->buf, &j->out_len);
+		else if (j->plain)
 			j->out2 = deflate_best(j->plain, &j->out2_len);
 	}
 }
@@ -357,7 +362,7 @@ static void deflate_all(deflate_job *jobs, int count)
 {
 	deflate_queue q = { jobs, count, 0, PTHREAD_MUTEX_INITIALIZER };
 	pthread_t helper;
-	int helped = count > 1 && pthread_create(&helper, NULL, deflate_worker, &q) == 0;
+	int helped = (count > 1 || jobs[0].plain) && pthread_create(&helper, NULL, deflate_worker, &q) == 0;
 	deflate_worker(&q);
 	if (helped)
 		pthread_join(helper, NULL);
