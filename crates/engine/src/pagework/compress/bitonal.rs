@@ -6,8 +6,8 @@
 //! majority (the area average of the 0/255 samples, then a threshold at half), so thin
 //! strokes keep their mass instead of vanishing as under subsampling. The result stays
 //! 1-bit; it is stored as the smaller of CCITT G4 and flate, and replaces the original
-//! only when smaller. G4 is MuPDF's encoder, in a MuPDF context per call so that it runs
-//! on the worker threads; its polarity puts the majority colour in G4's white (whose run
+//! only when smaller. G4 is MuPDF's encoder made faster (csrc/g4.c, no MuPDF context), so
+//! that it runs on the worker threads; its polarity puts the majority colour in G4's white (whose run
 //! codes are the short ones: scanned-ccitt-g4.pdf, stored the other way round, is 3%
 //! smaller re-encoded). An 8-bit black-and-white image becomes 1-bit (eight times
 //! fewer samples) unless it is downsampled at balanced (then it is averaged to grey:
