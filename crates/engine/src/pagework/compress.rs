@@ -148,7 +148,7 @@ pub struct ImageSettings {
 }
 
 /// `balanced`: like Ghostscript's /ebook (150 dpi), JPEG q65. q60 was smaller than /ebook
-/// on every file but a little blurrier on three (SSIM at 100 dpi 0.9951 vs 0.9952 on
+/// on every file but a little blurrier on two (SSIM at 100 dpi 0.9951 vs 0.9952 on
 /// scanned-french-diacritics.pdf, 0.9983 vs 0.9984 on annotator-base64-image.pdf);
 /// q65 is sharper than /ebook on every corpus file whose size the quality changes and
 /// still smaller; q70 was larger than /ebook on two (docs/render.md).
