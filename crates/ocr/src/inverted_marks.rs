@@ -40,7 +40,9 @@ pub fn open_sentences(page: &mut PageText, languages: &[String]) -> usize {
             block.lines.iter().enumerate().flat_map(move |(l, line)| (0..line.words.len()).map(move |w| (b, l, w)))
         })
         .collect();
-    let text = |page: &PageText, (b, l, w): (usize, usize, usize)| page.blocks[b].lines[l].words[w].text.clone();
+    fn text(page: &PageText, (b, l, w): (usize, usize, usize)) -> &str {
+        &page.blocks[b].lines[l].words[w].text
+    }
     let mut added = 0;
     let mut start = 0usize;
     let mut changed = Vec::new();

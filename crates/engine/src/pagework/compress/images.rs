@@ -246,8 +246,8 @@ enum Encoded {
     Bitonal(Bitonal),
 }
 
-fn encode_jpeg(px: &[u8], w: u32, h: u32, comps: u32, s: &ImageSettings) -> Option<Vec<u8>> {
-    jpeg::encode(px, w, h, comps, s.jpeg_quality, s.target_dpi, JPEG_FLAGS).ok()
+fn encode_jpeg(px: &[u8], w: u32, h: u32, comps: u32, quality: u32, s: &ImageSettings) -> Option<Vec<u8>> {
+    jpeg::encode(px, w, h, comps, quality, s.target_dpi, JPEG_FLAGS).ok()
 }
 
 fn dct(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> Option<(Vec<u8>, Coding)> {
@@ -278,8 +278,7 @@ fn dct(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> Opt
     // A JPEG kept at its size is decoded and encoded again: that second generation's
     // loss is on top of the first, so it gets the level's higher same-size quality.
     let q = if (tw, th) == (info.width, info.height) { s.jpeg_quality_same_size } else { s.jpeg_quality };
-    let out = jpeg::encode(&px, tw, th, c, q, s.target_dpi, JPEG_FLAGS).ok()?;
-    Some((out, Coding::Dct))
+    Some((encode_jpeg(&px, tw, th, c, q, s)?, Coding::Dct))
 }
 
 /// True when every sample is 0 or 255 (and, for colour, R = G = B): MuPDF's rewriter
@@ -370,7 +369,7 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
         Some(z) => Some(z.finish().ok()?),
         None => None,
     };
-    let jpeg = sink.px.as_ref().filter(|_| !grey_average).and_then(|px| encode_jpeg(px, tw, th, c, s));
+    let jpeg = sink.px.as_ref().filter(|_| !grey_average).and_then(|px| encode_jpeg(px, tw, th, c, s.jpeg_quality, s));
     match (deflated, jpeg) {
         // strong: the smaller of the two (flat images deflate smaller than they JPEG).
         (Some(z), Some(j)) if !s.lossless_stays_lossless => {
