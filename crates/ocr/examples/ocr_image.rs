@@ -43,8 +43,10 @@ fn main() {
         }
         let im = ocr::Image::new(w as usize, h as usize, 1, raw).unwrap();
         let t = Instant::now();
-        let page = engine.recognise(&im).unwrap();
-        eprintln!("{path}: {:?} rotation {}", t.elapsed(), page.rotation);
+        let mut page = engine.recognise(&im).unwrap();
+        // As the service reads a page without `languages`.
+        let corrected = ocr::lexicon::correct_unnamed_page(&mut page);
+        eprintln!("{path}: {:?} rotation {}, {corrected} words corrected", t.elapsed(), page.rotation);
         if std::env::var_os("OCR_JSON").is_some() {
             println!("{}", serde_json::to_string(&page).unwrap());
         } else if std::env::var_os("OCR_BOXES").is_some() {

@@ -42,6 +42,7 @@ fn main() {
                                 w["text"].as_str().unwrap().to_string(),
                                 w["confidence"].as_f64().unwrap() as f32,
                                 rect(&w["quad"]),
+                                Vec::new(),
                             )
                         })
                         .collect();

@@ -59,6 +59,7 @@ mod tests {
                 space_before: 0.0,
                 recovered: false,
                 other_case: d,
+                runner_up: None,
             })
             .collect()
     }

@@ -17,8 +17,11 @@
 
 use crate::det::RotRect;
 
-/// A recognised line: its rectangle, its words (text, confidence, rectangle) and its confidence.
-pub type RecLine = (RotRect, Vec<(String, f32, RotRect)>, f32);
+/// A recognised line: its rectangle, its words (text, confidence, rectangle, runner-ups)
+/// and its confidence.
+pub type RecLine = (RotRect, Vec<RecWord>, f32);
+/// A recognised word: text, confidence, rectangle and runner-ups.
+pub type RecWord = (String, f32, RotRect, Vec<crate::Alternative>);
 
 /// A gap between two words of a line is a gutter candidate from this many line heights
 /// (a word space is about 0.25; the narrowest gutters measured about 0.7).
@@ -151,7 +154,7 @@ fn split(line: RecLine, cuts: &[usize]) -> Vec<RecLine> {
     let mut parts = Vec::new();
     let mut start = 0;
     for end in cuts.iter().map(|&k| k + 1).chain([words.len()]) {
-        let ws: Vec<(String, f32, RotRect)> = words[start..end].to_vec();
+        let ws: Vec<RecWord> = words[start..end].to_vec();
         start = end;
         let chars: Vec<(f32, usize)> = ws.iter().map(|w| (w.1, w.0.chars().count().max(1))).collect();
         let n: usize = chars.iter().map(|c| c.1).sum();
@@ -172,7 +175,7 @@ mod tests {
 
     /// A line of words `[(x0, x1)]` at `y`, 10 high.
     fn line(y: f32, words: &[(f32, f32)]) -> RecLine {
-        let ws = words.iter().map(|&(a, b)| (format!("w{a}"), 0.9, rect(a, y, b, y + 10.0))).collect();
+        let ws = words.iter().map(|&(a, b)| (format!("w{a}"), 0.9, rect(a, y, b, y + 10.0), Vec::new())).collect();
         (rect(words[0].0, y, words.last().unwrap().1, y + 10.0), ws, 0.9)
     }
 
@@ -211,7 +214,7 @@ mod tests {
                 let (cx, cy) = ((x0 + x1) / 2.0, i as f32 * 13.0);
                 let (s, c) = a.sin_cos();
                 let r = RotRect { cx: cx * c - cy * s, cy: cx * s + cy * c, w: x1 - x0, h: 10.0, angle: a };
-                lines.push((r, vec![(format!("{x0}-{i}"), 0.9, r)], 0.9));
+                lines.push((r, vec![(format!("{x0}-{i}"), 0.9, r, Vec::new())], 0.9));
             }
         }
         let (lines, order) = arrange(lines);

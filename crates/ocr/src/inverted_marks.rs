@@ -89,7 +89,13 @@ mod tests {
     use crate::{Block, Line, Word};
 
     fn page(lines: &[&str]) -> PageText {
-        let word = |t: &str| Word { text: t.into(), confidence: 0.9, bbox: [0.0; 4], quad: [[0.0; 2]; 4] };
+        let word = |t: &str| Word {
+            text: t.into(),
+            confidence: 0.9,
+            bbox: [0.0; 4],
+            quad: [[0.0; 2]; 4],
+            alternatives: Vec::new(),
+        };
         let lines = lines
             .iter()
             .map(|l| Line {

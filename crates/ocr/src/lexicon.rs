@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::{Block, PageText};
+use crate::{Alternative, Block, PageText};
 
 /// Hunspell dictionary file stems for the Tesseract-style codes that have a Debian package.
 const DICTIONARIES: &[(&str, &str)] = &[
@@ -142,10 +142,16 @@ impl Lexicon {
     }
 
     /// The correction of one whitespace-free token (punctuation around it kept), `None`
-    /// when it stays as it is.
-    pub fn correct(&self, token: &str) -> Option<String> {
-        let start = token.find(|c: char| c.is_alphabetic())?;
-        let end = token.char_indices().rev().find(|(_, c)| c.is_alphabetic()).map(|(i, c)| i + c.len_utf8())?;
+    /// when it stays as it is. `alternatives` are the recogniser's runner-ups for some of
+    /// its characters ([`crate::Word::alternatives`]).
+    ///
+    /// A word the dictionary does not know becomes the one candidate it knows: first among
+    /// the language's [`variants`](Self::variants); when two or more of those are words,
+    /// the one the recogniser's runner-up also reads (Hungarian `tüző`: `túző` and `tűző`);
+    /// when none is, the word with one letter replaced by its runner-up (`inch[l]uding`,
+    /// `you’I[l]l` on the LinnSequencer scan).
+    pub fn correct(&self, token: &str, alternatives: &[Alternative]) -> Option<String> {
+        let (start, end) = letters_of(token)?;
         let core = &token[start..end];
         if core.chars().count() > MAX_WORD || token.chars().any(|c| c.is_numeric()) || self.knows(core) {
             return None;
@@ -153,11 +159,22 @@ impl Lexicon {
         let mut found: Vec<String> = Vec::new();
         for one in self.variants(core) {
             if self.knows(&one) {
-                push_unique(&mut found, one);
+                push_unique(&mut found, format!("{}{one}{}", &token[..start], &token[end..]));
             }
         }
-        match found.as_slice() {
-            [only] => Some(format!("{}{only}{}", &token[..start], &token[end..])),
+        let mut nearly: Vec<String> = Vec::new();
+        for one in runner_up_reads(token, alternatives) {
+            if letters_of(&one).is_some_and(|(a, b)| self.knows(&one[a..b])) {
+                push_unique(&mut nearly, one);
+            }
+        }
+        let chosen: Vec<&String> = match found.len() {
+            0 => nearly.iter().collect(),
+            1 => found.iter().collect(),
+            _ => found.iter().filter(|f| nearly.contains(f)).collect(),
+        };
+        match chosen.as_slice() {
+            [only] => Some((*only).clone()),
             _ => None,
         }
     }
@@ -184,6 +201,24 @@ impl Lexicon {
         }
         out
     }
+}
+
+/// Byte range of `token` from its first letter to the end of its last.
+fn letters_of(token: &str) -> Option<(usize, usize)> {
+    let start = token.find(|c: char| c.is_alphabetic())?;
+    let end = token.char_indices().rev().find(|(_, c)| c.is_alphabetic()).map(|(i, c)| i + c.len_utf8())?;
+    Some((start, end))
+}
+
+/// `token` with one letter replaced by its runner-up, for each runner-up that is a letter
+/// read in place of a letter still there.
+fn runner_up_reads(token: &str, alternatives: &[Alternative]) -> Vec<String> {
+    let chars: Vec<char> = token.chars().collect();
+    alternatives
+        .iter()
+        .filter(|a| a.read.is_alphabetic() && a.instead.is_alphabetic() && chars.get(a.at) == Some(&a.read))
+        .map(|a| chars.iter().enumerate().map(|(i, &c)| if i == a.at { a.instead } else { c }).collect())
+        .collect()
 }
 
 /// The letter without its diacritics (`ű` -> `u`, `ġ` -> `g`); itself when it has none.
@@ -326,19 +361,78 @@ pub fn correct_page(page: &mut PageText, languages: &[String]) -> usize {
     let Some(lexicons) = languages.iter().map(|c| for_language(c)).collect::<Option<Vec<Arc<Lexicon>>>>() else {
         return 0;
     };
+    correct_with(page, &lexicons)
+}
+
+/// Share of a page's words (of three letters or more) English must know before a page
+/// read without `languages` is corrected against it...
+pub const ENGLISH_PAGE_SHARE: f32 = 0.8;
+/// ...and the fewest such words that test needs.
+pub const ENGLISH_PAGE_MIN_WORDS: usize = 20;
+
+/// Corrects a page read without `languages` against English when it is English (at least
+/// [`ENGLISH_PAGE_SHARE`] of its words known to the English dictionary, and at least
+/// [`ENGLISH_PAGE_MIN_WORDS`] words), and only from the recogniser's runner-ups (English
+/// has no diacritic variants). Returns how many words changed.
+///
+/// Why: a scan of an English brochure read `inchuding` and `you’Il` with `l` as the
+/// runner-up in both; the service reads most pages without `languages`, and Tesseract's
+/// default is English too. A page in another language rarely passes the test; where it
+/// does, only a word English does not know, whose runner-up makes an English word, changes.
+pub fn correct_unnamed_page(page: &mut PageText) -> usize {
+    let words: Vec<&str> = page
+        .blocks
+        .iter()
+        .flat_map(|b| &b.lines)
+        .flat_map(|l| &l.words)
+        .filter_map(|w| letters_of(&w.text).map(|(a, b)| &w.text[a..b]))
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 3)
+        .collect();
+    if words.len() < ENGLISH_PAGE_MIN_WORDS {
+        return 0;
+    }
+    let Some(english) = for_language("eng") else {
+        return 0;
+    };
+    let known = words.iter().filter(|w| english.knows(w)).count();
+    if (known as f32) < ENGLISH_PAGE_SHARE * words.len() as f32 {
+        return 0;
+    }
+    correct_with(page, &[english])
+}
+
+/// Runner-up probability from which a line-final hyphen becomes the dash it nearly was.
+pub const DASH_RUNNER_UP: f32 = 0.2;
+
+/// [`correct_page`] with the lexicons loaded; also turns a line-final hyphen into the dash
+/// the recogniser nearly read ([`DASH_RUNNER_UP`]) when the word before it is a word and its
+/// join with the next line's first word is none (`sequence-` / `when`: pdftotext, and any
+/// reader that mends hyphenation, would make it `sequencewhen`).
+fn correct_with(page: &mut PageText, lexicons: &[Arc<Lexicon>]) -> usize {
     if lexicons.is_empty() {
         return 0;
     }
+    let knows = |w: &str| lexicons.iter().any(|l| l.knows(w));
     let mut changed = 0;
     for Block { lines, .. } in &mut page.blocks {
-        for line in lines {
+        for k in 0..lines.len() {
+            let next_first: Option<String> = lines.get(k + 1).and_then(|l| l.words.first()).map(|w| w.text.clone());
+            let line = &mut lines[k];
             let mut any = false;
             for word in &mut line.words {
-                if lexicons.iter().any(|l| l.knows(word.text.trim_matches(|c: char| !c.is_alphabetic()))) {
+                if knows(word.text.trim_matches(|c: char| !c.is_alphabetic())) {
                     continue;
                 }
-                if let Some(fixed) = lexicons.iter().find_map(|l| l.correct(&word.text)) {
+                if let Some(fixed) = lexicons.iter().find_map(|l| l.correct(&word.text, &word.alternatives)) {
                     word.text = fixed;
+                    any = true;
+                    changed += 1;
+                }
+            }
+            if let Some(word) = line.words.last_mut() {
+                if let Some(dash) = line_end_dash(word, next_first.as_deref(), &knows) {
+                    word.text.pop();
+                    word.text.push(dash);
                     any = true;
                     changed += 1;
                 }
@@ -351,9 +445,30 @@ pub fn correct_page(page: &mut PageText, languages: &[String]) -> usize {
     changed
 }
 
+/// The dash a line's last word ending in `-` should end in instead (see [`correct_with`]).
+fn line_end_dash(word: &crate::Word, next: Option<&str>, knows: &dyn Fn(&str) -> bool) -> Option<char> {
+    let stem = word.text.strip_suffix('-')?;
+    let at = stem.chars().count();
+    let dash = word
+        .alternatives
+        .iter()
+        .find(|a| a.at == at && a.read == '-' && matches!(a.instead, '—' | '–') && a.prob >= DASH_RUNNER_UP)?
+        .instead;
+    let (a, b) = letters_of(stem)?;
+    if b != stem.len() || !knows(&stem[a..b]) {
+        return None;
+    }
+    let joined = next.and_then(|n| letters_of(n).map(|(c, d)| format!("{}{}", &stem[a..b], &n[c..d])));
+    if joined.is_some_and(|j| knows(&j)) {
+        return None;
+    }
+    Some(dash)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{shift_numeric_flags, Lexicon};
+    use crate::Alternative;
 
     #[test]
     fn a_dictionary_with_numeric_flag_zero_loads_with_its_flags_moved_up() {
@@ -378,36 +493,58 @@ mod tests {
     #[test]
     fn a_word_read_without_its_diacritic_takes_the_one_dictionary_word_it_differs_from() {
         let l = lexicon("aeioulnrstäöüß", &["über", "Straße", "schön"]);
-        assert_eq!(l.correct("Uber").as_deref(), Some("Über"));
-        assert_eq!(l.correct("schon,").as_deref(), Some("schön,"), "punctuation around the word stays");
-        assert_eq!(l.correct("über"), None, "a known word stays");
-        assert_eq!(l.correct("Xylophon"), None, "no candidate in the dictionary: kept");
+        assert_eq!(l.correct("Uber", &[]).as_deref(), Some("Über"));
+        assert_eq!(l.correct("schon,", &[]).as_deref(), Some("schön,"), "punctuation around the word stays");
+        assert_eq!(l.correct("über", &[]), None, "a known word stays");
+        assert_eq!(l.correct("Xylophon", &[]), None, "no candidate in the dictionary: kept");
     }
 
     #[test]
     fn a_sibling_diacritic_is_corrected_even_when_the_letter_read_is_not_the_languages() {
         let l = lexicon("aāgģkķiīsšuūž", &["rūķīši", "ģimene"]);
-        assert_eq!(l.correct("rūkīši").as_deref(), Some("rūķīši"));
-        assert_eq!(l.correct("ġimene").as_deref(), Some("ģimene"), "ġ is no Latvian letter: its base g gives ģ");
+        assert_eq!(l.correct("rūkīši", &[]).as_deref(), Some("rūķīši"));
+        assert_eq!(l.correct("ġimene", &[]).as_deref(), Some("ģimene"), "ġ is no Latvian letter: its base g gives ģ");
         let l = lexicon("aeiouáéíóúőöüű", &["tűző", "tükör"]);
-        assert_eq!(l.correct("tüző").as_deref(), Some("tűző"));
+        assert_eq!(l.correct("tüző", &[]).as_deref(), Some("tűző"));
     }
 
     #[test]
     fn known_misreadings_apply_only_where_the_letter_belongs_to_the_language() {
         let is = lexicon("aeiouþðá", &["þeim"]);
-        assert_eq!(is.correct("beim").as_deref(), Some("þeim"));
+        assert_eq!(is.correct("beim", &[]).as_deref(), Some("þeim"));
         let cs = lexicon("aeiouáéďťčř", &["ďábel"]);
-        assert_eq!(cs.correct("d’ábel").as_deref(), Some("ďábel"));
+        assert_eq!(cs.correct("d’ábel", &[]).as_deref(), Some("ďábel"));
         let de = lexicon("aeiouäöü", &["þeim"]);
-        assert_eq!(de.correct("beim"), None, "þ is no German letter");
+        assert_eq!(de.correct("beim", &[]), None, "þ is no German letter");
+    }
+
+    fn runner_up(at: usize, read: char, instead: char) -> Alternative {
+        Alternative { at, read, instead, prob: 0.3 }
+    }
+
+    #[test]
+    fn a_word_no_variant_fixes_takes_the_one_runner_up_the_dictionary_knows() {
+        let en = lexicon("esianrtolcdugmphbyfvkwz", &["including", "you'll", "inch"]);
+        assert_eq!(en.correct("inchuding,", &[runner_up(3, 'h', 'l')]).as_deref(), Some("including,"));
+        assert_eq!(en.correct("you'Il", &[runner_up(4, 'I', 'l')]).as_deref(), Some("you'll"));
+        assert_eq!(en.correct("inchuding", &[runner_up(3, 'h', 'k')]), None, "a runner-up that makes no word");
+        assert_eq!(en.correct("inchuding", &[runner_up(4, 'x', 'l')]), None, "a runner-up for another letter");
+        assert_eq!(en.correct("inch", &[runner_up(0, 'i', 'o')]), None, "a known word stays");
+    }
+
+    #[test]
+    fn two_variants_in_the_dictionary_are_told_apart_by_the_runner_up() {
+        let hu = lexicon("aeiouáéíóúőöüű", &["tűző", "túző"]);
+        assert_eq!(hu.correct("tüző", &[]), None, "two words: not without the recogniser");
+        assert_eq!(hu.correct("tüző", &[runner_up(1, 'ü', 'ű')]).as_deref(), Some("tűző"));
+        assert_eq!(hu.correct("tüző", &[runner_up(1, 'ü', 'u')]), None, "the runner-up is neither");
     }
 
     #[test]
     fn an_ambiguous_word_and_words_with_digits_stay() {
         let l = lexicon("aeiouäé", &["mäse", "masé"]);
-        assert_eq!(l.correct("mase"), None, "two candidates");
+        assert_eq!(l.correct("mase", &[]), None, "two candidates");
         let l = lexicon("aeiouäöü", &["über"]);
-        assert_eq!(l.correct("Uber2"), None);
+        assert_eq!(l.correct("Uber2", &[]), None);
     }
 }

@@ -159,6 +159,24 @@ pub struct Word {
     /// Corners in reading direction: top-left, top-right, bottom-right, bottom-left of
     /// the upright word (for placing rotated text).
     pub quad: [[f32; 2]; 4],
+    /// Characters the recogniser nearly read instead of some of the word's (for the
+    /// dictionary corrections of [`lexicon`]; not part of the result).
+    #[serde(skip)]
+    pub alternatives: Vec<Alternative>,
+}
+
+/// A character the recogniser nearly read in place of one of a word's: its runner-up at
+/// the character's peak ([`rec::Glyph::runner_up`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alternative {
+    /// Index (in characters) of the character in the word's text.
+    pub at: usize,
+    /// The character read there.
+    pub read: char,
+    /// The runner-up.
+    pub instead: char,
+    /// The runner-up's probability.
+    pub prob: f32,
 }
 
 /// A recognised line.
@@ -473,9 +491,15 @@ impl Ocr {
                 let (rect, words_u, conf) = &lines[id];
                 let words: Vec<Word> = words_u
                     .iter()
-                    .map(|(text, c, r)| {
+                    .map(|(text, c, r, alternatives)| {
                         let quad = quad_of(r.corners());
-                        Word { text: text.clone(), confidence: *c, bbox: bbox_of(&quad), quad }
+                        Word {
+                            text: text.clone(),
+                            confidence: *c,
+                            bbox: bbox_of(&quad),
+                            quad,
+                            alternatives: alternatives.clone(),
+                        }
                     })
                     .collect();
                 let quad = quad_of(rect.corners());

@@ -19,7 +19,14 @@ pub struct Glyph {
     /// Probability of the same letter in the other case at the frame of [`Glyph::prob`]
     /// (0 for characters without case).
     pub other_case: f32,
+    /// The likeliest other character at the frame of [`Glyph::prob`] and its probability
+    /// (not the blank, the space or the character itself), when it reaches
+    /// [`RUNNER_UP_MIN`]: what a dictionary may take instead of a word it does not know.
+    pub runner_up: Option<(String, f32)>,
 }
+
+/// Probability from which a glyph's runner-up is kept.
+pub const RUNNER_UP_MIN: f32 = 0.01;
 
 /// Greedy CTC decode of one `t` x `c` probability matrix over the first `valid` frames.
 /// Class 0 is the blank; class `i` is `dict[i - 1]`; the class after the dictionary is the
@@ -35,6 +42,8 @@ pub fn ctc_decode(
 ) -> Vec<Glyph> {
     let other = |row: &[f32], class: usize| other_case.get(class).filter(|&&o| o != 0).map_or(0.0, |&o| row[o]);
     let mut out: Vec<Glyph> = Vec::new();
+    // Frame and class of each glyph's peak, for its runner-up once the peaks are known.
+    let mut peaks: Vec<(usize, usize)> = Vec::new();
     let mut prev = 0usize;
     let space = dict.len() + 1;
     let mut gap_space = 0f32;
@@ -50,15 +59,45 @@ pub fn ctc_decode(
                 if bp > g.prob {
                     g.prob = bp;
                     g.other_case = other(row, best);
+                    if let Some(p) = peaks.last_mut() {
+                        p.0 = f;
+                    }
                 }
             }
         } else if best != 0 {
             let ch = if best <= dict.len() { dict[best - 1].clone() } else { " ".to_string() };
             let other_case = other(row, best);
-            out.push(Glyph { ch, start: f, end: f, prob: bp, space_before: gap_space, recovered: false, other_case });
+            out.push(Glyph {
+                ch,
+                start: f,
+                end: f,
+                prob: bp,
+                space_before: gap_space,
+                recovered: false,
+                other_case,
+                runner_up: None,
+            });
+            peaks.push((f, best));
             gap_space = 0.0;
         }
         prev = best;
+    }
+    // One full scan of the classes per character (not per frame: see argmax_softmax).
+    for (g, &(f, class)) in out.iter_mut().zip(&peaks) {
+        if class > dict.len() || g.prob > 1.0 - RUNNER_UP_MIN {
+            continue;
+        }
+        let row = &probs[f * c..(f + 1) * c];
+        let (mut second, mut sp) = (0usize, RUNNER_UP_MIN);
+        for (i, &p) in row.iter().enumerate().take(dict.len() + 1).skip(1) {
+            if p >= sp && i != class {
+                sp = p;
+                second = i;
+            }
+        }
+        if second != 0 {
+            g.runner_up = Some((dict[second - 1].clone(), sp));
+        }
     }
     out
 }
@@ -144,6 +183,7 @@ pub fn recover_spaces(glyphs: Vec<Glyph>) -> Vec<Glyph> {
                     space_before: 0.0,
                     recovered: true,
                     other_case: 0.0,
+                    runner_up: None,
                 });
             }
         }
@@ -255,7 +295,12 @@ pub struct WordSpan {
     pub x0: f32,
     /// Right edge in frames.
     pub x1: f32,
+    /// Runner-ups of its one-character glyphs with at least [`ALTERNATIVE_MIN`].
+    pub alternatives: Vec<crate::Alternative>,
 }
+
+/// Runner-up probability from which a word carries it as an [`crate::Alternative`].
+pub const ALTERNATIVE_MIN: f32 = 0.05;
 
 /// Splits glyphs into words at spaces. A word spans from half a median pitch before its
 /// first character peak to half a pitch after its last, but never more than 40% of the
@@ -272,6 +317,20 @@ pub fn words(glyphs: &[Glyph]) -> Vec<WordSpan> {
     let mut out = Vec::with_capacity(groups.len());
     for (i, cur) in groups.iter().enumerate() {
         let text: String = cur.iter().map(|g| g.ch.as_str()).collect();
+        let mut alternatives = Vec::new();
+        let mut at = 0;
+        for g in cur.iter() {
+            let mut read = g.ch.chars();
+            if let (Some(read), None, Some((instead, prob))) = (read.next(), read.next(), &g.runner_up) {
+                let mut instead_chars = instead.chars();
+                if let (Some(instead), None) = (instead_chars.next(), instead_chars.next()) {
+                    if *prob >= ALTERNATIVE_MIN {
+                        alternatives.push(crate::Alternative { at, read, instead, prob: *prob });
+                    }
+                }
+            }
+            at += g.ch.chars().count();
+        }
         let confidence = cur.iter().map(|g| g.prob).sum::<f32>() / cur.len() as f32;
         let first = centre(&cur[0]);
         let last = centre(&cur[cur.len() - 1]);
@@ -285,7 +344,7 @@ pub fn words(glyphs: &[Glyph]) -> Vec<WordSpan> {
             let next = centre(&groups[i + 1][0]);
             x1 = x1.min(last + 0.4 * (next - last));
         }
-        out.push(WordSpan { text, confidence, x0, x1: x1.max(x0 + 0.5) });
+        out.push(WordSpan { text, confidence, x0, x1: x1.max(x0 + 0.5), alternatives });
     }
     out
 }
@@ -295,7 +354,16 @@ mod tests {
     use super::*;
 
     fn g(ch: &str, f: usize) -> Glyph {
-        Glyph { ch: ch.into(), start: f, end: f, prob: 0.9, space_before: 0.0, recovered: false, other_case: 0.0 }
+        Glyph {
+            ch: ch.into(),
+            start: f,
+            end: f,
+            prob: 0.9,
+            space_before: 0.0,
+            recovered: false,
+            other_case: 0.0,
+            runner_up: None,
+        }
     }
 
     #[test]

@@ -195,7 +195,15 @@ impl Ocr {
                           read: LineRead,
                           pass: &str| {
             if debug {
-                let text: String = read.glyphs.iter().map(|g| g.ch.as_str()).collect();
+                // Each character, with its runner-up in brackets where it has one.
+                let text: String = read
+                    .glyphs
+                    .iter()
+                    .map(|g| match &g.runner_up {
+                        Some((r, p)) if *p >= rec::ALTERNATIVE_MIN => format!("{}[{r}{p:.2}]", g.ch),
+                        _ => g.ch.clone(),
+                    })
+                    .collect();
                 eprintln!("line {:?} conf {:.2} {pass} {text}", rects[i], read.confidence);
             }
             if reads[i].as_ref().is_none_or(|r| read.confidence > r.confidence) {
@@ -269,7 +277,7 @@ impl Ocr {
                     let b = (s.x1 * px_per_frame).min(end).max(a + 1.0);
                     let mid = (a + b) / 2.0 - r.w / 2.0;
                     let wr = RotRect { cx: r.cx + u[0] * mid, cy: r.cy + u[1] * mid, w: b - a, h: r.h, angle: r.angle };
-                    (s.text, s.confidence, wr)
+                    (s.text, s.confidence, wr, s.alternatives)
                 })
                 .collect();
             results[i] = Some((line_rects[i], words, conf));
@@ -303,7 +311,7 @@ struct LineRead {
 }
 
 /// A recognised line: its rectangle, its words (text, confidence, rectangle), its confidence.
-pub(crate) type Line = (RotRect, Vec<(String, f32, RotRect)>, f32);
+pub(crate) type Line = crate::gutter::RecLine;
 
 /// What [`Ocr::recognise_lines`] read.
 pub(crate) enum Read {

@@ -32,8 +32,8 @@ fn misread_diacritics_are_corrected_against_each_languages_dictionary() {
         ("tr_TR", "ışikları", "ışıkları"),
     ] {
         let lexicon = Lexicon::load(&dir, stem).unwrap_or_else(|e| panic!("{stem}: {e}"));
-        assert_eq!(lexicon.correct(read).as_deref(), Some(meant), "{stem}");
-        assert_eq!(lexicon.correct(meant), None, "{stem}: a known word stays");
+        assert_eq!(lexicon.correct(read, &[]).as_deref(), Some(meant), "{stem}");
+        assert_eq!(lexicon.correct(meant, &[]), None, "{stem}: a known word stays");
     }
 }
 
@@ -48,7 +48,13 @@ fn english_has_a_dictionary_so_its_words_are_never_taken_for_another_languages()
 }
 
 fn page_of(words: &[&str]) -> ocr::PageText {
-    let word = |t: &str| ocr::Word { text: t.into(), confidence: 0.9, bbox: [0.0; 4], quad: [[0.0; 2]; 4] };
+    let word = |t: &str| ocr::Word {
+        text: t.into(),
+        confidence: 0.9,
+        bbox: [0.0; 4],
+        quad: [[0.0; 2]; 4],
+        alternatives: Vec::new(),
+    };
     let line = ocr::Line {
         text: words.join(" "),
         confidence: 0.9,
@@ -77,4 +83,77 @@ fn a_page_is_corrected_only_when_every_requested_language_has_a_dictionary() {
     let mut page = page_of(&["Uber", "den", "Hund."]);
     assert_eq!(ocr::lexicon::correct_page(&mut page, &langs(&["deu", "fin"])), 0);
     assert_eq!(page.blocks[0].lines[0].text, "Uber den Hund.");
+}
+
+/// An English paragraph (the LinnSequencer brochure's), one word per entry.
+const ENGLISH: &str = "To record a sequence simply press RECORD and PLAY then play your MIDI keyboard in time to \
+the Sequencer's click track When the sequence loops back around to bar you'll hear what you played only all timing \
+errors will be";
+
+fn runner_up(at: usize, read: char, instead: char, prob: f32) -> ocr::Alternative {
+    ocr::Alternative { at, read, instead, prob }
+}
+
+fn with(mut page: ocr::PageText, word: usize, text: &str, alternatives: Vec<ocr::Alternative>) -> ocr::PageText {
+    let w = &mut page.blocks[0].lines[0].words[word];
+    w.text = text.into();
+    w.alternatives = alternatives;
+    page
+}
+
+#[test]
+fn an_english_page_read_without_languages_takes_the_runner_up_that_makes_a_word() {
+    if dictionaries().is_none() {
+        return;
+    }
+    let words: Vec<&str> = ENGLISH.split(' ').collect();
+    let page = with(page_of(&words), 1, "inchuding", vec![runner_up(3, 'h', 'l', 0.32)]);
+    let mut page = with(page, 2, "you’Il", vec![runner_up(4, 'I', 'l', 0.16)]);
+    assert_eq!(ocr::lexicon::correct_unnamed_page(&mut page), 2);
+    let line = &page.blocks[0].lines[0];
+    assert_eq!((line.words[1].text.as_str(), line.words[2].text.as_str()), ("including", "you’ll"));
+    assert!(line.text.starts_with("To including you’ll sequence"), "{}", line.text);
+}
+
+#[test]
+fn a_page_that_is_not_english_is_not_corrected_without_languages() {
+    if dictionaries().is_none() {
+        return;
+    }
+    let german = "Die Sequenz wird aufgenommen indem man RECORD und PLAY drückt und dann im Takt des Klicks \
+auf der Tastatur spielt Wenn die Sequenz zum ersten Takt zurückkehrt hört man was man gespielt hat";
+    let words: Vec<&str> = german.split(' ').collect();
+    let mut page = with(page_of(&words), 1, "inchuding", vec![runner_up(3, 'h', 'l', 0.32)]);
+    assert_eq!(ocr::lexicon::correct_unnamed_page(&mut page), 0);
+    // Too few words to tell.
+    let mut page = with(page_of(&["a", "brief", "note"]), 1, "inchuding", vec![runner_up(3, 'h', 'l', 0.32)]);
+    assert_eq!(ocr::lexicon::correct_unnamed_page(&mut page), 0);
+}
+
+#[test]
+fn a_line_final_hyphen_the_recogniser_nearly_read_as_a_dash_becomes_the_dash_unless_it_joins_a_word() {
+    if dictionaries().is_none() {
+        return;
+    }
+    let eng = ["eng".to_string()];
+    let two_lines = |first: &str, second: &str, dash: f32| {
+        let mut page = page_of(&["it", "plays", "in", "the", first]);
+        let n = first.chars().count() - 1;
+        page.blocks[0].lines[0].words[4].alternatives = vec![runner_up(n, '-', '—', dash)];
+        let mut next = page_of(&[second, "played", "back"]).blocks.remove(0).lines.remove(0);
+        next.text = format!("{second} played back");
+        page.blocks[0].lines.push(next);
+        page
+    };
+    let mut page = two_lines("sequence-", "when", 0.30);
+    assert_eq!(ocr::lexicon::correct_page(&mut page, &eng), 1);
+    assert_eq!(page.blocks[0].lines[0].text, "it plays in the sequence—");
+    // A hyphenated word (`fore-` / `ground`): the join is a word.
+    let mut page = two_lines("fore-", "ground", 0.30);
+    assert_eq!(ocr::lexicon::correct_page(&mut page, &eng), 0);
+    // The runner-up too unlikely, or the stem no word (`func-` / `tion`).
+    let mut page = two_lines("sequence-", "when", 0.10);
+    assert_eq!(ocr::lexicon::correct_page(&mut page, &eng), 0);
+    let mut page = two_lines("func-", "tion", 0.30);
+    assert_eq!(ocr::lexicon::correct_page(&mut page, &eng), 0);
 }

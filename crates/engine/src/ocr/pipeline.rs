@@ -363,6 +363,8 @@ pub fn ocr_document(
         if let Some(languages) = &options.languages {
             ocr::lexicon::correct_page(&mut result, languages);
             ocr::inverted_marks::open_sentences(&mut result, languages);
+        } else {
+            ocr::lexicon::correct_unnamed_page(&mut result);
         }
         control.checkpoint()?;
         let blocks = blocks_json(&result, sx, sy, pw, ph);
