@@ -43,9 +43,16 @@ fn main() {
         }
         let im = ocr::Image::new(w as usize, h as usize, 1, raw).unwrap();
         let t = Instant::now();
-        let mut page = engine.recognise(&im).unwrap();
-        // As the service reads a page without `languages`.
-        let corrected = ocr::lexicon::correct_unnamed_page(&mut page);
+        // OCR_LANGUAGES=cym,eng: read with those languages' recogniser and dictionaries.
+        let languages: Option<Vec<String>> =
+            std::env::var("OCR_LANGUAGES").ok().map(|l| l.split(',').map(str::to_owned).collect());
+        let recogniser = engine.recogniser_for(languages.as_deref()).unwrap();
+        let mut page = engine.recognise_with(&im, recogniser).unwrap();
+        // As the service reads a page (crates/engine/src/ocr/pipeline.rs).
+        let corrected = match &languages {
+            Some(l) => ocr::lexicon::correct_page(&mut page, l),
+            None => ocr::lexicon::correct_unnamed_page(&mut page),
+        };
         eprintln!("{path}: {:?} rotation {}, {corrected} words corrected", t.elapsed(), page.rotation);
         if std::env::var_os("OCR_JSON").is_some() {
             println!("{}", serde_json::to_string(&page).unwrap());
