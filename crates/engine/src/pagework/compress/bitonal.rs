@@ -68,15 +68,24 @@ pub(crate) fn encode(packed: Vec<u8>, w: u32, h: u32, tw: u32, th: u32) -> Optio
     // Majority colour -> G4 white (1 bits are white to MuPDF's encoder). Padding bits
     // at row ends count too; they are few.
     let ones: u64 = rows.iter().map(|b| b.count_ones() as u64).sum();
-    let (g4, encoding) = if 2 * ones >= 8 * rows.len() as u64 {
-        (g4_encode(rows, w, h), BitonalEncoding::G4)
-    } else {
-        let inverted: Vec<u8> = rows.iter().map(|b| !b).collect();
-        (g4_encode(&inverted, w, h), BitonalEncoding::G4BlackIs1)
-    };
-    // Flate wins on halftones and dithering; zlib level 1 first (fast), level 9 only
-    // when that comes near G4.
-    let fast = deflate(rows, Compression::fast())?;
+    // G4 and a fast deflate on two threads: a page-sized scan alone in its file is the
+    // whole run (scanned-ccitt-g4.pdf), and the image pass's other worker is idle then.
+    let (g4, fast) = std::thread::scope(|scope| {
+        let g4 = scope.spawn(|| {
+            if 2 * ones >= 8 * rows.len() as u64 {
+                (g4_encode(rows, w, h), BitonalEncoding::G4)
+            } else {
+                let inverted: Vec<u8> = rows.iter().map(|b| !b).collect();
+                (g4_encode(&inverted, w, h), BitonalEncoding::G4BlackIs1)
+            }
+        });
+        // Flate wins on halftones and dithering; zlib level 1 first (fast), level 9 only
+        // when that comes near G4.
+        let fast = deflate(rows, Compression::fast());
+        (g4.join(), fast)
+    });
+    let (g4, encoding) = g4.ok()?;
+    let fast = fast?;
     let g4_len = g4.as_ref().map_or(usize::MAX, Vec::len);
     let flate = if fast.len() < g4_len.saturating_add(g4_len / 4) {
         let best = deflate(rows, Compression::best())?;
