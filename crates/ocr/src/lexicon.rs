@@ -151,13 +151,23 @@ impl Lexicon {
     /// when none is, the word with one letter replaced by its runner-up (`inch[l]uding`,
     /// `you’I[l]l` on the LinnSequencer scan).
     pub fn correct(&self, token: &str, alternatives: &[Alternative]) -> Option<String> {
+        self.corrected(token, alternatives, true)
+    }
+
+    /// [`correct`](Self::correct) from the runner-ups alone (no diacritic variants: a page
+    /// read without `languages`, whose loan words keep their marks, `naïve`).
+    pub fn correct_from_runner_ups(&self, token: &str, alternatives: &[Alternative]) -> Option<String> {
+        self.corrected(token, alternatives, false)
+    }
+
+    fn corrected(&self, token: &str, alternatives: &[Alternative], variants: bool) -> Option<String> {
         let (start, end) = letters_of(token)?;
         let core = &token[start..end];
         if core.chars().count() > MAX_WORD || token.chars().any(|c| c.is_numeric()) || self.knows(core) {
             return None;
         }
         let mut found: Vec<String> = Vec::new();
-        for one in self.variants(core) {
+        for one in if variants { self.variants(core) } else { Vec::new() } {
             if self.knows(&one) {
                 push_unique(&mut found, format!("{}{one}{}", &token[..start], &token[end..]));
             }
@@ -211,12 +221,15 @@ fn letters_of(token: &str) -> Option<(usize, usize)> {
 }
 
 /// `token` with one letter replaced by its runner-up, for each runner-up that is a letter
-/// read in place of a letter still there.
+/// read in place of a letter still there, and not that letter without its mark: a mark the
+/// recogniser wrote was seen, and dictionaries lack loan words' marks (`naïve` read right
+/// became `naive` against `en_US`, which has no `naïve`).
 fn runner_up_reads(token: &str, alternatives: &[Alternative]) -> Vec<String> {
     let chars: Vec<char> = token.chars().collect();
     alternatives
         .iter()
         .filter(|a| a.read.is_alphabetic() && a.instead.is_alphabetic() && chars.get(a.at) == Some(&a.read))
+        .filter(|a| base_letter(a.read) != a.instead)
         .map(|a| chars.iter().enumerate().map(|(i, &c)| if i == a.at { a.instead } else { c }).collect())
         .collect()
 }
@@ -361,7 +374,7 @@ pub fn correct_page(page: &mut PageText, languages: &[String]) -> usize {
     let Some(lexicons) = languages.iter().map(|c| for_language(c)).collect::<Option<Vec<Arc<Lexicon>>>>() else {
         return 0;
     };
-    correct_with(page, &lexicons)
+    correct_with(page, &lexicons, true)
 }
 
 /// Share of a page's words (of three letters or more) English must know before a page
@@ -398,7 +411,7 @@ pub fn correct_unnamed_page(page: &mut PageText) -> usize {
     if (known as f32) < ENGLISH_PAGE_SHARE * words.len() as f32 {
         return 0;
     }
-    correct_with(page, &[english])
+    correct_with(page, &[english], false)
 }
 
 /// Runner-up probability from which a line-final hyphen becomes the dash it nearly was.
@@ -407,8 +420,9 @@ pub const DASH_RUNNER_UP: f32 = 0.2;
 /// [`correct_page`] with the lexicons loaded; also turns a line-final hyphen into the dash
 /// the recogniser nearly read ([`DASH_RUNNER_UP`]) when the word before it is a word and its
 /// join with the next line's first word is none (`sequence-` / `when`: pdftotext, and any
-/// reader that mends hyphenation, would make it `sequencewhen`).
-fn correct_with(page: &mut PageText, lexicons: &[Arc<Lexicon>]) -> usize {
+/// reader that mends hyphenation, would make it `sequencewhen`). `variants`: diacritic
+/// variants are tried too (not on pages read without `languages`).
+fn correct_with(page: &mut PageText, lexicons: &[Arc<Lexicon>], variants: bool) -> usize {
     if lexicons.is_empty() {
         return 0;
     }
@@ -423,7 +437,8 @@ fn correct_with(page: &mut PageText, lexicons: &[Arc<Lexicon>]) -> usize {
                 if knows(word.text.trim_matches(|c: char| !c.is_alphabetic())) {
                     continue;
                 }
-                if let Some(fixed) = lexicons.iter().find_map(|l| l.correct(&word.text, &word.alternatives)) {
+                if let Some(fixed) = lexicons.iter().find_map(|l| l.corrected(&word.text, &word.alternatives, variants))
+                {
                     word.text = fixed;
                     any = true;
                     changed += 1;
@@ -530,6 +545,14 @@ mod tests {
         assert_eq!(en.correct("inchuding", &[runner_up(3, 'h', 'k')]), None, "a runner-up that makes no word");
         assert_eq!(en.correct("inchuding", &[runner_up(4, 'x', 'l')]), None, "a runner-up for another letter");
         assert_eq!(en.correct("inch", &[runner_up(0, 'i', 'o')]), None, "a known word stays");
+        let en = lexicon("esianrtolcdugmphbyfvkwz", &["naive"]);
+        assert_eq!(
+            en.correct_from_runner_ups("naïve", &[runner_up(2, 'ï', 'i')]),
+            None,
+            "a mark read is not dropped, by a runner-up or a variant"
+        );
+        assert_eq!(en.correct_from_runner_ups("naïve", &[]), None);
+        assert_eq!(en.correct("naïve", &[]).as_deref(), Some("naive"), "with variants (a named language) it is");
     }
 
     #[test]

@@ -390,6 +390,26 @@ mod tests {
     }
 
     #[test]
+    fn each_character_keeps_its_runner_up_at_its_peak_frame_and_words_carry_them() {
+        let dict: Vec<String> = ["h", "l", "i"].iter().map(|s| s.to_string()).collect();
+        // classes: 0 blank, 1 h, 2 l, 3 i, 4 space. Frames: h (l runner-up 0.1), h at its peak
+        // (l 0.3), blank, i read surely.
+        let rows: [[f32; 5]; 4] = [
+            [0.2, 0.6, 0.1, 0.1, 0.0],
+            [0.0, 0.65, 0.3, 0.05, 0.0],
+            [1.0, 0.0, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, 1.0, 0.0],
+        ];
+        let probs: Vec<f32> = rows.iter().flatten().copied().collect();
+        let out = ctc_decode(&probs, 4, 5, 4, &dict, &[]);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].runner_up, Some(("l".to_string(), 0.3)), "the runner-up at the peak (frame 0's was 0.1)");
+        assert_eq!(out[1].runner_up, None, "a sure character has none");
+        let w = words(&out);
+        assert_eq!(w[0].alternatives, [crate::Alternative { at: 0, read: 'h', instead: 'l', prob: 0.3 }]);
+    }
+
+    #[test]
     fn a_wide_gap_between_peaks_becomes_a_space() {
         let glyphs = vec![g("S", 0), g("O", 3), g("O", 6), g("N", 9), g("H", 22), g("U", 21), g("A", 24)];
         let out = recover_spaces(glyphs);

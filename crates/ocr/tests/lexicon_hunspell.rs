@@ -108,11 +108,13 @@ fn an_english_page_read_without_languages_takes_the_runner_up_that_makes_a_word(
     }
     let words: Vec<&str> = ENGLISH.split(' ').collect();
     let page = with(page_of(&words), 1, "inchuding", vec![runner_up(3, 'h', 'l', 0.32)]);
-    let mut page = with(page, 2, "you’Il", vec![runner_up(4, 'I', 'l', 0.16)]);
+    let page = with(page, 2, "you’Il", vec![runner_up(4, 'I', 'l', 0.16)]);
+    // A loan word read with its mark, which en_US lacks (it has `naive`): kept.
+    let mut page = with(page, 3, "naïve", vec![runner_up(2, 'ï', 'i', 0.2)]);
     assert_eq!(ocr::lexicon::correct_unnamed_page(&mut page), 2);
     let line = &page.blocks[0].lines[0];
     assert_eq!((line.words[1].text.as_str(), line.words[2].text.as_str()), ("including", "you’ll"));
-    assert!(line.text.starts_with("To including you’ll sequence"), "{}", line.text);
+    assert!(line.text.starts_with("To including you’ll naïve simply"), "{}", line.text);
 }
 
 #[test]
