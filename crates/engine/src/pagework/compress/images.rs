@@ -231,7 +231,6 @@ fn process(info: &ImageInfo, raw: Vec<u8>, s: &ImageSettings) -> Outcome {
         // when smaller, as at light) does it; replacing it here could make balanced larger
         // than light (chart-slanted-text.pdf).
         Some(Encoded::Image(_, Coding::Flate)) if (tw, th) == (info.width, info.height) => Outcome::NotSmaller,
-        Some(Encoded::LeftToSave) => Outcome::NotSmaller,
         Some(Encoded::Image(data, coding)) if data.len() < info.stored_len => {
             Outcome::Replace { data, w: tw, h: th, coding }
         }
@@ -245,8 +244,6 @@ fn process(info: &ImageInfo, raw: Vec<u8>, s: &ImageSettings) -> Outcome {
 enum Encoded {
     Image(Vec<u8>, Coding),
     Bitonal(Bitonal),
-    /// Stays flate at its size: the save re-deflates it.
-    LeftToSave,
 }
 
 fn encode_jpeg(px: &[u8], w: u32, h: u32, comps: u32, quality: u32, s: &ImageSettings) -> Option<Vec<u8>> {
@@ -334,13 +331,8 @@ const JPEG_MIN_SSIM: f64 = 0.95;
 fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> Option<Encoded> {
     let (w, h, c) = (info.width, info.height, info.comps);
     let row_len = w as usize * c as usize;
-    // At balanced an image kept at its size stays flate unless JPEG passes the SSIM test and
-    // is 10% smaller, and the save deflates it at level 9 anyway: its flate size is only
-    // needed once JPEG passed the SSIM test, so it is deflated then (a chart, whose JPEG
-    // fails, is deflated once instead of twice: chart-slanted-text.pdf 0.21 -> 0.xx s).
-    let jpeg_first = (tw, th) == (w, h) && s.lossless_stays_lossless && jpeg::available();
     let mut sink = Sink {
-        z: (!jpeg_first).then(|| ZlibEncoder::new(Vec::with_capacity(raw.len()), flate_level(tw, th, c))),
+        z: Some(ZlibEncoder::new(Vec::with_capacity(raw.len()), flate_level(tw, th, c))),
         px: jpeg::available().then(|| Vec::with_capacity(tw as usize * th as usize * c as usize)),
     };
     let mut rows = FlateRows::new(raw, row_len, c as usize, info.png_predictor);
@@ -372,22 +364,6 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
     if bitonal && !grey_average {
         // Black and white: 1-bit (CCITT G4 or flate); colour ones are left to MuPDF.
         return bitonal::encode(bits?, w, h, bw, bh).map(Encoded::Bitonal);
-    }
-    if jpeg_first {
-        let px = sink.px.as_deref()?;
-        let Some(j) = encode_jpeg(px, tw, th, c, s.jpeg_quality, s) else { return Some(Encoded::LeftToSave) };
-        let back = jpeg::decode(&j, tw, th, c, -1, tw, th).filter(|(bw, bh, _)| (*bw, *bh) == (tw, th));
-        if !back.is_some_and(|(_, _, b)| mean_ssim(px, &b, tw, th, c) >= JPEG_MIN_SSIM) {
-            return Some(Encoded::LeftToSave);
-        }
-        let mut z = ZlibEncoder::new(Vec::with_capacity(px.len()), flate_level(tw, th, c));
-        std::io::Write::write_all(&mut z, px).ok()?;
-        let z = z.finish().ok()?;
-        return Some(if (j.len() as f64) <= JPEG_AT_MOST * z.len() as f64 {
-            Encoded::Image(j, Coding::Dct)
-        } else {
-            Encoded::LeftToSave
-        });
     }
     let deflated = match sink.z {
         Some(z) => Some(z.finish().ok()?),
@@ -554,27 +530,6 @@ mod tests {
         assert_eq!(coding, Coding::Flate);
         let back = inflate(&out);
         assert_eq!(back, downsample(&px, w, h, 200, 150, 3));
-    }
-
-    #[test]
-    fn a_flate_image_kept_at_its_size_at_balanced_becomes_jpeg_only_when_smooth_and_smaller() {
-        if !jpeg::available() {
-            return;
-        }
-        let (w, h) = (320u32, 240u32);
-        // A chart: flat colours and hard edges (JPEG rings: fails the SSIM test).
-        let chart: Vec<u8> = (0..w * h * 3).map(|i| if (i / 3 % w) / 40 % 2 == 0 { 255 } else { 30 }).collect();
-        let got = flate(&info(w, h, 3, 150.0, false), &deflate(&chart), w, h, &super::super::BALANCED);
-        assert!(matches!(got, Some(Encoded::LeftToSave)), "the chart stays flate for the save to deflate");
-        // A photo-like image: smooth shading, no two rows alike (deflate gains little).
-        let photo: Vec<u8> = (0..w * h * 3)
-            .map(|i| {
-                let (x, y, c) = ((i / 3 % w) as f32, (i / 3 / w) as f32, (i % 3) as f32);
-                (128.0 + 90.0 * (x / 17.0 + c).sin() * (y / 23.0).cos() + 20.0 * (x * y / 900.0).sin()) as u8
-            })
-            .collect();
-        let got = flate(&info(w, h, 3, 150.0, false), &deflate(&photo), w, h, &super::super::BALANCED);
-        assert!(matches!(got, Some(Encoded::Image(_, Coding::Dct))), "the photo becomes JPEG");
     }
 
     #[test]
