@@ -294,9 +294,25 @@ pub fn ocr_page(doc: &PdfDocument, index: usize) -> Result<PageJson> {
     let bounds = page.bounds().ctx("measuring the page")?;
     let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
     let page_obj = doc.find_page(index as i32).ctx("finding the page")?;
-    let (dpi, sx, sy, result) = recognise_loaded(engine, 0, &page, &page_obj, bounds)?;
+    let (dpi, sx, sy, mut result) = recognise_loaded(engine, 0, &page, &page_obj, bounds)?;
+    correct_words(&mut result, None);
     let blocks = blocks_json(&result, sx, sy, pw, ph);
     Ok(PageJson::recognised(index, pw, ph, dpi, &result, blocks))
+}
+
+/// The word corrections of a recognised page: against the named languages' dictionaries
+/// (and Spanish opening marks), or, without languages, against English when the page is
+/// English; the same for every output (JSON, searchable PDF, pdf -> docx).
+fn correct_words(result: &mut ocr::PageText, languages: Option<&[String]>) {
+    match languages {
+        Some(languages) => {
+            ocr::lexicon::correct_page(result, languages);
+            ocr::inverted_marks::open_sentences(result, languages);
+        }
+        None => {
+            ocr::lexicon::correct_unnamed_page(result);
+        }
+    }
 }
 
 /// The recogniser for a request's languages, or `invalid_options` naming the supported
@@ -360,12 +376,7 @@ pub fn ocr_document(
         }
         let mut page_obj = doc.find_page(index as i32).ctx("finding the page")?;
         let (dpi, sx, sy, mut result) = recognise_loaded(engine, recogniser, &page, &page_obj, bounds)?;
-        if let Some(languages) = &options.languages {
-            ocr::lexicon::correct_page(&mut result, languages);
-            ocr::inverted_marks::open_sentences(&mut result, languages);
-        } else {
-            ocr::lexicon::correct_unnamed_page(&mut result);
-        }
+        correct_words(&mut result, options.languages.as_deref());
         control.checkpoint()?;
         let blocks = blocks_json(&result, sx, sy, pw, ph);
         if options.output == OcrOutput::SearchablePdf {
