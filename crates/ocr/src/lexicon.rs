@@ -1,6 +1,8 @@
 //! Word correction against a language's Hunspell dictionary, for requests that name their
-//! languages: a recognised word the dictionary does not know is replaced by the one word it
-//! knows that differs only in letters the recogniser confuses.
+//! languages (and, from the recogniser's runner-ups alone, for English pages read without
+//! them: [`correct_unnamed_page`]): a recognised word the dictionary does not know is
+//! replaced by the one word it knows that differs only in letters the recogniser confuses
+//! or nearly read ([`Lexicon::correct`]).
 //!
 //! The recognisers read the rarer diacritics of many Latin-script languages as a sibling
 //! letter (German `Uber` for `Über`, Czech `žlutoučký` for `žluťoučký`, Latvian `rūkīši` for
