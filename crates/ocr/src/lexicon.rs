@@ -148,7 +148,7 @@ impl Lexicon {
     /// its characters ([`crate::Word::alternatives`]).
     ///
     /// A word the dictionary does not know becomes the one candidate it knows: first among
-    /// the language's [`variants`](Self::variants); when two or more of those are words,
+    /// the language's diacritic variants (`variants`); when two or more of those are words,
     /// the one the recogniser's runner-up also reads (Hungarian `tüző`: `túző` and `tűző`);
     /// when none is, the word with one letter replaced by its runner-up (`inch[l]uding`,
     /// `you’I[l]l` on the LinnSequencer scan).
