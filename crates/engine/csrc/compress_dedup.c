@@ -191,8 +191,12 @@ static int same_object(fz_context *ctx, pdf_obj *a, pdf_obj *b)
 	return same;
 }
 
-/* One round: returns how many objects were found to duplicate an earlier one. */
-static int merge_round(fz_context *ctx, pdf_document *doc, uint64_t *stream_hash, unsigned char *stream_hashed)
+/* One round: returns how many objects were found to duplicate an earlier one. Objects
+ * merged away by an earlier round (`gone`, set here for this round's) are left out:
+ * nothing refers to them any more, and counting them again kept every file at the
+ * 32-round cap (geotopo-117-pages.pdf: 32 rounds of 3,725 objects, 80 ms, for the 32
+ * duplicates of the first). */
+static int merge_round(fz_context *ctx, pdf_document *doc, uint64_t *stream_hash, unsigned char *stream_hashed, unsigned char *gone)
 {
 	int len = pdf_xref_len(ctx, doc);
 	pdf_obj **objs = fz_calloc(ctx, len, sizeof *objs);
@@ -208,6 +212,8 @@ static int merge_round(fz_context *ctx, pdf_document *doc, uint64_t *stream_hash
 		for (i = 1; i < len; i++)
 		{
 			pdf_obj *type;
+			if (gone[i])
+				continue;
 			objs[i] = load(ctx, doc, i);
 			if (!objs[i])
 				continue;
@@ -256,6 +262,7 @@ static int merge_round(fz_context *ctx, pdf_document *doc, uint64_t *stream_hash
 					if (!map[b] && same_object(ctx, objs[a], objs[b]))
 					{
 						map[a] = b;
+						gone[a] = 1;
 						merged++;
 						break;
 					}
@@ -287,18 +294,20 @@ int engine_cz_merge_duplicates(fz_context *ctx, pdf_document *doc)
 {
 	int len = pdf_xref_len(ctx, doc), rounds, total = 0, merged;
 	uint64_t *stream_hash = NULL;
-	unsigned char *stream_hashed = NULL;
+	unsigned char *stream_hashed = NULL, *gone = NULL;
 	fz_var(stream_hash);
 	fz_var(stream_hashed);
+	fz_var(gone);
 	fz_try(ctx)
 	{
 		stream_hash = fz_calloc(ctx, len, sizeof *stream_hash);
 		stream_hashed = fz_calloc(ctx, len, 1);
+		gone = fz_calloc(ctx, len, 1);
 		/* Merging dictionaries makes the dictionaries that point at them equal in turn
 		 * (a font's descriptor, then the font): rounds until nothing merges. */
 		for (rounds = 0; rounds < 32; rounds++)
 		{
-			merged = merge_round(ctx, doc, stream_hash, stream_hashed);
+			merged = merge_round(ctx, doc, stream_hash, stream_hashed, gone);
 			total += merged;
 			if (!merged)
 				break;
@@ -308,6 +317,7 @@ int engine_cz_merge_duplicates(fz_context *ctx, pdf_document *doc)
 	{
 		fz_free(ctx, stream_hash);
 		fz_free(ctx, stream_hashed);
+		fz_free(ctx, gone);
 	}
 	fz_catch(ctx)
 		fz_rethrow(ctx);
