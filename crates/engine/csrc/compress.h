@@ -76,6 +76,13 @@ int engine_cz_written(engine_cz *z, int num);
 /* Merges duplicate objects by hash (csrc/compress_dedup.c): what the save does at
  * garbage level 3 and 4, in linear rather than quadratic time. Returns how many. */
 int engine_cz_merge_duplicates(fz_context *ctx, pdf_document *doc);
+/* A test on one dictionary, for engine_page_reaches. */
+typedef int (*engine_dict_match)(fz_context *ctx, pdf_obj *dict);
+/* True when a dictionary `match` holds for can be reached from page `page_num`
+ * (csrc/compress_images.c); `seen` has `n` (xref length) entries, zeroed before the first call and kept
+ * across the pages of one `match`; `stamp` is positive and unique per
+ * call. */
+int engine_page_reaches(fz_context *ctx, pdf_document *doc, int page_num, int *seen, int n, int stamp, engine_dict_match match);
 /* True when some image is left for MuPDF's rewriter. */
 int engine_cz_needs_rewriter(engine_cz *z);
 

@@ -242,21 +242,136 @@ void engine_cz_drop_candidates(engine_cz *z)
  * content filter changes the document even with no_update set (a Type3 font's or
  * form's /Resources are replaced by the filter's renamed copy while the content keeps
  * the old names: on geotopo-117-pages.pdf page 40 lost its figure's fonts). */
+/* True when `match` holds for some dictionary that can be reached from page
+ * `page_num`'s dictionary (its resources, inherited ones included, forms, patterns,
+ * fonts, annotations' appearances) without passing through /Parent or another page:
+ * only such a page's content can select what `match` looks for, so the content walks
+ * that look for images or fonts skip the other pages (geotopo-117-pages.pdf: 4 pages of
+ * 117 reach an image, the gather walk 190 -> 38 ms). `seen` (xref length `n`, zeroed
+ * before the first page, the same for every page of one match) holds the stamp (unique
+ * per page, positive) of the page that last visited each object, or REACHES_NOTHING.
+ * On error the page counts as one that may. */
+/* In engine_page_reaches' `seen`: an object from which no match can be reached. */
+#define REACHES_NOTHING (-1)
+
+int engine_page_reaches(fz_context *ctx, pdf_document *doc, int page_num, int *seen, int n, int stamp, engine_dict_match match)
+{
+	pdf_obj **stack = NULL;
+	int *visited = NULL;
+	int top = 0, cap = 64, found = 0, nvisited = 0, maxvisited = 64, i;
+	fz_var(stack);
+	fz_var(visited);
+	fz_var(found);
+	fz_var(nvisited);
+	fz_var(maxvisited);
+	fz_try(ctx)
+	{
+		/* Resolved: the page tree holds a reference, and the walk compares dictionaries. */
+		pdf_obj *page = pdf_resolve_indirect(ctx, pdf_lookup_page_obj(ctx, doc, page_num));
+		stack = fz_malloc_array(ctx, cap, pdf_obj *);
+		visited = fz_malloc_array(ctx, maxvisited, int);
+		stack[top++] = page;
+		stack[top++] = pdf_dict_get_inheritable(ctx, page, PDF_NAME(Resources));
+		while (top && !found)
+		{
+			pdf_obj *o = stack[--top];
+			int i, len;
+			if (pdf_is_indirect(ctx, o))
+			{
+				int num = pdf_to_num(ctx, o);
+				if (num > 0 && num < n)
+				{
+					if (seen[num] == stamp || seen[num] == REACHES_NOTHING)
+						continue;
+					seen[num] = stamp;
+					if (nvisited == maxvisited)
+					{
+						maxvisited *= 2;
+						visited = fz_realloc_array(ctx, visited, maxvisited, int);
+					}
+					visited[nvisited++] = num;
+				}
+				o = pdf_resolve_indirect(ctx, o);
+			}
+			if (!pdf_is_dict(ctx, o) && !pdf_is_array(ctx, o))
+				continue;
+			if (pdf_is_dict(ctx, o))
+			{
+				pdf_obj *type = pdf_dict_get(ctx, o, PDF_NAME(Type));
+				if (match(ctx, o))
+				{
+					found = 1;
+					break;
+				}
+				if ((type == PDF_NAME(Page) && o != page) || type == PDF_NAME(Pages))
+					continue;
+			}
+			len = pdf_is_dict(ctx, o) ? pdf_dict_len(ctx, o) : pdf_array_len(ctx, o);
+			if (top + len > cap)
+			{
+				while (top + len > cap)
+					cap *= 2;
+				stack = fz_realloc_array(ctx, stack, cap, pdf_obj *);
+			}
+			for (i = 0; i < len; i++)
+			{
+				pdf_obj *v;
+				if (pdf_is_dict(ctx, o))
+				{
+					if (pdf_dict_get_key(ctx, o, i) == PDF_NAME(Parent))
+						continue;
+					v = pdf_dict_get_val(ctx, o, i);
+				}
+				else
+					v = pdf_array_get(ctx, o, i);
+				if (pdf_is_indirect(ctx, v) || pdf_is_dict(ctx, v) || pdf_is_array(ctx, v))
+					stack[top++] = v;
+			}
+		}
+	}
+	fz_always(ctx)
+		fz_free(ctx, stack);
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+		found = 1;
+	}
+	/* A walk that ended without a match went everywhere from each object it visited:
+	 * none of them leads to a match, and the next pages' walks skip them (the fonts and
+	 * resources most pages share are walked once, not once per page). */
+	if (!found)
+		for (i = 0; i < nvisited; i++)
+			seen[visited[i]] = REACHES_NOTHING;
+	fz_free(ctx, visited);
+	return found;
+}
+
+static int is_image(fz_context *ctx, pdf_obj *dict)
+{
+	return pdf_dict_get(ctx, dict, PDF_NAME(Subtype)) == PDF_NAME(Image);
+}
+
 int engine_cz_gather(engine_cz *z)
 {
 	fz_context *ctx = z->ctx;
 	pdf_document *scan = NULL;
+	int *seen = NULL;
 	int n = -1;
 	fz_var(scan);
+	fz_var(seen);
 	fz_try(ctx)
 	{
-		int i, pages;
+		int i, pages, len;
 		scan = pdf_open_document(ctx, z->path);
 		pages = pdf_count_pages(ctx, scan);
 		if (pages != pdf_count_pages(ctx, z->doc))
 			fz_throw(ctx, FZ_ERROR_GENERIC, "page count differs between openings");
+		len = pdf_xref_len(ctx, scan);
+		seen = fz_calloc(ctx, len > 0 ? len : 1, sizeof *seen);
 		for (i = 0; i < pages; i++)
-			for_each_image_use(ctx, scan, i, gather_image, z);
+			if (engine_page_reaches(ctx, scan, i, seen, len, i + 1, is_image))
+				for_each_image_use(ctx, scan, i, gather_image, z);
 		/* An image that is also used where the pass cannot take it stays MuPDF's. */
 		n = 0;
 		for (i = 0; i < z->ncand; i++)
@@ -266,7 +381,10 @@ int engine_cz_gather(engine_cz *z)
 		z->gathered = 1;
 	}
 	fz_always(ctx)
+	{
+		fz_free(ctx, seen);
 		fz_drop_document(ctx, (fz_document *)scan);
+	}
 	fz_catch(ctx)
 	{
 		/* no pass: MuPDF's rewriter does every image, as it would alone */

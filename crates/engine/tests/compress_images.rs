@@ -493,3 +493,55 @@ fn an_owner_password_file_is_compressed_and_stays_encrypted() {
     };
     assert_eq!(render(&out_enc, "e.pgm"), render(&out_plain, "p.pgm"));
 }
+
+/// The (width, height) of every image XObject of the PDF at `path`.
+fn image_sizes(path: &Path) -> Vec<(i32, i32)> {
+    let doc = PdfDocument::open(path.to_str().unwrap()).unwrap();
+    let mut sizes = Vec::new();
+    for num in 1..doc.xref_len().unwrap() as i32 {
+        let Ok(Some(o)) = doc.new_indirect(num, 0).and_then(|r| r.resolve()) else { continue };
+        if o.get_dict("Subtype").ok().flatten().is_some_and(|s| s.as_name().unwrap_or_default() == b"Image") {
+            sizes.push((int(&o, "Width"), int(&o, "Height")));
+        }
+    }
+    sizes.sort();
+    sizes
+}
+
+#[test]
+fn images_reached_only_through_inherited_resources_forms_and_annotations_are_downsampled() {
+    // Page 1 draws nothing but text. Page 2 has no /Resources of its own: its form comes
+    // from the page tree's, and the form names the image. Page 3's content is text, its
+    // annotation's appearance draws a second image. The image walk skips pages that
+    // cannot reach an image, so it must still find both of these.
+    let scratch = Scratch::new("compress-img-reach");
+    let form = "q 288 0 0 288 100 400 cm /Im1 Do Q";
+    let ap = "q 288 0 0 288 0 0 cm /Im2 Do Q";
+    let text = "BT /F1 12 Tf 72 72 Td (Hello) Tj ET";
+    // Two different images (identical ones would be merged into one).
+    let img = |comps: u32, space: &str| {
+        let dict = format!("/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /{space} /BitsPerComponent 8 /Filter /DCTDecode");
+        stream(&dict, &jpeg(1200, 1200, comps))
+    };
+    let own = "/Resources << /Font << /F1 7 0 R >> >>";
+    let objects = vec![
+        obj("<< /Type /Catalog /Pages 2 0 R >>"),
+        obj("<< /Type /Pages /Kids [3 0 R 5 0 R 13 0 R] /Count 3 /Resources << /Font << /F1 7 0 R >> /XObject << /Fm1 8 0 R >> >> >>"),
+        obj(&format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R {own} >>")),
+        stream("", text.as_bytes()),
+        obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R >>"),
+        stream("", format!("q /Fm1 Do Q {text}").as_bytes()),
+        obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"),
+        stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /Im1 9 0 R >> >>", form.as_bytes()),
+        img(3, "DeviceRGB"),
+        obj("<< /Type /Annot /Subtype /Square /Rect [100 100 388 388] /AP << /N 11 0 R >> >>"),
+        stream("/Type /XObject /Subtype /Form /BBox [0 0 288 288] /Resources << /XObject << /Im2 12 0 R >> >>", ap.as_bytes()),
+        img(1, "DeviceGray"),
+        obj(&format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 14 0 R {own} /Annots [10 0 R] >>")),
+        stream("", text.as_bytes()),
+    ];
+    let pdf = build_pdf(&objects);
+    let (out, r) = run(&scratch, "reach", &pdf, "balanced");
+    assert!(!r.kept_original, "{r:?}");
+    assert_eq!(image_sizes(&out), vec![(600, 600), (600, 600)], "both images used at 300 dpi halved");
+}
