@@ -6,7 +6,7 @@
 //!
 //! Pages are handed out in order to a few render threads (`threads`, default the number
 //! of cores, at most [`MAX_RENDER_THREADS`]); each thread opens the document itself in
-//! a MuPDF context of its own (`render/private_doc.rs`: the mupdf crate's per-thread
+//! a MuPDF context of its own (`src/pdf/private_doc.rs`: the mupdf crate's per-thread
 //! contexts share locks, store and glyph cache, which cost two threads ~15% in waits)
 //! and renders one page at a time. The
 //! encoded pages go through a bounded channel to the calling thread, which writes them
@@ -40,8 +40,7 @@ use std::sync::mpsc;
 use jpeg_encoder::{ColorType, Encoder, PixelDensity, SamplingFactor};
 use mupdf::{Colorspace, Document, Matrix};
 
-mod private_doc;
-use private_doc::PrivateDoc;
+use crate::pdf::private_doc::PrivateDoc;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};

@@ -12,6 +12,7 @@ pub(crate) mod open;
 pub(crate) mod pages;
 mod part_dests;
 pub(crate) mod private_context;
+pub(crate) mod private_doc;
 pub(crate) mod resources;
 pub(crate) mod save;
 pub(crate) mod security;

@@ -21,48 +21,75 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use mupdf::{Document, TextPageFlags};
-
 use crate::error::{EngineError, ErrorCode, Result};
-use crate::pdf::open::path_str;
+use crate::pdf::private_doc::{PrivateDoc, LINE_END};
 
 /// Word counts of one page; `None` when its text could not be extracted.
 type PageWords = Option<HashMap<String, u32>>;
 
 /// Documents with at least this many pages are read on two threads (each with its own
 /// opening): text extraction was a quarter of a 117-page balanced run.
-const PARALLEL_FROM_PAGES: i32 = 8;
+const PARALLEL_FROM_PAGES: usize = 8;
 
-/// The words of every page of the PDF at `path`.
+/// The words of every page of the PDF at `path`. Each thread opens the file in a MuPDF
+/// context of its own (src/pdf/private_doc.rs): on the mupdf crate's shared context the
+/// two threads waited on each other's allocation lock, and the crate's per-character
+/// font lookups allocated; colour management is off, as text has no use for it
+/// (geotopo-117-pages.pdf: the output's words 145 -> 80 ms on two threads).
 pub(crate) fn page_words(path: &Path) -> Result<Vec<PageWords>> {
     let open = || {
-        let doc = Document::open(path_str(path)?)
-            .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("checking the output: {e}")))?;
+        let doc = PrivateDoc::open(path, 2)
+            .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("checking the output: {}", e.message)))?
+            .without_icc();
         let n = doc
             .page_count()
-            .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("checking the output: {e}")))?;
+            .ok_or_else(|| EngineError::new(ErrorCode::EngineError, "checking the output: no page count"))?;
         Ok::<_, EngineError>((doc, n))
     };
     let (doc, n) = open()?;
     if n < PARALLEL_FROM_PAGES {
-        return Ok((0..n).map(|i| words_of(&doc, i)).collect());
+        let mut fonts = Fonts::default();
+        return Ok((0..n).map(|i| words_of(&doc, i, &mut fonts)).collect());
     }
     // The second half on a helper thread; a helper that cannot open the file (it was
     // just opened here) leaves its pages to this thread.
     let half = n / 2;
     std::thread::scope(|s| {
-        let helper = s.spawn(|| open().ok().map(|(d, _)| (half..n).map(|i| words_of(&d, i)).collect::<Vec<_>>()));
-        let mut words: Vec<PageWords> = (0..half).map(|i| words_of(&doc, i)).collect();
+        let helper = s.spawn(|| {
+            open().ok().map(|(d, _)| {
+                let mut fonts = Fonts::default();
+                (half..n).map(|i| words_of(&d, i, &mut fonts)).collect::<Vec<_>>()
+            })
+        });
+        let mut fonts = Fonts::default();
+        let mut words: Vec<PageWords> = (0..half).map(|i| words_of(&doc, i, &mut fonts)).collect();
         match helper.join().ok().flatten() {
             Some(rest) => words.extend(rest),
-            None => words.extend((half..n).map(|i| words_of(&doc, i))),
+            None => words.extend((half..n).map(|i| words_of(&doc, i, &mut fonts))),
         }
         Ok(words)
     })
 }
 
-fn words_of(doc: &Document, index: i32) -> PageWords {
-    let text = doc.load_page(index).ok()?.to_text_page(TextPageFlags::empty()).ok()?;
+/// The compared names ([`font_key`]) of one opening's font slots, looked up once each.
+#[derive(Default)]
+struct Fonts(Vec<Option<String>>);
+
+impl Fonts {
+    fn key(&mut self, doc: &PrivateDoc, slot: u32) -> &str {
+        if slot == LINE_END {
+            return "";
+        }
+        let i = slot as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, None);
+        }
+        self.0[i].get_or_insert_with(|| font_key(&doc.font_name(slot)).to_owned())
+    }
+}
+
+fn words_of(doc: &PrivateDoc, index: usize, fonts: &mut Fonts) -> PageWords {
+    let text = doc.text(index)?;
     let mut counts = HashMap::new();
     let mut word = String::new();
     let mut font = String::new();
@@ -72,23 +99,23 @@ fn words_of(doc: &Document, index: i32) -> PageWords {
             word.clear();
         }
     };
-    for block in text.blocks() {
-        for line in block.lines() {
-            for ch in line.chars() {
-                let c = ch.char().unwrap_or(char::REPLACEMENT_CHARACTER);
-                if c.is_whitespace() {
-                    flush(&mut word, &font);
-                    continue;
-                }
-                let name = ch.font().map(|f| font_key(f.name()).to_owned()).unwrap_or_default();
-                if name != font {
-                    flush(&mut word, &font);
-                    font = name;
-                }
-                word.push(c);
-            }
+    for &[c, slot] in text.pairs() {
+        if c == LINE_END {
             flush(&mut word, &font);
+            continue;
         }
+        let c = char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER);
+        if c.is_whitespace() {
+            flush(&mut word, &font);
+            continue;
+        }
+        let name = fonts.key(doc, slot);
+        if name != font {
+            flush(&mut word, &font);
+            font.clear();
+            font.push_str(name);
+        }
+        word.push(c);
     }
     Some(counts)
 }
