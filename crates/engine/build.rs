@@ -1,7 +1,8 @@
 //! Compiles csrc/compress.c, csrc/compress_images.c, csrc/compress_dedup.c, csrc/render_thread.c, csrc/graft.c, csrc/locks.c and csrc/g4.c (the MuPDF C shims of the engine) against the MuPDF headers of
 //! the `mupdf-sys` crate in Cargo's registry; the MuPDF library itself is linked by
 //! `mupdf-sys`. Also csrc/turbo.c (JPEG encoding with the system libjpeg-turbo, loaded
-//! with dlopen) when /usr/include/jpeglib.h exists.
+//! with dlopen) when /usr/include/jpeglib.h exists. csrc/compress.c uses libdeflate, built
+//! and linked by the `libdeflate-sys` crate.
 use std::path::PathBuf;
 
 fn mupdf_include() -> PathBuf {
@@ -49,6 +50,8 @@ fn main() {
         .file("csrc/locks.c")
         .file("csrc/g4.c")
         .include(mupdf_include())
+        // libdeflate.h, from the libdeflate-sys crate (which builds and links libdeflate).
+        .include(std::env::var_os("DEP_LIBDEFLATE_INCLUDE").expect("libdeflate-sys's include directory"))
         .warnings(false)
         .compile("engine_compress");
 

@@ -75,6 +75,9 @@ mod t2_write;
 mod tounicode;
 mod type1;
 
+// csrc/compress.c calls libdeflate, which this crate builds and links.
+use libdeflate_sys as _;
+
 use std::ffi::c_int;
 use std::fs;
 use std::path::Path;
@@ -285,8 +288,13 @@ pub fn compress(
     control.start(page_count as u64)?;
     // MuPDF's writer works on what it parses; a damaged file (broken page tree, bad
     // xref, truncated streams) is first saved as the engine repaired it, so the
-    // compressor starts from a clean file. A lossless save of a clean file costs
-    // little (about 0.1 s for 117 pages).
+    // compressor starts from a clean file. A file the open changed nothing in is
+    // compressed as it is: the save cost 50 ms of geotopo-117-pages.pdf's 0.8 s at
+    // balanced, and 10 of annotator-base64-image.pdf's 90 ms.
+    if !opened.repaired && damaged.is_empty() && !opened.doc.has_unsaved_changes() {
+        drop(opened);
+        return compress_file(input, input, output, options, page_count, control);
+    }
     let repaired = {
         let mut s = output.as_os_str().to_owned();
         s.push(".repaired");
