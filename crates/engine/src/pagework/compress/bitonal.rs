@@ -103,7 +103,8 @@ pub(crate) fn encode(packed: Vec<u8>, w: u32, h: u32, tw: u32, th: u32) -> Optio
     })
 }
 
-fn deflate(data: &[u8], level: Compression) -> Option<Vec<u8>> {
+/// `data` in zlib format at `level`.
+pub(super) fn deflate(data: &[u8], level: Compression) -> Option<Vec<u8>> {
     let mut z = ZlibEncoder::new(Vec::new(), level);
     z.write_all(data).ok()?;
     z.finish().ok()
