@@ -2,7 +2,7 @@
 //!
 //! | level | images | structure |
 //! |---|---|---|
-//! | `light` | untouched (lossless) | unused objects removed, duplicate objects and streams merged, embedded fonts subset to the glyphs used (Type 1 programs converted to CFF), ToUnicode CMaps cut to the codes shown, XMP metadata deflated (not in PDF/A files; the lossy levels deflate theirs too), streams without a filter deflated and existing flate streams re-deflated at zlib level 9 when smaller (predictors kept), objects packed into object streams |
+//! | `light` | untouched (lossless) | unused objects removed, duplicate objects and streams merged, embedded fonts subset to the glyphs used (Type 1 programs converted to CFF), ToUnicode CMaps cut to the codes shown, XMP metadata deflated (not in PDF/A files; the lossy levels deflate theirs too), streams without a filter deflated and existing flate streams re-deflated at level 9 when smaller (predictors kept; libdeflate, zlib for images), objects packed into object streams |
 //! | `balanced` | colour and grey images used above 225 dpi downsampled (area average) to 150 dpi; JPEG images re-encoded JPEG q65 (q70 when kept at their size), losslessly stored images stay lossless (flate) unless JPEG q65 is 10% smaller at SSIM >= 0.95; bitonal images above 450 dpi to 300 dpi (area majority), 1-bit, CCITT G4 or flate | as light, and what no viewer shows dropped: page thumbnails, PieceInfo, XMP metadata of anything but the document, the document XMP's thumbnail |
 //! | `strong` | every colour and grey image used above 108 dpi downsampled to 72 dpi, JPEG q50 or flate, the smaller (like Ghostscript's /screen); bitonal above 300 dpi to 200 dpi | as balanced |
 //!
