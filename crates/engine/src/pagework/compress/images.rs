@@ -276,12 +276,19 @@ fn dct(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> Opt
     } else {
         ((2 * tw).min(info.width), (2 * th).min(info.height))
     };
-    let (w, h, px) = jpeg::decode(data, info.width, info.height, c, info.color_transform, min_w, min_h)?;
-    let px = if (w, h) == (tw, th) { px } else { downsample(&px, w, h, tw, th, c) };
+    let (w, h, decoded) = jpeg::decode(data, info.width, info.height, c, info.color_transform, min_w, min_h)?;
+    let scaled;
+    let px: &[u8] = if (w, h) == (tw, th) {
+        &decoded
+    } else {
+        scaled = downsample(&decoded, w, h, tw, th, c);
+        drop(decoded);
+        &scaled
+    };
     // A JPEG kept at its size is decoded and encoded again: that second generation's
     // loss is on top of the first, so it gets the level's higher same-size quality.
     let q = if (tw, th) == (info.width, info.height) { s.jpeg_quality_same_size } else { s.jpeg_quality };
-    Some((encode_jpeg(&px, tw, th, c, q, s)?, Coding::Dct))
+    Some((encode_jpeg(px, tw, th, c, q, s)?, Coding::Dct))
 }
 
 /// True when every sample is 0 or 255 (and, for colour, R = G = B): MuPDF's rewriter
