@@ -513,6 +513,32 @@ static void deflate_job_apply(fz_context *ctx, pdf_document *doc, deflate_job *j
 /* Inflated bytes held at once: the jobs are deflated in batches of about this much. */
 #define DEFLATE_BATCH ((size_t)64 << 20)
 
+void engine_push_children(fz_context *ctx, pdf_obj *o, pdf_obj *skip, pdf_obj ***stack, int *top, int *cap)
+{
+	int i, len = pdf_is_dict(ctx, o) ? pdf_dict_len(ctx, o) : pdf_is_array(ctx, o) ? pdf_array_len(ctx, o) : 0;
+	if (*top + len > *cap)
+	{
+		while (*top + len > *cap)
+			*cap *= 2;
+		*stack = fz_realloc_array(ctx, *stack, *cap, pdf_obj *);
+	}
+	for (i = 0; i < len; i++)
+	{
+		pdf_obj *v;
+		if (pdf_is_dict(ctx, o))
+		{
+			if (skip && pdf_dict_get_key(ctx, o, i) == skip)
+				continue;
+			v = pdf_dict_get_val(ctx, o, i);
+		}
+		else
+			v = pdf_array_get(ctx, o, i);
+		/* Only containers and references lead anywhere. */
+		if (pdf_is_indirect(ctx, v) || pdf_is_dict(ctx, v) || pdf_is_array(ctx, v))
+			(*stack)[(*top)++] = v;
+	}
+}
+
 /* Marks (live[num] = 1) every object reachable from the trailer: what the save's
  * garbage collection keeps. Returns NULL when the walk fails. */
 static unsigned char *reachable(fz_context *ctx, pdf_document *doc)
@@ -530,7 +556,6 @@ static unsigned char *reachable(fz_context *ctx, pdf_document *doc)
 		while (top)
 		{
 			pdf_obj *o = stack[--top];
-			int i, len;
 			if (pdf_is_indirect(ctx, o))
 			{
 				int num = pdf_to_num(ctx, o);
@@ -539,20 +564,7 @@ static unsigned char *reachable(fz_context *ctx, pdf_document *doc)
 				live[num] = 1;
 				o = pdf_resolve_indirect(ctx, o);
 			}
-			len = pdf_is_dict(ctx, o) ? pdf_dict_len(ctx, o) : pdf_is_array(ctx, o) ? pdf_array_len(ctx, o) : 0;
-			if (top + len > cap)
-			{
-				while (top + len > cap)
-					cap *= 2;
-				stack = fz_realloc_array(ctx, stack, cap, pdf_obj *);
-			}
-			for (i = 0; i < len; i++)
-			{
-				pdf_obj *v = pdf_is_dict(ctx, o) ? pdf_dict_get_val(ctx, o, i) : pdf_array_get(ctx, o, i);
-				/* Only containers and references lead anywhere. */
-				if (pdf_is_indirect(ctx, v) || pdf_is_dict(ctx, v) || pdf_is_array(ctx, v))
-					stack[top++] = v;
-			}
+			engine_push_children(ctx, o, NULL, &stack, &top, &cap);
 		}
 	}
 	fz_always(ctx)

@@ -275,7 +275,6 @@ int engine_page_reaches(fz_context *ctx, pdf_document *doc, int page_num, int *s
 		while (top && !found)
 		{
 			pdf_obj *o = stack[--top];
-			int i, len;
 			if (pdf_is_indirect(ctx, o))
 			{
 				int num = pdf_to_num(ctx, o);
@@ -306,27 +305,7 @@ int engine_page_reaches(fz_context *ctx, pdf_document *doc, int page_num, int *s
 				if ((type == PDF_NAME(Page) && o != page) || type == PDF_NAME(Pages))
 					continue;
 			}
-			len = pdf_is_dict(ctx, o) ? pdf_dict_len(ctx, o) : pdf_array_len(ctx, o);
-			if (top + len > cap)
-			{
-				while (top + len > cap)
-					cap *= 2;
-				stack = fz_realloc_array(ctx, stack, cap, pdf_obj *);
-			}
-			for (i = 0; i < len; i++)
-			{
-				pdf_obj *v;
-				if (pdf_is_dict(ctx, o))
-				{
-					if (pdf_dict_get_key(ctx, o, i) == PDF_NAME(Parent))
-						continue;
-					v = pdf_dict_get_val(ctx, o, i);
-				}
-				else
-					v = pdf_array_get(ctx, o, i);
-				if (pdf_is_indirect(ctx, v) || pdf_is_dict(ctx, v) || pdf_is_array(ctx, v))
-					stack[top++] = v;
-			}
+			engine_push_children(ctx, o, PDF_NAME(Parent), &stack, &top, &cap);
 		}
 	}
 	fz_always(ctx)
