@@ -450,7 +450,13 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
         Some(z) if !keeps_size => Some(Encoded::Image(z, Coding::Flate)),
         _ => Some(Encoded::Keep),
     };
-    let Some(j) = encode_jpeg(&px, tw, th, c, s.jpeg_quality, s) else {
+    // The fast deflate that sets the bar (below) runs beside the JPEG encoding: an image
+    // alone in its file is the whole pass, and the pass's other worker is idle then.
+    let (j, fast) = std::thread::scope(|scope| {
+        let fast = scope.spawn(|| fast_deflate_len(&px));
+        (encode_jpeg(&px, tw, th, c, s.jpeg_quality, s), fast.join().ok().flatten())
+    });
+    let Some(j) = j else {
         return flate_or_keep(if keeps_size { None } else { deflate(&px, level) });
     };
     // The bar a JPEG must pass against the flate size `z`: at balanced at most
@@ -465,7 +471,7 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
     // A fast deflate first: a JPEG far under it wins without the slow one (a photo's
     // level 9 was 40 of annotator-base64-image.pdf's 80 ms, libdeflate's level 1 9 ms).
     let close = || !s.lossless_stays_lossless || jpeg_close(&j);
-    if fast_deflate_len(&px).is_some_and(|n| passes(SLOW_OVER_FAST * n as f64)) && close() {
+    if fast.is_some_and(|n| passes(SLOW_OVER_FAST * n as f64)) && close() {
         return Some(Encoded::Image(j, Coding::Dct));
     }
     let best = deflate(&px, level)?;
