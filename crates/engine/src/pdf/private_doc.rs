@@ -1,5 +1,5 @@
 //! A document opened in a MuPDF context of its own (csrc/render_thread.c), for one
-//! render thread: threads that share nothing do not wait on each other's locks (the
+//! thread: threads that share nothing do not wait on each other's locks (the
 //! mupdf crate's per-thread contexts share one set of locks, one store and one glyph
 //! cache). Used by the render threads (`src/pagework/render.rs`) and by the compress
 //! content guard's text extraction (`src/pagework/compress/guard.rs`).
@@ -116,7 +116,7 @@ impl Drop for Raster<'_> {
 }
 
 impl PrivateDoc {
-    /// Opens `path` for one of `threads` render threads.
+    /// Opens `path` for one of `threads` threads (they split the resource store).
     pub fn open(path: &Path, threads: usize) -> Result<PrivateDoc> {
         let store = (STORE_BYTES / threads.max(1)).max(MIN_STORE_BYTES);
         let c = CString::new(path_str(path)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))?;
