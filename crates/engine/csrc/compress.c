@@ -598,12 +598,14 @@ static void drop_unreachable(fz_context *ctx, pdf_document *doc)
 		for (i = 1; i < n; i++)
 		{
 			pdf_obj *obj, *type;
+			int packing;
 			if (live[i] || !pdf_object_exists(ctx, doc, i))
 				continue;
 			obj = pdf_load_object(ctx, doc, i);
 			type = pdf_dict_get(ctx, obj, PDF_NAME(Type));
+			packing = type == PDF_NAME(ObjStm) || type == PDF_NAME(XRef);
 			pdf_drop_obj(ctx, obj);
-			if (type != PDF_NAME(ObjStm) && type != PDF_NAME(XRef))
+			if (!packing)
 				pdf_delete_object(ctx, doc, i);
 		}
 	}
