@@ -469,10 +469,17 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
         return Some(Encoded::Keep);
     }
     // A fast deflate first: a JPEG far under it wins without the slow one (a photo's
-    // level 9 was 40 of annotator-base64-image.pdf's 80 ms, libdeflate's level 1 9 ms).
+    // level 9 was 40 of annotator-base64-image.pdf's 80 ms, libdeflate's level 1 9 ms)...
     let close = || !s.lossless_stays_lossless || jpeg_close(&j);
     if fast.is_some_and(|n| passes(SLOW_OVER_FAST * n as f64)) && close() {
         return Some(Encoded::Image(j, Coding::Dct));
+    }
+    // ...and one over the bar against it loses without one: the slow deflate is smaller
+    // than libdeflate's level 1 (at most 0.974 of it, see SLOW_OVER_FAST). An image kept
+    // at its size is then left to the save's deflates (chart-slanted-text.pdf: its level-9
+    // deflate here was a third of the file's time).
+    if keeps_size && fast.is_some_and(|n| !passes(n as f64)) {
+        return Some(Encoded::Keep);
     }
     let best = deflate(&px, level)?;
     if passes(best.len() as f64) && close() {
