@@ -450,27 +450,39 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
         Some(z) if !keeps_size => Some(Encoded::Image(z, Coding::Flate)),
         _ => Some(Encoded::Keep),
     };
+    // The bar a JPEG of `len` bytes must pass against the flate size `z`: at balanced at
+    // most JPEG_AT_MOST of it (and close to the pixels), at strong no larger.
+    let bar = if s.lossless_stays_lossless { JPEG_AT_MOST } else { 1.0 };
+    let under_bar = |len: usize, z: f64| len as f64 <= bar * z;
+    // The save's deflate of an image kept at its size is never larger than its stored
+    // bytes: a JPEG over the bar against them loses without a deflate.
+    let loses_to_stored = |len: usize| keeps_size && !under_bar(len, info.stored_len as f64);
     // The fast deflate that sets the bar (below) runs beside the JPEG encoding: an image
-    // alone in its file is the whole pass, and the pass's other worker is idle then.
-    let (j, fast) = std::thread::scope(|scope| {
+    // alone in its file is the whole pass, and the pass's other worker is idle then. When
+    // the JPEG is done first, its closeness test (needed at balanced if it wins) runs
+    // while the deflate finishes (annotator-base64-image.pdf: the deflate of its 1.5 MB of
+    // photo took longer than the JPEG encoding).
+    let (j, fast, early_close) = std::thread::scope(|scope| {
         let fast = scope.spawn(|| fast_deflate_len(&px));
-        (encode_jpeg(&px, tw, th, c, s.jpeg_quality, s), fast.join().ok().flatten())
+        let j = encode_jpeg(&px, tw, th, c, s.jpeg_quality, s);
+        let early_close = match &j {
+            Some(j) if s.lossless_stays_lossless && !fast.is_finished() && !loses_to_stored(j.len()) => {
+                Some(jpeg_close(j))
+            }
+            _ => None,
+        };
+        (j, fast.join().ok().flatten(), early_close)
     });
     let Some(j) = j else {
         return flate_or_keep(if keeps_size { None } else { deflate(&px, level) });
     };
-    // The bar a JPEG must pass against the flate size `z`: at balanced at most
-    // JPEG_AT_MOST of it (and close to the pixels), at strong no larger.
-    let bar = if s.lossless_stays_lossless { JPEG_AT_MOST } else { 1.0 };
-    let passes = |z: f64| j.len() as f64 <= bar * z;
-    // The save's deflate of an image kept at its size is never larger than its stored
-    // bytes: a JPEG over the bar against them loses without a deflate.
-    if keeps_size && !passes(info.stored_len as f64) {
+    let passes = |z: f64| under_bar(j.len(), z);
+    if loses_to_stored(j.len()) {
         return Some(Encoded::Keep);
     }
     // A fast deflate first: a JPEG far under it wins without the slow one (a photo's
     // level 9 was 40 of annotator-base64-image.pdf's 80 ms, libdeflate's level 1 9 ms)...
-    let close = || !s.lossless_stays_lossless || jpeg_close(&j);
+    let close = || early_close.unwrap_or_else(|| !s.lossless_stays_lossless || jpeg_close(&j));
     if fast.is_some_and(|n| passes(SLOW_OVER_FAST * n as f64)) && close() {
         return Some(Encoded::Image(j, Coding::Dct));
     }
