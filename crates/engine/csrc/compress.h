@@ -81,6 +81,9 @@ int engine_cz_merge_duplicates(fz_context *ctx, pdf_document *doc);
  * (`*top` entries of `*cap`, grown as needed): the step of the object walks in
  * compress.c and compress_images.c. */
 void engine_push_children(fz_context *ctx, pdf_obj *o, pdf_obj *skip, pdf_obj ***stack, int *top, int *cap);
+/* A change to one dictionary (`root`: the resolved catalogue), for the walk that drops
+ * private data (compress.c). */
+typedef void (*engine_dict_visit)(fz_context *ctx, pdf_obj *dict, pdf_obj *root);
 /* A test on one dictionary, for engine_page_reaches. */
 typedef int (*engine_dict_match)(fz_context *ctx, pdf_obj *dict);
 /* True when a dictionary `match` holds for can be reached from page `page_num`

@@ -1,13 +1,14 @@
 //! The lossless structure steps of compress beside the fonts: XMP metadata deflated
 //! (not in PDF/A files, which require it unfiltered) and ToUnicode CMaps cut to the
-//! codes shown, at every level, with the same metadata and the same extracted text.
+//! codes shown, at every level, with the same metadata and the same extracted text; and
+//! what no viewer shows dropped at the lossy levels only.
 
 mod common;
 
 use std::path::Path;
 use std::process::Command;
 
-use common::{compress_at, corpus_file, Scratch};
+use common::{build_pdf, compress_at, corpus_file, stream, Scratch};
 use engine::pagework::compress::CompressLevel;
 use mupdf::pdf::PdfDocument;
 
@@ -73,5 +74,54 @@ fn tounicode_cmaps_are_cut_to_the_codes_shown_keeping_the_extracted_text() {
             assert!(after * 2 < before, "{name} {level:?}: ToUnicode {before} -> {after} bytes");
             assert_eq!(text(&out), in_text, "{name} {level:?}: pdftotext's text");
         }
+    }
+}
+
+/// Whether any object of `path` (its printed form, or a stream's decoded bytes) holds `marker`.
+fn holds(path: &Path, marker: &str) -> bool {
+    let doc = PdfDocument::open(path.to_str().unwrap()).unwrap();
+    (1..doc.count_objects().unwrap() as i32).any(|i| {
+        // A stream is one through its reference (the resolved dictionary is not).
+        let Ok(reference) = doc.new_indirect(i, 0) else { return false };
+        let Ok(Some(obj)) = reference.resolve() else { return false };
+        obj.to_string().contains(marker)
+            || (reference.is_stream().unwrap_or(false)
+                && reference.read_stream().is_ok_and(|b| String::from_utf8_lossy(&b).contains(marker)))
+    })
+}
+
+#[test]
+fn private_data_thumbnails_and_repeated_metadata_are_dropped_at_the_lossy_levels_only() {
+    let s = Scratch::new("compress-private");
+    let input = s.path("private.pdf");
+    let content = b"BT /F1 24 Tf 20 100 Td (Hello) Tj ET";
+    let objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R /Metadata 6 0 R /PieceInfo << /App << /Private 7 0 R >> >> >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Thumb 5 0 R \
+           /PieceInfo << /Illustrator << /Private 8 0 R >> >> /Metadata 9 0 R \
+           /Resources << /Font << /F1 10 0 R >> >> >>"
+            .to_vec(),
+        stream("", content),
+        stream("/Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 8 /ThumbMarker true", &[0, 255, 255, 0]),
+        stream("/Type /Metadata /Subtype /XML", b"<x:xmpmeta>DOCUMENT-XMP</x:xmpmeta>"),
+        b"(CATALOG-PRIVATE-DATA)".to_vec(),
+        stream("", b"PAGE-PRIVATE-DATA"),
+        stream("/Type /Metadata /Subtype /XML", b"<x:xmpmeta>PAGE-XMP</x:xmpmeta>"),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
+    ];
+    std::fs::write(&input, build_pdf(&objects)).unwrap();
+    let dropped = ["CATALOG-PRIVATE-DATA", "PAGE-PRIVATE-DATA", "PAGE-XMP", "ThumbMarker", "PieceInfo", "/Thumb"];
+    for marker in dropped {
+        assert!(holds(&input, marker), "the input holds {marker}");
+    }
+    for level in LEVELS {
+        let out = s.path("out.pdf");
+        compress_at(&input, &out, level);
+        for marker in dropped {
+            assert_eq!(holds(&out, marker), level == CompressLevel::Light, "{level:?}: {marker}");
+        }
+        assert!(holds(&out, "DOCUMENT-XMP"), "{level:?}: the document's XMP is kept");
+        assert!(text(&out).contains("Hello"), "{level:?}: the text is kept");
     }
 }
