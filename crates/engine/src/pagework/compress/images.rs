@@ -487,7 +487,8 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
         return Some(Encoded::Image(j, Coding::Dct));
     }
     // ...and one over the bar against it loses without one: the slow deflate is smaller
-    // than libdeflate's level 1 (at most 0.974 of it, see SLOW_OVER_FAST). An image kept
+    // than libdeflate's level 1 (at most 0.974 of it, see SLOW_OVER_FAST; were it not, a
+    // JPEG that would have won is missed and the image stays lossless). An image kept
     // at its size is then left to the save's deflates (chart-slanted-text.pdf: its level-9
     // deflate here was a third of the file's time).
     if keeps_size && fast.is_some_and(|n| !passes(n as f64)) {
