@@ -56,13 +56,14 @@ static int subset_fonts(fz_context *ctx, pdf_document *doc)
 	return ok;
 }
 
-/* Drops what no viewer shows: page thumbnails (/Thumb), private application data
- * (/PieceInfo, e.g. Illustrator's and Photoshop's copies of the artwork) on any
- * dictionary, and XMP metadata streams attached to anything but the catalogue (pages,
- * images, fonts, forms: Acrobat and InDesign repeat the document's). The catalogue's
- * /Metadata (the document's XMP) is kept. Only what is reachable is looked at, and not
- * what is dropped: the rest goes with drop_unreachable (annotator-base64-image.pdf's
- * PieceInfo holds a 1.3 MB string that took 7% of its run to parse). */
+/* Drops from one dictionary what no viewer shows: page thumbnails (/Thumb), private
+ * application data (/PieceInfo, e.g. Illustrator's and Photoshop's copies of the
+ * artwork) on any dictionary, and XMP metadata streams attached to anything but the
+ * catalogue (pages, images, fonts, forms: Acrobat and InDesign repeat the document's).
+ * The catalogue's /Metadata (the document's XMP) is kept. Given to drop_unreachable's
+ * walk, so only what is reachable is looked at and what the keys led to is deleted
+ * unread (annotator-base64-image.pdf's PieceInfo holds a 1.3 MB string that took 7% of
+ * its run to parse when every object was). */
 static void drop_private_keys(fz_context *ctx, pdf_obj *obj, pdf_obj *root)
 {
 	pdf_obj *type = pdf_dict_get(ctx, obj, PDF_NAME(Type));
@@ -76,12 +77,6 @@ static void drop_private_keys(fz_context *ctx, pdf_obj *obj, pdf_obj *root)
 		pdf_dict_del(ctx, obj, PDF_NAME(Metadata));
 }
 
-static unsigned char *reachable(fz_context *ctx, pdf_document *doc, engine_dict_visit visit);
-
-static void drop_private(fz_context *ctx, pdf_document *doc)
-{
-	fz_free(ctx, reachable(ctx, doc, drop_private_keys));
-}
 
 /* True when the document's XMP says it is PDF/A (pdfaid), whose metadata streams must
  * stay unfiltered. */
@@ -578,10 +573,11 @@ static unsigned char *reachable(fz_context *ctx, pdf_document *doc, engine_dict_
  * Re-deflating them at level 9 was most of a run (scanned-french-diacritics.pdf: a
  * 390 KB ICC profile, 36 of 41 ms), and an unused font dictionary made the Type 1
  * conversion keep every glyph. Object and xref streams are kept: the objects packed in
- * them are read from them on demand. Nothing is deleted when the walk fails. */
-static void drop_unreachable(fz_context *ctx, pdf_document *doc)
+ * them are read from them on demand. `visit`, when not NULL, changes each dictionary the
+ * walk reaches before it goes on (reachable()). Nothing is deleted when the walk fails. */
+static void drop_unreachable(fz_context *ctx, pdf_document *doc, engine_dict_visit visit)
 {
-	unsigned char *live = reachable(ctx, doc, NULL);
+	unsigned char *live = reachable(ctx, doc, visit);
 	int i, n = pdf_xref_len(ctx, doc);
 	if (!live)
 		return;
@@ -808,11 +804,11 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 			 * the pages' own colour spaces are kept. */
 			pdf_dict_del(ctx, pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root)), PDF_NAME(OutputIntents));
 		}
-		if (o->drop_private)
-			drop_private(ctx, doc);
 		if (o->drop_private && !doc->crypt)
 			engine_cz_slim_metadata(ctx, doc);
-		drop_unreachable(ctx, doc);
+		/* One walk drops the private keys (lossy levels) and then what is unreachable,
+		 * including what only those keys led to. */
+		drop_unreachable(ctx, doc, o->drop_private ? drop_private_keys : NULL);
 		/* New font programs are stored unfiltered and deflated by the save below at
 		 * the highest level. Encrypted documents are left alone (their streams would
 		 * have to be re-encrypted). */

@@ -162,8 +162,8 @@ static void putcode(bits *b, const cfe_code *c)
 /* The changing elements of a row of `w` pixels (a 1 bit is white, as MuPDF's getbit):
  * every x whose colour differs from pixel x - 1's, pixel -1 being white, in order, then
  * `w` twice (so that the coding may read one past any element). `out` holds w + 2. Bits
- * past `w` in the last byte are ignored. Returns the number of elements before the two. */
-static int changes(const unsigned char *line, int w, int *out)
+ * past `w` in the last byte are ignored. */
+static void changes(const unsigned char *line, int w, int *out)
 {
 	int n = 0;
 	int nbytes = (w + 7) >> 3;
@@ -195,7 +195,6 @@ static int changes(const unsigned char *line, int w, int *out)
 	}
 	out[n] = w;
 	out[n + 1] = w;
-	return n;
 }
 
 static void putrun(bits *b, int run, int c)
