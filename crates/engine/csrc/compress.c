@@ -29,6 +29,10 @@ typedef struct {
 	int page_count;       /* out */
 	int rewriter_ran;     /* out: MuPDF's image rewriter ran (the content guard checks) */
 	int fonts_subset;     /* out: MuPDF's font subsetter changed the document (the guard checks) */
+	/* Deflates `len` bytes of pixels at level 9 (zlib format) into `out` (`cap` bytes),
+	 * from any thread; returns the bytes written, 0 when it could not (zlib is used
+	 * then). Set by the Rust side (zlib-rs); NULL: MuPDF's zlib. */
+	size_t (*deflate_pixels)(const unsigned char *in, size_t len, unsigned char *out, size_t cap);
 } engine_compress_options;
 
 /* Subsets the embedded fonts to the glyphs the pages (and their annotations) use, with
@@ -281,13 +285,18 @@ static void strip_ascii_layer(fz_context *ctx, pdf_document *doc, int num)
  * results back; the workers only deflate plain memory. Level 9 on one thread was
  * most of the run on small files (chart-slanted-text.pdf: 63%).
  *
- * Which deflater: libdeflate (level 9) for everything but images, zlib (MuPDF's own,
- * level 9) for images. On the 847 flate streams of geotopo-117-pages.pdf (content
- * streams and fonts, 6.6 MB inflated) libdeflate 9 gave 926,788 bytes in 115 ms, zlib 9
- * 954,816 bytes in 196 ms (zlib-rs 9: 958,779 in 97 ms); libdeflate's levels 10-12
- * (optimal parsing) were 3x slower still. On pixels zlib's longer match chains win:
- * chart-slanted-text.pdf's chart image is 36,967 bytes with zlib 9, 38,039 with
- * libdeflate 9. */
+ * Which deflater: libdeflate (level 9) for everything but images, zlib-rs (level 9,
+ * through options->deflate_pixels) for images. On the 847 flate streams of
+ * geotopo-117-pages.pdf (content streams and fonts, 6.6 MB inflated) libdeflate 9 gave
+ * 926,788 bytes in 115 ms, zlib 9 954,816 bytes in 196 ms (zlib-rs 9: 958,779 in 97
+ * ms); libdeflate's levels 10-12 (optimal parsing) were 3x slower still. On pixels the
+ * longer match chains of zlib and zlib-rs win: chart-slanted-text.pdf's chart image is
+ * 36,163 bytes with zlib-rs 9, 36,967 with zlib 9, 38,039 with libdeflate 9. Over the
+ * 18 inflated forms of the corpus's 14 flate images of 64 KB and more (with and without
+ * their PNG predictor) zlib-rs 9 wrote 2,972,898 bytes against zlib 9's 3,014,390,
+ * smaller on 16 and equal on 2, and in less time on the large ones (the 2400-dpi
+ * typewriter scan 0.83 against 2.05 s, a 1.4 MB scan 0.16-0.21 against 0.50-0.60 s):
+ * see docs/render.md. zlib is kept as the fallback. */
 typedef struct
 {
 	int num;
@@ -297,20 +306,32 @@ typedef struct
 	unsigned long out_len;
 	unsigned char *out2;  /* deflated plain */
 	unsigned long out2_len;
-	int pixels;           /* an image: zlib, not libdeflate */
+	int pixels;           /* an image: zlib-rs (zlib as fallback), not libdeflate */
 } deflate_job;
 
 /* MuPDF's bundled zlib (libmupdf-third). */
 extern int compress2(unsigned char *dest, unsigned long *dest_len, const unsigned char *source, unsigned long source_len, int level);
 extern unsigned long compressBound(unsigned long source_len);
 
-/* `in` deflated at level 9 (zlib format) by zlib for pixels, else by libdeflate with
- * `ld` (NULL when it could not be allocated: zlib then); NULL on failure. */
-static unsigned char *deflate_best(const fz_buffer *in, int pixels, struct libdeflate_compressor *ld, unsigned long *len)
+typedef size_t (*pixel_deflater)(const unsigned char *in, size_t len, unsigned char *out, size_t cap);
+
+/* `in` deflated at level 9 (zlib format): pixels by `px` (zlib when it is NULL or
+ * fails), the rest by libdeflate with `ld` (NULL when it could not be allocated: zlib
+ * then); NULL on failure. */
+static unsigned char *deflate_best(const fz_buffer *in, int pixels, struct libdeflate_compressor *ld, pixel_deflater px, unsigned long *len)
 {
 	unsigned long cap;
 	unsigned char *out;
-	if (!pixels && ld)
+	if (pixels && px)
+	{
+		cap = compressBound((unsigned long)in->len);
+		out = malloc(cap);
+		*len = out ? (unsigned long)px(in->data, in->len, out, cap) : 0;
+		if (*len)
+			return out;
+		free(out);
+	}
+	else if (!pixels && ld)
 	{
 		size_t bound = libdeflate_zlib_compress_bound(ld, in->len);
 		out = malloc(bound);
@@ -339,6 +360,7 @@ typedef struct
 	int count;
 	int next;
 	pthread_mutex_t lock;
+	pixel_deflater px;
 } deflate_queue;
 
 /* Work items are the jobs' halves (item 2k: job k's data as stored, 2k + 1: without its
@@ -359,9 +381,9 @@ static void *deflate_worker(void *arg)
 			break;
 		j = &q->jobs[item / 2];
 		if (item % 2 == 0)
-			j->out = deflate_best(j->buf, j->pixels, ld, &j->out_len);
+			j->out = deflate_best(j->buf, j->pixels, ld, q->px, &j->out_len);
 		else if (j->plain)
-			j->out2 = deflate_best(j->plain, j->pixels, ld, &j->out2_len);
+			j->out2 = deflate_best(j->plain, j->pixels, ld, q->px, &j->out2_len);
 	}
 	if (ld)
 		libdeflate_free_compressor(ld);
@@ -370,9 +392,9 @@ static void *deflate_worker(void *arg)
 
 /* Deflates every job, on up to DEFLATE_THREADS threads (this one included). */
 #define DEFLATE_THREADS 2
-static void deflate_all(deflate_job *jobs, int count)
+static void deflate_all(deflate_job *jobs, int count, pixel_deflater px)
 {
-	deflate_queue q = { jobs, count, 0, PTHREAD_MUTEX_INITIALIZER };
+	deflate_queue q = { jobs, count, 0, PTHREAD_MUTEX_INITIALIZER, px };
 	pthread_t helper;
 	int helped = (count > 1 || jobs[0].plain) && pthread_create(&helper, NULL, deflate_worker, &q) == 0;
 	deflate_worker(&q);
@@ -608,7 +630,7 @@ static void drop_unreachable(fz_context *ctx, pdf_document *doc, engine_dict_vis
 
 /* Takes the ASCII layer off every stream and re-deflates the flate ones (not the images
  * the engine's pass wrote), in batches. */
-static void recompress_streams(engine_cz *z)
+static void recompress_streams(engine_cz *z, pixel_deflater px)
 {
 	fz_context *ctx = z->ctx;
 	pdf_document *doc = z->doc;
@@ -631,7 +653,7 @@ static void recompress_streams(engine_cz *z)
 			if (count && (i == n || count == cap || held >= DEFLATE_BATCH))
 			{
 				int k;
-				deflate_all(jobs, count);
+				deflate_all(jobs, count, px);
 				for (k = 0; k < count; k++)
 					deflate_job_apply(ctx, doc, &jobs[k]);
 				count = 0;
@@ -820,7 +842,7 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		if (o->recompress_flate)
 			deflate_metadata(ctx, doc, o->drop_private);
 		if (o->recompress_flate && !doc->crypt)
-			recompress_streams(z);
+			recompress_streams(z, o->deflate_pixels);
 		pdf_parse_write_options(ctx, &w, "compress=yes,compress-fonts=yes,compress-images=yes");
 		w.do_garbage = o->garbage;
 		/* Duplicates merged here by hash; the save's own merge (garbage 3 and 4) compares

@@ -381,6 +381,7 @@ fn run_guarded(
         subset_fonts: options.subset_fonts as c_int,
         // Thumbnails, PieceInfo and repeated metadata: not at light (lossless).
         drop_private: settings.is_some() as c_int,
+        deflate_pixels: Some(ffi::deflate_pixels),
         ..RawOptions::default()
     };
     let pass = settings.filter(|_| options.images == ImagePass::Engine);
