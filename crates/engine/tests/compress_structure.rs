@@ -125,3 +125,46 @@ fn private_data_thumbnails_and_repeated_metadata_are_dropped_at_the_lossy_levels
         assert!(text(&out).contains("Hello"), "{level:?}: the text is kept");
     }
 }
+
+#[test]
+fn objects_packed_in_object_streams_survive_the_drop_of_unreachable_objects() {
+    // The unreachable objects are deleted before the save without being parsed, and the
+    // object streams are recognised from the xref table: the page, its font and an
+    // unreachable dictionary all sit in one object stream here.
+    let s = Scratch::new("compress-objstm");
+    let plain = s.path("plain.pdf");
+    let packed = s.path("packed.pdf");
+    let content = b"BT /F1 24 Tf 20 100 Td (Hello) Tj ET";
+    let objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R \
+           /Resources << /Font << /F1 5 0 R >> >> >>"
+            .to_vec(),
+        stream("", content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
+        b"<< /Leftover (UNREACHABLE-DICT) >>".to_vec(),
+        stream("", b"UNREACHABLE-STREAM"),
+    ];
+    std::fs::write(&plain, build_pdf(&objects)).unwrap();
+    let ok = Command::new("qpdf")
+        .args(["--preserve-unreferenced", "--object-streams=generate"])
+        .arg(&plain)
+        .arg(&packed)
+        .status()
+        .unwrap();
+    assert!(ok.success(), "qpdf packs the test file");
+    let raw = std::fs::read(&packed).unwrap();
+    assert!(raw.windows(7).any(|w| w == b"/ObjStm"), "the input has an object stream");
+    for marker in ["UNREACHABLE-DICT", "UNREACHABLE-STREAM"] {
+        assert!(holds(&packed, marker), "the input holds {marker}");
+    }
+    for level in LEVELS {
+        let out = s.path("out.pdf");
+        compress_at(&packed, &out, level);
+        assert!(text(&out).contains("Hello"), "{level:?}: the page and its font are kept");
+        for marker in ["UNREACHABLE-DICT", "UNREACHABLE-STREAM"] {
+            assert!(!holds(&out, marker), "{level:?}: {marker} is dropped");
+        }
+    }
+}
