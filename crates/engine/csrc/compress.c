@@ -12,6 +12,10 @@
 #include "caught.h"
 #include "locks.h"
 
+/* Deflates `len` bytes of pixels at level 9 (zlib format) into `out` (`cap` bytes),
+ * from any thread; returns the bytes written, 0 when it could not (zlib is used then). */
+typedef size_t (*pixel_deflater)(const unsigned char *in, size_t len, unsigned char *out, size_t cap);
+
 typedef struct {
 	int rewrite_images;   /* 0 = lossless only */
 	int threshold_dpi;    /* images above this effective dpi are downsampled ... */
@@ -29,10 +33,7 @@ typedef struct {
 	int page_count;       /* out */
 	int rewriter_ran;     /* out: MuPDF's image rewriter ran (the content guard checks) */
 	int fonts_subset;     /* out: MuPDF's font subsetter changed the document (the guard checks) */
-	/* Deflates `len` bytes of pixels at level 9 (zlib format) into `out` (`cap` bytes),
-	 * from any thread; returns the bytes written, 0 when it could not (zlib is used
-	 * then). Set by the Rust side (zlib-rs); NULL: MuPDF's zlib. */
-	size_t (*deflate_pixels)(const unsigned char *in, size_t len, unsigned char *out, size_t cap);
+	pixel_deflater deflate_pixels; /* set by the Rust side (zlib-rs); NULL: MuPDF's zlib */
 } engine_compress_options;
 
 /* Subsets the embedded fonts to the glyphs the pages (and their annotations) use, with
@@ -312,8 +313,6 @@ typedef struct
 /* MuPDF's bundled zlib (libmupdf-third). */
 extern int compress2(unsigned char *dest, unsigned long *dest_len, const unsigned char *source, unsigned long source_len, int level);
 extern unsigned long compressBound(unsigned long source_len);
-
-typedef size_t (*pixel_deflater)(const unsigned char *in, size_t len, unsigned char *out, size_t cap);
 
 /* `in` deflated at level 9 (zlib format): pixels by `px` (zlib when it is NULL or
  * fails), the rest by libdeflate with `ld` (NULL when it could not be allocated: zlib
