@@ -385,16 +385,16 @@ export interface components {
             output?: "blocks" | "searchable_pdf";
             /** @description 0-based page indexes; default all pages */
             pages?: number[];
-            /** @description Extension. Tesseract-style language codes of the text, e.g. ["jpn"] or ["eng", "deu"]; one of eng, chi_sim, deu, fra, spa, ita, por, nld, jpn, chi_tra, pol, ces, hun, tur, swe, dan, nor, fin, est, lav, lit, slv, hrv, cat, glg, eus, isl, gle, afr, ind, msa, lat, sqi, mlt, cym, bos, swa, fil. Default (absent): eng, chi_sim (Latin script and simplified Chinese). Chooses the recognition model; see docs/ocr.md. */
-            languages?: ("eng" | "chi_sim" | "deu" | "fra" | "spa" | "ita" | "por" | "nld" | "jpn" | "chi_tra" | "pol" | "ces" | "hun" | "tur" | "swe" | "dan" | "nor" | "fin" | "est" | "lav" | "lit" | "slv" | "hrv" | "cat" | "glg" | "eus" | "isl" | "gle" | "afr" | "ind" | "msa" | "lat" | "sqi" | "mlt" | "cym" | "bos" | "swa" | "fil")[];
+            /** @description Extension. Tesseract-style language codes of the text, e.g. ["jpn"] or ["eng", "deu"]; one of eng, chi_sim, deu, fra, spa, ita, por, nld, jpn, chi_tra, pol, ces, hun, tur, swe, dan, nor, fin, est, lav, lit, slv, hrv, cat, glg, eus, isl, gle, afr, ind, msa, lat, sqi, mlt, bos, swa, fil. Default (absent): eng, chi_sim (Latin script and simplified Chinese). Chooses the recognition model; see docs/ocr.md. */
+            languages?: ("eng" | "chi_sim" | "deu" | "fra" | "spa" | "ita" | "por" | "nld" | "jpn" | "chi_tra" | "pol" | "ces" | "hun" | "tur" | "swe" | "dan" | "nor" | "fin" | "est" | "lav" | "lit" | "slv" | "hrv" | "cat" | "glg" | "eus" | "isl" | "gle" | "afr" | "ind" | "msa" | "lat" | "sqi" | "mlt" | "bos" | "swa" | "fil")[];
         };
         /** @description `options` of POST /jobs for operation searchable_pdf. */
         Options_searchable_pdf: {
             mode?: "gundam" | "base";
             /** @description 0-based page indexes; default all pages */
             pages?: number[];
-            /** @description Extension. Tesseract-style language codes of the text, e.g. ["jpn"] or ["eng", "deu"]; one of eng, chi_sim, deu, fra, spa, ita, por, nld, jpn, chi_tra, pol, ces, hun, tur, swe, dan, nor, fin, est, lav, lit, slv, hrv, cat, glg, eus, isl, gle, afr, ind, msa, lat, sqi, mlt, cym, bos, swa, fil. Default (absent): eng, chi_sim (Latin script and simplified Chinese). Chooses the recognition model; see docs/ocr.md. */
-            languages?: ("eng" | "chi_sim" | "deu" | "fra" | "spa" | "ita" | "por" | "nld" | "jpn" | "chi_tra" | "pol" | "ces" | "hun" | "tur" | "swe" | "dan" | "nor" | "fin" | "est" | "lav" | "lit" | "slv" | "hrv" | "cat" | "glg" | "eus" | "isl" | "gle" | "afr" | "ind" | "msa" | "lat" | "sqi" | "mlt" | "cym" | "bos" | "swa" | "fil")[];
+            /** @description Extension. Tesseract-style language codes of the text, e.g. ["jpn"] or ["eng", "deu"]; one of eng, chi_sim, deu, fra, spa, ita, por, nld, jpn, chi_tra, pol, ces, hun, tur, swe, dan, nor, fin, est, lav, lit, slv, hrv, cat, glg, eus, isl, gle, afr, ind, msa, lat, sqi, mlt, bos, swa, fil. Default (absent): eng, chi_sim (Latin script and simplified Chinese). Chooses the recognition model; see docs/ocr.md. */
+            languages?: ("eng" | "chi_sim" | "deu" | "fra" | "spa" | "ita" | "por" | "nld" | "jpn" | "chi_tra" | "pol" | "ces" | "hun" | "tur" | "swe" | "dan" | "nor" | "fin" | "est" | "lav" | "lit" | "slv" | "hrv" | "cat" | "glg" | "eus" | "isl" | "gle" | "afr" | "ind" | "msa" | "lat" | "sqi" | "mlt" | "bos" | "swa" | "fil")[];
         };
         /** @description `options` of POST /jobs for operation convert. */
         Options_convert: {
