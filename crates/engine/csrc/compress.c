@@ -355,17 +355,27 @@ static unsigned char *deflate_best(const fz_buffer *in, int pixels, struct libde
 	return out;
 }
 
+/* The deflates of one batch, run while the batch is still being prepared: the calling
+ * thread inflates streams (MuPDF, one context) and publishes each half of a job as soon as
+ * it is ready; a helper thread deflates what is published (plain memory, no MuPDF), and the
+ * calling thread joins in once the batch is complete. Before, every job of a batch was
+ * prepared first and only then deflated (chart-slanted-text.pdf: its image's stored form
+ * waited for the un-predicting of the other form). */
 typedef struct
 {
 	deflate_job *jobs;
-	int count;
-	int next;
+	int ready;      /* items published: 2k is job k as stored, 2k + 1 without its predictor */
+	int next;       /* the next item to deflate */
+	int closed;     /* the batch is complete: nothing more will be published */
+	int helped;     /* the helper thread runs */
+	pthread_t helper;
 	pthread_mutex_t lock;
+	pthread_cond_t more;
 	pixel_deflater px;
 } deflate_queue;
 
-/* Work items are the jobs' halves (item 2k: job k's data as stored, 2k + 1: without its
- * predictor), so a single large predicted stream still uses two threads. */
+/* Deflates published items until the batch is closed and every item taken. Items are
+ * the jobs' halves, so a single large predicted stream still uses two threads. */
 static void *deflate_worker(void *arg)
 {
 	deflate_queue *q = arg;
@@ -376,7 +386,9 @@ static void *deflate_worker(void *arg)
 		deflate_job *j;
 		int item;
 		pthread_mutex_lock(&q->lock);
-		item = q->next < 2 * q->count ? q->next++ : -1;
+		while (q->next >= q->ready && !q->closed)
+			pthread_cond_wait(&q->more, &q->lock);
+		item = q->next < q->ready ? q->next++ : -1;
 		pthread_mutex_unlock(&q->lock);
 		if (item < 0)
 			break;
@@ -391,21 +403,36 @@ static void *deflate_worker(void *arg)
 	return NULL;
 }
 
-/* Deflates every job, on up to DEFLATE_THREADS threads (this one included). */
-#define DEFLATE_THREADS 2
-static void deflate_all(deflate_job *jobs, int count, pixel_deflater px)
+/* Item `item` (and every one before it) is ready; the first of a batch starts the helper. */
+static void deflate_publish(deflate_queue *q, int item)
 {
-	deflate_queue q = { jobs, count, 0, PTHREAD_MUTEX_INITIALIZER, px };
-	pthread_t helper;
-	int helped = (count > 1 || jobs[0].plain) && pthread_create(&helper, NULL, deflate_worker, &q) == 0;
-	deflate_worker(&q);
-	if (helped)
-		pthread_join(helper, NULL);
+	pthread_mutex_lock(&q->lock);
+	q->ready = item + 1;
+	pthread_cond_signal(&q->more);
+	pthread_mutex_unlock(&q->lock);
+	if (!q->helped)
+		q->helped = pthread_create(&q->helper, NULL, deflate_worker, q) == 0;
 }
 
-/* The job of stream `num` when its only filter is FlateDecode and it inflates cleanly;
- * 0 otherwise (the stream is kept as it is). */
-static int deflate_job_of(fz_context *ctx, pdf_document *doc, int num, deflate_job *job)
+/* Closes the batch, deflates what is left on this thread beside the helper, and waits
+ * for the helper: every published item is deflated when this returns. */
+static void deflate_finish(deflate_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->closed = 1;
+	pthread_cond_broadcast(&q->more);
+	pthread_mutex_unlock(&q->lock);
+	deflate_worker(q);
+	if (q->helped)
+		pthread_join(q->helper, NULL);
+	q->helped = 0;
+	q->ready = q->next = q->closed = 0;
+}
+
+/* The job of stream `num` when its only filter is FlateDecode and it inflates cleanly,
+ * in `slot` of the batch, its two items published to `q` as they are ready; 0 otherwise
+ * (the stream is kept as it is, nothing published). */
+static int deflate_job_of(fz_context *ctx, pdf_document *doc, int num, deflate_job *job, deflate_queue *q, int slot)
 {
 	pdf_obj *ref = NULL;
 	fz_stream *stm = NULL, *raw = NULL;
@@ -449,13 +476,18 @@ static int deflate_job_of(fz_context *ctx, pdf_document *doc, int num, deflate_j
 		/* A PNG predictor is dropped when the data deflates smaller without it (qpdf
 		 * does the same; chart-slanted-text.pdf's chart image: 37,338 bytes with its
 		 * predictor, 36,967 without). */
-		if (pdf_is_dict(ctx, dp) && predictor >= 10 && predictor <= 15)
-			job->plain = unpredicted(ctx, buf, dp, predictor);
 		job->num = num;
 		job->pixels = pdf_dict_get(ctx, ref, PDF_NAME(Subtype)) == PDF_NAME(Image);
 		job->buf = buf;
 		buf = NULL;
 		ok = 1;
+		/* The stored form is deflated from here on, beside the un-predicting. From now on
+		 * the job is counted whatever happens: unpredicted() catches all but system errors,
+		 * and after one of those the caller waits for the helper before freeing. */
+		deflate_publish(q, 2 * slot);
+		if (pdf_is_dict(ctx, dp) && predictor >= 10 && predictor <= 15)
+			job->plain = unpredicted(ctx, job->buf, dp, predictor);
+		deflate_publish(q, 2 * slot + 1);
 	}
 	fz_always(ctx)
 	{
@@ -652,7 +684,12 @@ static void recompress_streams(engine_cz *z, pixel_deflater px)
 	pdf_document *doc = z->doc;
 	int i, n = pdf_xref_len(ctx, doc), count = 0, cap = 64;
 	size_t held = 0;
-	deflate_job *jobs = fz_malloc_array(ctx, cap, deflate_job);
+	/* Zeroed: on an exception every slot is freed, the one being filled included. */
+	deflate_job *jobs = fz_calloc(ctx, cap, sizeof *jobs);
+	deflate_queue q = { jobs, 0, 0, 0, 0 };
+	q.px = px;
+	pthread_mutex_init(&q.lock, NULL);
+	pthread_cond_init(&q.more, NULL);
 	fz_try(ctx)
 	{
 		for (i = 1; i <= n; i++)
@@ -660,7 +697,7 @@ static void recompress_streams(engine_cz *z, pixel_deflater px)
 			if (i < n && !engine_cz_written(z, i))
 			{
 				strip_ascii_layer(ctx, doc, i);
-				if (deflate_job_of(ctx, doc, i, &jobs[count]))
+				if (deflate_job_of(ctx, doc, i, &jobs[count], &q, count))
 				{
 					held += jobs[count].buf->len + (jobs[count].plain ? jobs[count].plain->len : 0);
 					count++;
@@ -669,7 +706,7 @@ static void recompress_streams(engine_cz *z, pixel_deflater px)
 			if (count && (i == n || count == cap || held >= DEFLATE_BATCH))
 			{
 				int k;
-				deflate_all(jobs, count, px);
+				deflate_finish(&q);
 				for (k = 0; k < count; k++)
 					deflate_job_apply(ctx, doc, &jobs[k]);
 				count = 0;
@@ -679,7 +716,12 @@ static void recompress_streams(engine_cz *z, pixel_deflater px)
 	}
 	fz_always(ctx)
 	{
-		for (i = 0; i < count; i++)
+		/* No helper may still read a buffer freed below. */
+		if (q.helped)
+			deflate_finish(&q);
+		pthread_cond_destroy(&q.more);
+		pthread_mutex_destroy(&q.lock);
+		for (i = 0; i < cap; i++)
 		{
 			fz_drop_buffer(ctx, jobs[i].buf);
 			fz_drop_buffer(ctx, jobs[i].plain);
