@@ -481,9 +481,9 @@ static int deflate_job_of(fz_context *ctx, pdf_document *doc, int num, deflate_j
 		job->buf = buf;
 		buf = NULL;
 		ok = 1;
-		/* The stored form is deflated from here on, beside the un-predicting. From now on
-		 * the job is counted whatever happens: unpredicted() catches all but system errors,
-		 * and after one of those the caller waits for the helper before freeing. */
+		/* The stored form is deflated from here on, beside the un-predicting. Nothing
+		 * below fails but on a system error (unpredicted() catches the others), and after
+		 * one the caller waits for the helper, then frees every slot, this one included. */
 		deflate_publish(q, 2 * slot);
 		if (pdf_is_dict(ctx, dp) && predictor >= 10 && predictor <= 15)
 			job->plain = unpredicted(ctx, job->buf, dp, predictor);
