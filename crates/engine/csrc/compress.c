@@ -473,9 +473,6 @@ static int deflate_job_of(fz_context *ctx, pdf_document *doc, int num, deflate_j
 		if (pdf_is_array(ctx, dp) && pdf_array_len(ctx, dp) == 1)
 			dp = pdf_array_get(ctx, dp, 0);
 		predictor = pdf_dict_get_int(ctx, dp, PDF_NAME(Predictor));
-		/* A PNG predictor is dropped when the data deflates smaller without it (qpdf
-		 * does the same; chart-slanted-text.pdf's chart image: 37,338 bytes with its
-		 * predictor, 36,967 without). */
 		job->num = num;
 		job->pixels = pdf_dict_get(ctx, ref, PDF_NAME(Subtype)) == PDF_NAME(Image);
 		job->buf = buf;
@@ -485,6 +482,9 @@ static int deflate_job_of(fz_context *ctx, pdf_document *doc, int num, deflate_j
 		 * below fails but on a system error (unpredicted() catches the others), and after
 		 * one the caller waits for the helper, then frees every slot, this one included. */
 		deflate_publish(q, 2 * slot);
+		/* A PNG predictor is dropped when the data deflates smaller without it (qpdf
+		 * does the same; chart-slanted-text.pdf's chart image: 37,338 bytes with its
+		 * predictor, 36,967 without). */
 		if (pdf_is_dict(ctx, dp) && predictor >= 10 && predictor <= 15)
 			job->plain = unpredicted(ctx, job->buf, dp, predictor);
 		deflate_publish(q, 2 * slot + 1);
@@ -686,8 +686,7 @@ static void recompress_streams(engine_cz *z, pixel_deflater px)
 	size_t held = 0;
 	/* Zeroed: on an exception every slot is freed, the one being filled included. */
 	deflate_job *jobs = fz_calloc(ctx, cap, sizeof *jobs);
-	deflate_queue q = { jobs, 0, 0, 0, 0 };
-	q.px = px;
+	deflate_queue q = { .jobs = jobs, .px = px };
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_cond_init(&q.more, NULL);
 	fz_try(ctx)
