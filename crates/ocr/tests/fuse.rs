@@ -58,12 +58,36 @@ fn assert_same_function(name: &str, path: &Path, shape: [usize; 4], min_rewrites
     eprintln!("{name}: {stats:?}, {} -> {} bytes, max difference {worst:e}", original.len(), optimised.len());
 }
 
-// The shipped PP-OCRv6 tiny recogniser and detector were exported without the patterns the
-// rewrites look for (0 rewrites each): they must come out computing the same function all
-// the same. The direction classifier still gets its hard-swish rewrites (18).
+// The shipped PP-OCRv6 tiny detector was exported without the patterns the rewrites look
+// for (0 rewrites): it must come out computing the same function all the same. The
+// recognisers' heads run as 2-D Gemms (tiny: two linear layers, small: one); the direction
+// classifier gets its hard-swish rewrites (18).
 #[test]
 fn rewritten_recogniser_computes_the_same_outputs() {
-    assert_same_function("rec", &models().rec.path, [3, 3, 48, 320], 0);
+    assert_same_function("rec", &models().rec.path, [3, 3, 48, 320], 2);
+}
+
+#[test]
+fn rewritten_language_recogniser_computes_the_same_outputs() {
+    let m = models();
+    let small = m.recognisers.iter().find(|r| r.name == "rec_cjk").expect("rec_cjk in the manifest");
+    assert_same_function("rec_cjk", &small.rec.path, [2, 3, 48, 160], 1);
+}
+
+/// The head rewrite keeps the output's shape for any batch and width (N and T are read from
+/// the features at run time, not fixed at load).
+#[test]
+fn rewritten_recogniser_keeps_its_output_shape_for_every_batch_shape() {
+    let path = models().rec.path;
+    let original = std::fs::read(&path).unwrap();
+    let (optimised, stats) = ocr::fuse::optimise(&original).unwrap();
+    assert_eq!(stats.head_as_gemm, 2);
+    let env = environment();
+    for shape in [[1, 3, 48, 160], [5, 3, 48, 232], [2, 3, 48, 1000]] {
+        let a = run(env, &original, shape);
+        let b = run(env, &optimised, shape);
+        assert_eq!(a, b, "{shape:?}");
+    }
 }
 
 #[test]
