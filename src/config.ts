@@ -95,6 +95,8 @@ export const config = {
     ocrFuse: !process.env.OCR_NO_FUSE,
     /** OCR_REC_SQUEEZE: horizontal scale of recognition crops (engine default 0.8). */
     ocrRecSqueeze: process.env.OCR_REC_SQUEEZE ? Number(process.env.OCR_REC_SQUEEZE) : undefined,
+    /** OCR_REC_PARALLEL=0: recognition batches one after another by one multi-threaded session. */
+    ocrRecParallel: process.env.OCR_REC_PARALLEL !== "0",
     /** OCR_REC_MIN_WIDTH: narrowest recognition batch in pixels (engine default 160). */
     ocrRecMinWidth: process.env.OCR_REC_MIN_WIDTH ? int("OCR_REC_MIN_WIDTH", 160, 1) : undefined,
     /** OCR_TIMING=1: per-stage OCR times on stderr. */

@@ -29,8 +29,10 @@ pub struct EngineSettings {
     pub compress_images: Option<String>,
     /// OCR: apply the exact model graph rewrites (default true).
     pub ocr_fuse: Option<bool>,
-    /// OCR: horizontal scale of recognition crops (default 1.0).
+    /// OCR: horizontal scale of recognition crops (default 0.8).
     pub ocr_rec_squeeze: Option<f64>,
+    /// OCR: recognition batches read side by side by single-threaded sessions (default true).
+    pub ocr_rec_parallel: Option<bool>,
     /// OCR: narrowest recognition batch in pixels (default 160).
     pub ocr_rec_min_width: Option<u32>,
     /// OCR: per-stage times on stderr.
@@ -70,6 +72,7 @@ fn parse(s: EngineSettings) -> engine::Result<Settings> {
             fuse: s.ocr_fuse.unwrap_or(ocr_default.fuse),
             rec_squeeze: s.ocr_rec_squeeze.map_or(ocr_default.rec_squeeze, |v| v as f32),
             rec_min_width: s.ocr_rec_min_width.map_or(ocr_default.rec_min_width, |v| v as usize),
+            rec_parallel: s.ocr_rec_parallel.unwrap_or(ocr_default.rec_parallel),
             timing: s.ocr_timing.unwrap_or(false),
             debug: s.ocr_debug.unwrap_or(false),
         },

@@ -34,6 +34,10 @@ pub struct OcrTuning {
     pub rec_squeeze: f32,
     /// Narrowest recognition batch, in pixels; default [`REC_MIN_WIDTH`].
     pub rec_min_width: usize,
+    /// With more than one thread, recognition batches are read side by side, each by a
+    /// single-threaded session of its own, instead of one after another by a session with
+    /// every thread (default true; the same batches and reads either way).
+    pub rec_parallel: bool,
     /// Per-stage times and recognition batches on stderr.
     pub timing: bool,
     /// Every recognised line and every dropped detection box on stderr.
@@ -42,6 +46,13 @@ pub struct OcrTuning {
 
 impl Default for OcrTuning {
     fn default() -> Self {
-        Self { fuse: true, rec_squeeze: REC_SQUEEZE, rec_min_width: REC_MIN_WIDTH, timing: false, debug: false }
+        Self {
+            fuse: true,
+            rec_squeeze: REC_SQUEEZE,
+            rec_min_width: REC_MIN_WIDTH,
+            rec_parallel: true,
+            timing: false,
+            debug: false,
+        }
     }
 }

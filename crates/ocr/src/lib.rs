@@ -22,7 +22,10 @@
 //! service gives each worker's sessions all the cores and lets one model run at a time
 //! use them, so processes x intra-op threads never exceed the cores, a lone job gets every
 //! core, and the image work between runs (crops, decoding, layout) overlaps another
-//! process's run (see docs/ocr.md).
+//! process's run (see docs/ocr.md). With more than one thread, the recogniser is loaded as
+//! one single-threaded session per thread and a page's recognition batches are read side by
+//! side, under one hold of the lock ([`OcrTuning::rec_parallel`]): the same batches and
+//! reads, without the hand-overs between threads inside every layer of a shared run.
 //!
 //! # Pipeline ([`Ocr::recognise`])
 //!
@@ -227,17 +230,34 @@ impl PageText {
     }
 }
 
-/// A recognition session and its dictionary.
+/// A recogniser's sessions and its dictionary.
 struct Recogniser {
-    session: Mutex<Session>,
+    /// One session with every intra-op thread, or (with [`OcrTuning::rec_parallel`]) one
+    /// single-threaded session per thread, reading batches side by side.
+    sessions: Vec<Mutex<Session>>,
     dict: Vec<String>,
     /// [`rec::other_case_classes`] of the dictionary.
     other_case: Vec<usize>,
 }
 
 impl Recogniser {
-    fn new(session: Session, dict: Vec<String>) -> Self {
-        Self { session: Mutex::new(session), other_case: rec::other_case_classes(&dict), dict }
+    /// Loads the model and dictionary of `files` for `threads` threads.
+    fn load(
+        env: &ort::environment::Environment,
+        threads: usize,
+        spinning: bool,
+        tuning: &OcrTuning,
+        files: (&ModelFile, &ModelFile),
+    ) -> Result<Self> {
+        let sessions = if tuning.rec_parallel && threads > 1 {
+            (0..threads)
+                .map(|_| load_session(env, 1, false, tuning.fuse, files.0).map(Mutex::new))
+                .collect::<Result<Vec<_>>>()?
+        } else {
+            vec![Mutex::new(load_session(env, threads, spinning, tuning.fuse, files.0)?)]
+        };
+        let dict = load_dict(files.1)?;
+        Ok(Self { sessions, other_case: rec::other_case_classes(&dict), dict })
     }
 }
 
@@ -276,10 +296,8 @@ impl Ocr {
         let spinning = config.machine_lock.is_none();
         let det = load_session(&env, threads, spinning, config.tuning.fuse, &config.models.det)?;
         let cls = load_session(&env, threads, spinning, config.tuning.fuse, &config.models.cls)?;
-        let default = Recogniser::new(
-            load_session(&env, threads, spinning, config.tuning.fuse, &config.models.rec)?,
-            load_dict(&config.models.dict)?,
-        );
+        let default =
+            Recogniser::load(&env, threads, spinning, &config.tuning, (&config.models.rec, &config.models.dict))?;
         let machine_lock = match &config.machine_lock {
             Some(path) => Some(Mutex::new(
                 std::fs::OpenOptions::new()
@@ -356,10 +374,13 @@ impl Ocr {
             return Ok(r.clone());
         }
         let files = &self.recogniser_files[index];
-        let r = Arc::new(Recogniser::new(
-            load_session(&self.env, self.intra_threads, self.spinning, self.tuning.fuse, &files.rec)?,
-            load_dict(&files.dict)?,
-        ));
+        let r = Arc::new(Recogniser::load(
+            &self.env,
+            self.intra_threads,
+            self.spinning,
+            &self.tuning,
+            (&files.rec, &files.dict),
+        )?);
         *guard = Some(r.clone());
         Ok(r)
     }
@@ -382,8 +403,22 @@ impl Ocr {
         stage: &str,
         read: impl FnOnce(&ort::session::SessionOutputs<'_>) -> Result<R>,
     ) -> Result<R> {
+        self.run_session(session, input, timer, stage, true, read)
+    }
+
+    /// [`run_model`](Self::run_model), under the machine-wide lock only when `lock` (false:
+    /// the caller holds it for a set of runs side by side).
+    fn run_session<R>(
+        &self,
+        session: &Mutex<Session>,
+        input: Tensor<f32>,
+        timer: &mut StageTimer,
+        stage: &str,
+        lock: bool,
+        read: impl FnOnce(&ort::session::SessionOutputs<'_>) -> Result<R>,
+    ) -> Result<R> {
         let mut session = session.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
-        let run = self.machine_run()?;
+        let run = if lock { self.machine_run()? } else { MachineRun(None) };
         let outputs = session.run(ort::inputs![input]).map_err(inference)?;
         drop(run);
         timer.mark(stage);

@@ -3,6 +3,8 @@
 
 use ort::value::Tensor;
 
+use std::sync::Mutex;
+
 use crate::{
     inference, rec, Grey, Ocr, OcrError, Recogniser, Result, RotRect, StageTimer, DROP_SCORE, REC_HEIGHT, REC_MAX_WIDTH,
 };
@@ -91,9 +93,9 @@ impl Ocr {
         rects: &[RotRect],
         widths: &[usize],
         batch: &[usize],
-        rec: &Recogniser,
+        (rec, session): (&Recogniser, usize),
         timer: &mut StageTimer,
-    ) -> Result<Vec<(usize, LineRead)>> {
+    ) -> Result<BatchReads> {
         let rec_min = self.tuning.rec_min_width;
         let bw = batch.iter().map(|&i| widths[i]).max().unwrap_or(rec_min).max(rec_min);
         let n = batch.len();
@@ -112,7 +114,9 @@ impl Ocr {
             let useful: usize = batch.iter().map(|&i| widths[i]).sum();
             timer.mark(&format!("rec.crop n={n} w={bw} cols {useful}/{}", n * bw));
         }
-        let out = self.run_model(&rec.session, tensor, timer, "rec.run", |outputs| {
+        // Several sessions: the caller holds the machine-wide lock for the batches side by side.
+        let lock = rec.sessions.len() == 1;
+        let out = self.run_session(&rec.sessions[session], tensor, timer, "rec.run", lock, |outputs| {
             let (shape, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
             let (t, c) = (shape[1] as usize, shape[2] as usize);
             let frame_px = bw as f32 / t as f32;
@@ -136,6 +140,63 @@ impl Ocr {
             Ok(out)
         })?;
         timer.mark("rec.decode");
+        Ok(out)
+    }
+
+    /// Reads `batches` ([`read_batch`](Self::read_batch)), their reads in batch order. With
+    /// several sessions ([`crate::OcrTuning::rec_parallel`]), one thread per session takes
+    /// the next batch not yet taken (widest first, so the threads finish together), under one
+    /// hold of the machine-wide lock: a run of 2 single-threaded sessions side by side does
+    /// the work of one 2-thread run without its hand-overs between the threads of every
+    /// layer. The batches and each batch's reads are the same either way.
+    fn read_batches(
+        &self,
+        grey: &Grey,
+        rects: &[RotRect],
+        widths: &[usize],
+        batches: &[Vec<usize>],
+        rec: &Recogniser,
+        timer: &mut StageTimer,
+    ) -> Result<Vec<BatchReads>> {
+        let workers = rec.sessions.len().min(batches.len());
+        if workers <= 1 {
+            return batches.iter().map(|b| self.read_batch(grey, rects, widths, b, (rec, 0), timer)).collect();
+        }
+        let _run = self.machine_run()?;
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let slots: Vec<Mutex<Option<Result<BatchReads>>>> = batches.iter().map(|_| Mutex::new(None)).collect();
+        let timing = self.tuning.timing;
+        let work = |session: usize| {
+            let mut timer = StageTimer::new(timing);
+            loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(batch) = batches.get(k) else { break };
+                let read = self.read_batch(grey, rects, widths, batch, (rec, session), &mut timer);
+                let failed = read.is_err();
+                if let Ok(mut slot) = slots[k].lock() {
+                    *slot = Some(read);
+                }
+                if failed {
+                    // The others stop at their next batch.
+                    next.store(batches.len(), std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        };
+        std::thread::scope(|scope| {
+            for session in 1..workers {
+                let work = &work;
+                scope.spawn(move || work(session));
+            }
+            work(0);
+        });
+        timer.mark("rec.batches");
+        let mut out = Vec::with_capacity(batches.len());
+        for slot in slots {
+            match slot.into_inner().map_err(|_| OcrError::Inference("poisoned".into()))? {
+                Some(read) => out.push(read?),
+                None => return Err(OcrError::Inference("a recognition batch was not read".into())),
+            }
+        }
         Ok(out)
     }
 
@@ -214,8 +275,9 @@ impl Ocr {
                 others.push(read.glyphs);
             }
         };
-        for number in 0..=groups.len() {
-            if let Some((_, below)) = probe.filter(|_| number == probe_batches && conf_chars > 0) {
+        // The probe's batches, then (unless the probe stops the read) the others.
+        for (phase, range) in [(0, 0..probe_batches), (1, probe_batches..groups.len())] {
+            if let Some((_, below)) = probe.filter(|_| phase == 1 && conf_chars > 0) {
                 let confidence = conf_sum / conf_chars as f32;
                 if confidence < below {
                     if self.tuning.timing {
@@ -224,11 +286,12 @@ impl Ocr {
                     return Ok(Read::Doubtful(confidence));
                 }
             }
-            let Some(batch) = groups.get(number) else { break };
-            for (i, read) in self.read_batch(grey, rects, &widths, batch, rec, &mut timer)? {
-                conf_sum += read.confidence * read.chars as f32;
-                conf_chars += read.chars;
-                keep_surer(&mut reads, &mut others, i, read, "read");
+            for batch in self.read_batches(grey, rects, &widths, &groups[range], rec, &mut timer)? {
+                for (i, read) in batch {
+                    conf_sum += read.confidence * read.chars as f32;
+                    conf_chars += read.chars;
+                    keep_surer(&mut reads, &mut others, i, read, "read");
+                }
             }
         }
         if self.tuning.rec_squeeze < 1.0 {
@@ -248,8 +311,8 @@ impl Ocr {
             for &i in &again {
                 widths[i] = width_at(&rects[i], 1.0);
             }
-            for batch in batches_of(again, &widths) {
-                for (i, read) in self.read_batch(grey, rects, &widths, &batch, rec, &mut timer)? {
+            for batch in self.read_batches(grey, rects, &widths, &batches_of(again, &widths), rec, &mut timer)? {
+                for (i, read) in batch {
                     keep_surer(&mut reads, &mut others, i, read, "re-read");
                 }
             }
@@ -297,6 +360,9 @@ impl Ocr {
 /// Only the right end: carried past both ends (0.15 / 0.25 of the height) the left end
 /// pulled in neighbours (docs/ocr.md, step 4).
 pub(crate) const LINE_END_MARGIN: f32 = 0.3;
+
+/// The reads of one batch: (line index, read) for each line with characters.
+type BatchReads = Vec<(usize, LineRead)>;
 
 /// One read of a line.
 #[derive(Clone)]

@@ -163,3 +163,31 @@ fn model_runs_wait_for_the_machine_lock() {
     });
     let _ = std::fs::remove_file(&lock);
 }
+
+/// Batches read side by side by single-threaded sessions ([`ocr::OcrTuning::rec_parallel`],
+/// the default with 2 threads) give every reference page exactly what one 2-thread session
+/// reading them one after another gives: the same batches, so the same reads.
+#[test]
+fn batches_read_side_by_side_give_the_same_page_as_one_after_another() {
+    if !have_corpus() {
+        return;
+    }
+    let side_by_side = engine();
+    let mut one_by_one = config(2, None);
+    one_by_one.tuning.rec_parallel = false;
+    let one_by_one = ocr::Ocr::new(&one_by_one).unwrap();
+    let dir = corpus().join("ocr");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "png" || e == "jpg"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 7, "{files:?}");
+    for f in files {
+        let page = load(&f);
+        let a = serde_json::to_string(&side_by_side.recognise(&page).unwrap()).unwrap();
+        let b = serde_json::to_string(&one_by_one.recognise(&page).unwrap()).unwrap();
+        assert!(a == b, "{}: the two ways read the page differently", f.display());
+    }
+}
