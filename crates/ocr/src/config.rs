@@ -34,9 +34,10 @@ pub struct OcrTuning {
     pub rec_squeeze: f32,
     /// Narrowest recognition batch, in pixels; default [`REC_MIN_WIDTH`].
     pub rec_min_width: usize,
-    /// With more than one thread, recognition batches are read side by side, each by a
-    /// single-threaded session of its own, instead of one after another by a session with
-    /// every thread (default true; the same batches and reads either way).
+    /// With more than one thread, the default recogniser's batches are read side by side,
+    /// each by a session of its own (one per thread, at most [`crate::REC_SESSIONS_MAX`]),
+    /// instead of one after another by a session with every thread (default true; the same
+    /// batches and reads either way). Language recognisers keep one session.
     pub rec_parallel: bool,
     /// Per-stage times and recognition batches on stderr.
     pub timing: bool,
