@@ -242,6 +242,11 @@ impl Node {
     }
 
     fn constant(name: &str, t: &Tensor) -> Self {
+        Node::constant_of(name, t.encode(name))
+    }
+
+    /// A `Constant` node whose value is the encoded `TensorProto` `tensor`.
+    fn constant_of(name: &str, tensor: Vec<u8>) -> Self {
         Node {
             inputs: vec![],
             outputs: vec![name.to_owned()],
@@ -249,7 +254,7 @@ impl Node {
             domain: String::new(),
             attributes: vec![vec![
                 Field::string(ATTR_NAME, "value"),
-                Field::bytes(ATTR_T, t.encode(name)),
+                Field::bytes(ATTR_T, tensor),
                 Field::varint(ATTR_TYPE, ATTR_TYPE_TENSOR),
             ]],
             other: vec![],
@@ -258,12 +263,7 @@ impl Node {
 
     /// A 1x1 convolution with one group per channel (`inputs`: x, weight, bias).
     fn depthwise_1x1(inputs: &[&str], output: &str, channels: usize) -> Self {
-        let group = vec![
-            Field::string(ATTR_NAME, "group"),
-            Field::varint(ATTR_I, channels as u64),
-            Field::varint(ATTR_TYPE, ATTR_TYPE_INT),
-        ];
-        Node { attributes: vec![group], ..Node::simple("Conv", inputs, output, &[]) }
+        Node::with_int("Conv", inputs, output, "group", channels as i64)
     }
 
     /// A constant 1-D int64 tensor (shapes and indices).
@@ -277,18 +277,7 @@ impl Node {
             Field::string(TENSOR_NAME, name),
             Field::bytes(TENSOR_RAW_DATA, raw),
         ]);
-        Node {
-            inputs: vec![],
-            outputs: vec![name.to_owned()],
-            op: "Constant".into(),
-            domain: String::new(),
-            attributes: vec![vec![
-                Field::string(ATTR_NAME, "value"),
-                Field::bytes(ATTR_T, tensor),
-                Field::varint(ATTR_TYPE, ATTR_TYPE_TENSOR),
-            ]],
-            other: vec![],
-        }
+        Node::constant_of(name, tensor)
     }
 
     /// A node with one int attribute.
