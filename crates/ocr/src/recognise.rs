@@ -84,16 +84,17 @@ impl Ocr {
         Ok(vote > 0.0)
     }
 
-    /// Reads one batch of lines (`batch`: indices into `rects`, cropped `widths[i]` wide):
-    /// for each line with characters, its glyphs, mean character confidence and page pixels
-    /// per output frame.
+    /// Reads one batch of lines (`batch`: indices into `rects`, cropped `widths[i]` wide) with
+    /// session `session` of `rec`, under the machine-wide lock when `lock` (false: the caller
+    /// holds it): for each line with characters, its glyphs, mean character confidence and
+    /// page pixels per output frame.
     fn read_batch(
         &self,
         grey: &Grey,
         rects: &[RotRect],
         widths: &[usize],
         batch: &[usize],
-        (rec, session): (&Recogniser, usize),
+        (rec, session, lock): (&Recogniser, usize, bool),
         timer: &mut StageTimer,
     ) -> Result<BatchReads> {
         let rec_min = self.tuning.rec_min_width;
@@ -114,8 +115,6 @@ impl Ocr {
             let useful: usize = batch.iter().map(|&i| widths[i]).sum();
             timer.mark(&format!("rec.crop n={n} w={bw} cols {useful}/{}", n * bw));
         }
-        // Several sessions: the caller holds the machine-wide lock for the batches side by side.
-        let lock = rec.sessions.len() == 1;
         let out = self.run_session(&rec.sessions[session], tensor, timer, "rec.run", lock, |outputs| {
             let (shape, probs) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
             let (t, c) = (shape[1] as usize, shape[2] as usize);
@@ -160,7 +159,7 @@ impl Ocr {
     ) -> Result<Vec<BatchReads>> {
         let workers = rec.sessions.len().min(batches.len());
         if workers <= 1 {
-            return batches.iter().map(|b| self.read_batch(grey, rects, widths, b, (rec, 0), timer)).collect();
+            return batches.iter().map(|b| self.read_batch(grey, rects, widths, b, (rec, 0, true), timer)).collect();
         }
         let _run = self.machine_run()?;
         let next = std::sync::atomic::AtomicUsize::new(0);
@@ -171,7 +170,7 @@ impl Ocr {
             loop {
                 let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(batch) = batches.get(k) else { break };
-                let read = self.read_batch(grey, rects, widths, batch, (rec, session), &mut timer);
+                let read = self.read_batch(grey, rects, widths, batch, (rec, session, false), &mut timer);
                 let failed = read.is_err();
                 if let Ok(mut slot) = slots[k].lock() {
                     *slot = Some(read);
