@@ -1,8 +1,8 @@
 // Decides which Postgres a process talks to: DATABASE_URL when set; otherwise the embedded
 // cluster under DATA_DIR — reused when a running service already started it, else started here.
-import postgres from "postgres";
 import { config } from "../config";
 import { embeddedCredentials, embeddedUrl, startEmbeddedPostgres } from "./embedded";
+import { probeDatabase } from "./wait";
 
 export interface ResolvedDatabase {
   url: string;
@@ -13,22 +13,10 @@ export interface ResolvedDatabase {
   stop(): Promise<void>;
 }
 
-async function reachable(url: string): Promise<boolean> {
-  const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
-  try {
-    await sql`SELECT 1`;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await sql.end({ timeout: 1 });
-  }
-}
-
 export async function resolveDatabaseUrl(opts: { startEmbedded: boolean }): Promise<ResolvedDatabase> {
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: false, created: false, stop: async () => {} };
   const creds = embeddedCredentials(config.dataDir);
-  if (creds && (await reachable(embeddedUrl(creds)))) {
+  if (creds && (await probeDatabase(embeddedUrl(creds))) === null) {
     return { url: embeddedUrl(creds), embedded: true, created: false, stop: async () => {} };
   }
   if (!opts.startEmbedded) throw new Error("DATABASE_URL is unset and no embedded Postgres is running");

@@ -87,7 +87,7 @@ pub use crate::languages::{LanguageError, LanguageSets};
 use crate::models::environment;
 pub use crate::models::{ModelFile, ModelFiles, RecogniserFiles};
 use crate::recognise::{probe_lines, Read};
-use crate::sessions::{load_dict, load_session};
+use crate::sessions::{load_dict, load_session, load_sessions};
 pub use crate::timing::{process_cpu_ms, StageTimer};
 
 /// Errors of the OCR crate.
@@ -258,9 +258,7 @@ impl Recogniser {
     ) -> Result<Self> {
         let sessions = if side_by_side && tuning.rec_parallel && threads > 1 {
             let n = threads.min(REC_SESSIONS_MAX);
-            (0..n)
-                .map(|_| load_session(env, threads / n, false, tuning.fuse, files.0).map(Mutex::new))
-                .collect::<Result<Vec<_>>>()?
+            load_sessions(env, n, threads / n, false, tuning.fuse, files.0)?.into_iter().map(Mutex::new).collect()
         } else {
             vec![Mutex::new(load_session(env, threads, spinning, tuning.fuse, files.0)?)]
         };

@@ -15,6 +15,20 @@ pub(crate) fn load_session(
     fuse_graph: bool,
     f: &ModelFile,
 ) -> Result<Session> {
+    let mut one = load_sessions(env, 1, threads, spinning, fuse_graph, f)?;
+    Ok(one.remove(0))
+}
+
+/// Creates `count` sessions of one model file, each with `threads` intra-op threads; the file
+/// is read, hash checked and rewritten once for all of them.
+pub(crate) fn load_sessions(
+    env: &ort::environment::Environment,
+    count: usize,
+    threads: usize,
+    spinning: bool,
+    fuse_graph: bool,
+    f: &ModelFile,
+) -> Result<Vec<Session>> {
     let verified = read_verified(f)?;
     // Exact rewrites ONNX Runtime does not do itself (see [`fuse`]); a model they do not
     // understand is loaded as it is; [`OcrTuning::fuse`] false loads it unchanged (the
@@ -29,7 +43,7 @@ pub(crate) fn load_session(
             .with_intra_op_spinning(spinning)?
             .commit_from_memory(&bytes)
     };
-    build().map_err(|e| OcrError::Init(format!("{}: {e}", f.path.display())))
+    (0..count.max(1)).map(|_| build().map_err(|e| OcrError::Init(format!("{}: {e}", f.path.display())))).collect()
 }
 
 /// Reads a recognition dictionary (hash checked), full-width forms folded to ASCII.
