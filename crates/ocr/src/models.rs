@@ -31,6 +31,11 @@ pub struct ModelFiles {
     /// Every recogniser with the languages it reads, in manifest order; the first is
     /// [`rec`](Self::rec) with [`dict`](Self::dict) (the default).
     pub recognisers: Vec<RecogniserFiles>,
+    /// The manifest's `openvino_runtime`: an ONNX Runtime library with OpenVINO's execution
+    /// provider, loaded instead of [`crate::OcrConfig::ort_library`] when the file exists and
+    /// [`crate::OcrTuning::openvino`] is on. `None` when the manifest has none.
+    #[serde(default)]
+    pub openvino_runtime: Option<PathBuf>,
 }
 
 /// A recognition model, its dictionary and the language codes it reads.
@@ -65,13 +70,20 @@ struct ManifestEntry {
 }
 
 #[derive(Deserialize)]
+struct RuntimeEntry {
+    file: String,
+}
+
+#[derive(Deserialize)]
 struct Manifest {
+    #[serde(default)]
+    openvino_runtime: Option<RuntimeEntry>,
     models: Vec<ManifestEntry>,
 }
 
 impl ModelFiles {
     /// Reads `models/manifest.json` (entries `det`, `rec`, `cls`, `dict`, with `file`
-    /// relative to `root`, usually `node_modules`).
+    /// relative to `root`, usually `node_modules`; and `openvino_runtime`, if any).
     pub fn from_manifest(manifest: &Path, root: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(manifest)
             .map_err(|e| OcrError::Init(format!("reading {}: {e}", manifest.display())))?;
@@ -116,7 +128,8 @@ impl ModelFiles {
                 },
             );
         }
-        Ok(Self { det: get("det")?, rec, cls: get("cls")?, dict, recognisers })
+        let openvino_runtime = m.openvino_runtime.map(|r| root.join(r.file));
+        Ok(Self { det: get("det")?, rec, cls: get("cls")?, dict, recognisers, openvino_runtime })
     }
 }
 

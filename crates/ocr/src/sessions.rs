@@ -7,15 +7,27 @@ use ort::session::Session;
 use crate::models::read_verified;
 use crate::{fuse, ModelFile, OcrError, Result};
 
+/// What runs a session's model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Backend {
+    /// ONNX Runtime's own CPU kernels, in float32.
+    Cpu,
+    /// OpenVINO's CPU plugin, through ONNX Runtime's OpenVINO execution provider; `bf16`:
+    /// with bfloat16 inference precision (OpenVINO keeps float32 on a CPU without bfloat16
+    /// instructions), else float32.
+    OpenVino { bf16: bool },
+}
+
 /// Creates a session for a model file (hash checked, graph rewrites applied).
 pub(crate) fn load_session(
     env: &ort::environment::Environment,
     threads: usize,
     spinning: bool,
     fuse_graph: bool,
+    backend: Backend,
     f: &ModelFile,
 ) -> Result<Session> {
-    let mut one = load_sessions(env, 1, threads, spinning, fuse_graph, f)?;
+    let mut one = load_sessions(env, 1, threads, spinning, fuse_graph, backend, f)?;
     Ok(one.remove(0))
 }
 
@@ -27,6 +39,7 @@ pub(crate) fn load_sessions(
     threads: usize,
     spinning: bool,
     fuse_graph: bool,
+    backend: Backend,
     f: &ModelFile,
 ) -> Result<Vec<Session>> {
     let verified = read_verified(f)?;
@@ -35,7 +48,11 @@ pub(crate) fn load_sessions(
     // tests compare both).
     let bytes = if fuse_graph { fuse::optimise(&verified).map(|(b, _)| b).unwrap_or(verified) } else { verified };
     let build = || -> ort::Result<Session> {
-        Session::builder(env)?
+        let mut builder = Session::builder(env)?;
+        if let Backend::OpenVino { bf16 } = backend {
+            builder = builder.with_execution_providers([openvino(threads, bf16)])?;
+        }
+        builder
             .with_optimization_level(GraphOptimizationLevel::Level3)?
             .with_memory_pattern(false)?
             .with_intra_threads(threads)?
@@ -44,6 +61,24 @@ pub(crate) fn load_sessions(
             .commit_from_memory(&bytes)
     };
     (0..count.max(1)).map(|_| build().map_err(|e| OcrError::Init(format!("{}: {e}", f.path.display())))).collect()
+}
+
+/// The OpenVINO execution provider on `threads` threads. Threads are not pinned to cores:
+/// OpenVINO pins by default, and two single-threaded workers would then share one core (it
+/// does not know about the other process). Registration failing is an error, not a silent
+/// fall-back to ONNX Runtime's kernels (the batching is chosen for OpenVINO).
+fn openvino(threads: usize, bf16: bool) -> ort::ep::ExecutionProviderDispatch {
+    use ort::ep::ArbitrarilyConfigurableExecutionProvider;
+    let precision = if bf16 { "bf16" } else { "f32" };
+    let config = format!(
+        r#"{{"CPU":{{"INFERENCE_PRECISION_HINT":"{precision}","INFERENCE_NUM_THREADS":"{threads}","ENABLE_CPU_PINNING":"NO"}}}}"#
+    );
+    ort::ep::OpenVINO::default()
+        .with_device_type("CPU")
+        .with_num_threads(threads)
+        .with_arbitrary_config("load_config", config)
+        .build()
+        .error_on_failure()
 }
 
 /// Reads a recognition dictionary (hash checked), full-width forms folded to ASCII.
