@@ -334,7 +334,9 @@ impl Ocr {
         // installed (x86-64), else the library the caller gives (ONNX Runtime's own kernels).
         let openvino_library =
             config.models.openvino_runtime.as_ref().filter(|p| config.tuning.openvino && p.is_file());
-        let env = environment(openvino_library.unwrap_or(&config.ort_library))?;
+        let libs: Vec<&std::path::Path> =
+            openvino_library.into_iter().map(|p| p.as_path()).chain([config.ort_library.as_path()]).collect();
+        let env = environment(&libs)?;
         // One runtime per process: the library loaded first is the one used.
         let openvino = config.tuning.openvino
             && <ort::ep::OpenVINO as ort::ep::ExecutionProvider>::is_available()

@@ -148,13 +148,21 @@ pub(crate) fn read_verified(f: &ModelFile) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// The process-wide ONNX Runtime environment (ONNX Runtime allows one).
-pub(crate) fn environment(lib: &Path) -> Result<ort::environment::Environment> {
+/// The process-wide ONNX Runtime environment (ONNX Runtime allows one), from the first of
+/// `libs` that loads: a library that does not (a missing dependency of the OpenVINO build, say)
+/// is passed over for the next, and the error names each.
+pub(crate) fn environment(libs: &[&Path]) -> Result<ort::environment::Environment> {
     static ENV: std::sync::OnceLock<std::result::Result<ort::environment::Environment, String>> =
         std::sync::OnceLock::new();
     ENV.get_or_init(|| {
-        let builder = ort::init_from(lib).map_err(|e| format!("loading {}: {e}", lib.display()))?;
-        builder.with_name("ocr").build().map_err(|e| e.to_string())
+        let mut errors = Vec::new();
+        for lib in libs {
+            match ort::init_from(lib) {
+                Ok(builder) => return builder.with_name("ocr").build().map_err(|e| e.to_string()),
+                Err(e) => errors.push(format!("loading {}: {e}", lib.display())),
+            }
+        }
+        Err(errors.join("; "))
     })
     .clone()
     .map_err(OcrError::Init)
