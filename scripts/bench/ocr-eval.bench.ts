@@ -1,11 +1,12 @@
 // OCR on pages nobody tuned on (issue 18 item 1): the evaluation set of ocr-eval-set.ts, ours
 // (2 threads, one process) and Tesseract 5 (`tesseract IMG stdout -l eng`, two single-threaded
 // processes, OMP_THREAD_LIMIT=1) on the same images in the same run. CER in reading order and
-// bag-of-words (ocr.bench.ts's definitions) per layout class, per split, per variant, per file.
+// bag-of-words (ocr.bench.ts's definitions) per layout class, per split, per variant, per file;
+// then pages/s of both on the same images (ours 2 x 1 thread, Tesseract 2 processes), one round.
 // Default: the sample fixed by ocr-eval-set.ts (hash-chosen before any result); `--full`: every page.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bow, cer, pool, runChild, tesseract } from "./ocr.bench";
+import { bow, cer, cpuOf, pool, runChild, tesseract, twoOfOurs, wallOf } from "./ocr.bench";
 import { evalSet, type EvalPage } from "./ocr-eval-set";
 import type { BenchContext, BenchSection } from "./run";
 
@@ -53,12 +54,24 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const { pages: all, blankPages } = evalSet(ctx.corpusDir, cache);
   const pages = ctx.full ? all : all.filter((p) => p.sampled);
   const images = pages.map((p) => p.image());
-  // Both engines at once: only accuracy is measured here (speed is ocr.bench.ts's).
+  // Both engines at once for accuracy; speed is measured after, one engine at a time.
   const [ours, tess] = await Promise.all([
     runChild(ctx.root, { threads: 2, output: "blocks", files: images, withPages: true }),
     pool(2, images.map((f) => () => tesseract(f))),
   ]);
   const rows = pages.map((p, i) => scoreRow(p, ours.results[i].text, tess[i]!.text));
+  // Speed on pages nobody tuned on (the speed work was measured on the 7 pages of
+  // ocr.bench.ts): ours 2 processes x 1 thread, then Tesseract 2 single-threaded processes, on
+  // the same images, one after the other (as in ocr.bench.ts).
+  const oursSpeed = await wallOf(() => twoOfOurs(ctx, images, { threads: 1, output: "blocks" }));
+  const tessSpeed = await wallOf(() => pool(2, images.map((f) => () => tesseract(f))));
+  const pps = (wall: number) => images.length / (wall / 1000);
+  const speed = {
+    ours: pps(oursSpeed.wall),
+    tesseract: pps(tessSpeed.wall),
+    oursCpuMs: cpuOf(oursSpeed.children),
+    tesseractCpuMs: cpuOf(tessSpeed.children),
+  };
   // Kept for scripts/bench/ocr-eval-replay.ts (re-ordering our lines without re-running OCR).
   writeFileSync(
     join(ctx.outDir, "ocr-eval-run.json"),
@@ -74,11 +87,13 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "",
     ...summary(rows, (r) => r.variant, "variant"),
     "",
+    `Speed on these ${images.length} pages (not the pages the speed work was measured on): ours 2 processes x 1 thread ${speed.ours.toFixed(2)} pages/s, Tesseract 2 single-threaded processes ${speed.tesseract.toFixed(2)} pages/s: ${(speed.ours / speed.tesseract).toFixed(2)}x; CPU time ours ${(speed.oursCpuMs / 1000).toFixed(1)} s, Tesseract ${(speed.tesseractCpuMs / 1000).toFixed(1)} s: ${(speed.tesseractCpuMs / Math.max(1, speed.oursCpuMs)).toFixed(2)}x (one round, after the accuracy run).`,
+    "",
     `Misses (${misses.length} of ${rows.length}): ${misses.map((r) => `${r.name} (${pct(r.ours.cer)} vs ${pct(r.tesseract.cer)})`).join(", ") || "none"}.`,
     "",
     "| image | class | split | ours CER | Tesseract CER | ours BoW | Tesseract BoW | miss |",
     "|---|---|---|---|---|---|---|---|",
     ...rows.map((r) => `| ${r.name} | ${r.cls} | ${r.split} | ${pct(r.ours.cer)} | ${pct(r.tesseract.cer)} | ${pct(r.ours.bow)} | ${pct(r.tesseract.bow)} | ${r.miss ? "**miss**" : ""} |`),
   ].join("\n");
-  return { title: "OCR evaluation set: ours vs Tesseract 5 -l eng, per layout class and split", markdown: md, json: { full: ctx.full, images: pages.length, of: all.length, blankPages, rows } };
+  return { title: "OCR evaluation set: ours vs Tesseract 5 -l eng, per layout class and split", markdown: md, json: { full: ctx.full, images: pages.length, of: all.length, blankPages, speed, rows } };
 }

@@ -130,6 +130,23 @@ export async function pool<T>(n: number, tasks: (() => Promise<T>)[]): Promise<T
   return results;
 }
 
+/** Two of our OCR processes taking `files` from one shared queue (ocr-child.ts claimDir). */
+export function twoOfOurs(ctx: BenchContext, files: string[], job: object): Promise<any[]> {
+  const claimDir = mkdtempSync(join(ctx.outDir, "ocr-queue-"));
+  return Promise.all([0, 1].map(() => runChild(ctx.root, { ...job, files, claimDir } as any)));
+}
+
+/** Wall time of a run of OCR processes, less the longest model load (once per worker process,
+ * not per-page work), and the processes' results. */
+export async function wallOf(run: () => Promise<any[]>): Promise<{ wall: number; children: any[] }> {
+  const t = performance.now();
+  const children = await run();
+  return { wall: performance.now() - t - Math.max(0, ...children.map((c: any) => c.initMs ?? 0)), children };
+}
+
+/** CPU time of every page of a run's processes (ours: their results; Tesseract: one per page). */
+export const cpuOf = (children: any[]) => children.flatMap((c: any) => c.results ?? [c]).reduce((a: number, r: any) => a + r.cpuMs, 0);
+
 /** Interleaved rounds of the speed measurement. */
 const ROUNDS = 2;
 
@@ -147,19 +164,8 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   // wall time, CPU time the mean per round. Ours 2 processes take the pages from a shared
   // queue (ocr-child.ts claimDir), as Tesseract's pool does and as workers take jobs (a fixed
   // split left one process idle while the other read the two largest pages).
-  const queue = () => mkdtempSync(join(ctx.outDir, "ocr-queue-"));
-  const both = (job: object) => {
-    const claimDir = queue();
-    return Promise.all([0, 1].map(() => runChild(ctx.root, { ...job, files, claimDir } as any)));
-  };
+  const both = (job: object) => twoOfOurs(ctx, files, job);
   const machineLock = join(ctx.outDir, "ocr-machine.lock");
-  const wallOf = async (run: () => Promise<any[]>) => {
-    const t = performance.now();
-    const children = await run();
-    // Model load (once per worker process) is not per-page work.
-    return { wall: performance.now() - t - Math.max(0, ...children.map((c: any) => c.initMs ?? 0)), children };
-  };
-  const cpuOf = (children: any[]) => children.flatMap((c: any) => c.results ?? [c]).reduce((a: number, r: any) => a + r.cpuMs, 0);
   const rounds: { two: any; tess: any; locked: any; one: any }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const two = await wallOf(() => both({ threads: 1, output: "blocks" }));

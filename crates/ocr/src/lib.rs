@@ -276,6 +276,7 @@ impl Recogniser {
         };
         Ok(Self { sessions, other_case: rec::other_case_classes(&dict), dict, policy })
     }
+
     /// Runs every session once on a blank line of each width in `widths`, side by side (one
     /// thread per session): OpenVINO prepares its kernels for each new input shape, and the
     /// pages' runs then find them ready ([`BatchPolicy`]).
@@ -387,7 +388,7 @@ impl Ocr {
         }
         let mut recognisers: Vec<Mutex<Option<Arc<Recogniser>>>> = files.iter().map(|_| Mutex::new(None)).collect();
         recognisers[0] = Mutex::new(Some(Arc::new(default)));
-        Ok(Self {
+        let ocr = Self {
             machine_lock,
             det: Mutex::new(det),
             cls: Mutex::new(cls),
@@ -400,15 +401,14 @@ impl Ocr {
             det_max_side: config.det_max_side.max(320),
             tuning: config.tuning.clone(),
             openvino,
-        })
-        .and_then(|ocr| {
-            if openvino {
-                let _run = ocr.machine_run()?;
-                let default = ocr.recogniser(0)?;
-                default.warm_up(&default.policy.run_widths(ocr.tuning.rec_min_width))?;
-            }
-            Ok(ocr)
-        })
+        };
+        if openvino {
+            // Every shape a page's runs can have, once, before the first page (BatchPolicy).
+            let _run = ocr.machine_run()?;
+            let default = ocr.recogniser(0)?;
+            default.warm_up(&default.policy.run_widths(ocr.tuning.rec_min_width))?;
+        }
+        Ok(ocr)
     }
 
     /// Whether the default recogniser runs on OpenVINO ([`OcrTuning::openvino`]).

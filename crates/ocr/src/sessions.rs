@@ -63,10 +63,11 @@ pub(crate) fn load_sessions(
     (0..count.max(1)).map(|_| build().map_err(|e| OcrError::Init(format!("{}: {e}", f.path.display())))).collect()
 }
 
-/// The OpenVINO execution provider on `threads` threads. Threads are not pinned to cores:
-/// OpenVINO pins by default, and two single-threaded workers would then share one core (it
-/// does not know about the other process). Registration failing is an error, not a silent
-/// fall-back to ONNX Runtime's kernels (the batching is chosen for OpenVINO).
+/// The OpenVINO execution provider on `threads` threads, float32 or bfloat16 set explicitly
+/// (OpenVINO's default on a CPU with bfloat16 is bfloat16). Threads are not pinned to cores:
+/// OpenVINO pins by default, choosing cores without knowing the machine's other workers,
+/// which the machine lock and the kernel schedule. Registration failing is an error, not a
+/// silent fall-back to ONNX Runtime's kernels (the batching is chosen for OpenVINO).
 fn openvino(threads: usize, bf16: bool) -> ort::ep::ExecutionProviderDispatch {
     use ort::ep::ArbitrarilyConfigurableExecutionProvider;
     let precision = if bf16 { "bf16" } else { "f32" };
