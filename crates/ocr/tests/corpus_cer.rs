@@ -74,6 +74,18 @@ fn bow(reference: &str, hypothesis: &str) -> f64 {
     1.0 - matched as f64 / r.len().max(1) as f64
 }
 
+/// Every image of the corpus's ocr/ folder (the 7 reference pages), in name order.
+fn corpus_pages() -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(corpus().join("ocr"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "png" || e == "jpg"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 7, "{files:?}");
+    files
+}
+
 fn load(path: &Path) -> ocr::Image {
     let img = image::open(path).unwrap().to_luma8();
     let (w, h) = img.dimensions();
@@ -176,15 +188,7 @@ fn batches_read_side_by_side_give_the_same_page_as_one_after_another() {
     let mut one_by_one = config(2, None);
     one_by_one.tuning.rec_parallel = false;
     let one_by_one = ocr::Ocr::new(&one_by_one).unwrap();
-    let dir = corpus().join("ocr");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "png" || e == "jpg"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 7, "{files:?}");
-    for f in files {
+    for f in corpus_pages() {
         let page = load(&f);
         let a = serde_json::to_string(&side_by_side.recognise(&page).unwrap()).unwrap();
         let b = serde_json::to_string(&one_by_one.recognise(&page).unwrap()).unwrap();
@@ -211,16 +215,8 @@ fn recognition_on_openvino_reads_every_corpus_page_about_as_well_as_onnx_runtime
     cpu.tuning.openvino = false;
     let cpu = ocr::Ocr::new(&cpu).unwrap();
     assert!(!cpu.uses_openvino());
-    let dir = corpus().join("ocr");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "png" || e == "jpg"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 7, "{files:?}");
     let (mut sum_ov, mut sum_cpu, mut n) = (0.0, 0.0, 0.0);
-    for f in files {
+    for f in corpus_pages() {
         let gt = std::fs::read_to_string(f.with_extension("gt.txt")).unwrap();
         let page = load(&f);
         let chars = normalise(&gt).len() as f64;
