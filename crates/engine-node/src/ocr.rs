@@ -10,7 +10,8 @@ use crate::runtime::{control_of, integers, spawn_job, JobControl};
 /// Where ONNX Runtime and the models are (resolved by the TypeScript side).
 #[napi(object)]
 pub struct OcrInitOptions {
-    /// Path of `libonnxruntime.so.1` (from the npm package onnxruntime-node).
+    /// Path of `libonnxruntime.so.1` (from the npm package onnxruntime-node), used when the
+    /// manifest's ONNX Runtime with OpenVINO is not installed or `OCR_OPENVINO=0`.
     pub ort_library: String,
     /// Path of models/manifest.json.
     pub manifest: String,

@@ -8,7 +8,8 @@ use crate::{ModelFiles, REC_MIN_WIDTH, REC_SQUEEZE};
 /// Engine configuration.
 #[derive(Clone, Debug)]
 pub struct OcrConfig {
-    /// Path of `libonnxruntime.so.1`.
+    /// Path of `libonnxruntime.so.1`: used when the manifest's OpenVINO build is not
+    /// (absent, not loadable, or [`OcrTuning::openvino`] off).
     pub ort_library: PathBuf,
     /// Model files.
     pub models: ModelFiles,

