@@ -1,20 +1,27 @@
-// `bun run bench`: runs every scripts/bench/*.bench.ts suite (or those named on the command
-// line, e.g. `bun run bench render ocr`) and writes bench/REPORT.md and bench/report.json.
-// A suite exports `default async function (ctx): Promise<{ title, markdown, json }>`; it runs
-// our engine and the established tools on the same inputs in the same run.
-import { readdirSync, mkdirSync, writeFileSync } from "node:fs";
+// `bun run bench [suite ...] [--quick] [--full]`: runs every scripts/bench/*.bench.ts suite (or
+// those named) and records each in bench/report.json with the machine it ran on (CPU model,
+// cores, instruction-set flags, memory), the commit, the time and the load; bench/REPORT.md is
+// rendered from report.json (report.ts). A named run replaces only its own sections.
+// `bun run bench latency --url ... --key ...` drives a running deployment instead (latency.ts).
+// A suite exports `default async function (ctx): Promise<{ title, markdown, json }>` and keeps
+// the timing rules of bench/README.md.
+import { mkdirSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { cpus, totalmem } from "node:os";
+import { codeVersion, machine } from "./machine";
+import { load1 } from "./pagework-lib";
+import { readReport, renderReport, type SectionRun, writeReport } from "./report";
 
 export interface BenchContext {
   root: string;
   corpusDir: string;
   /** Scratch directory for generated inputs and outputs (gitignored). */
   outDir: string;
-  /** Quick mode (BENCH_QUICK=1): fewer repetitions, for smoke runs. */
+  /** `--quick` (or BENCH_QUICK=1): small samples and fewer repetitions; the whole run stays under 15 minutes on 2 cores. */
   quick: boolean;
-  /** `--full` on the command line: suites that sample a large set run all of it. */
+  /** `--full`: suites that sample a large set run all of it. */
   full: boolean;
+  /** The command line after the suite names (suite-specific options). */
+  args: string[];
 }
 
 export interface BenchSection {
@@ -24,39 +31,65 @@ export interface BenchSection {
 }
 
 const root = resolve(import.meta.dir, "../..");
+const argv = process.argv.slice(2);
+
+if (argv[0] === "latency") {
+  const { main } = await import("./latency");
+  await main(argv.slice(1));
+  process.exit(0);
+}
+
 const ctx: BenchContext = {
   root,
   corpusDir: process.env.CORPUS_DIR || resolve(root, "../shared/corpus"),
   outDir: join(root, "bench/out"),
-  quick: process.env.BENCH_QUICK === "1",
-  full: process.argv.includes("--full"),
+  quick: argv.includes("--quick") || process.env.BENCH_QUICK === "1",
+  full: argv.includes("--full"),
+  args: argv.filter((a) => a.startsWith("--")),
 };
 mkdirSync(ctx.outDir, { recursive: true });
 
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith("--"));
-const suites = readdirSync(import.meta.dir)
+const available = readdirSync(import.meta.dir)
   .filter((f) => f.endsWith(".bench.ts"))
-  .filter((f) => !wanted.length || wanted.includes(f.replace(/\.bench\.ts$/, "")))
+  .map((f) => f.replace(/\.bench\.ts$/, ""))
   .sort();
+const wanted = argv.filter((a) => !a.startsWith("--"));
+const unknown = wanted.filter((w) => !available.includes(w));
+if (unknown.length) {
+  console.error(`bench: no suite named ${unknown.join(", ")}; suites: ${available.join(", ")}, and latency`);
+  process.exit(2);
+}
+const suites = wanted.length ? wanted : available;
 
-const sections: BenchSection[] = [];
-for (const f of suites) {
-  const t0 = performance.now();
-  console.error(`bench: ${f} ...`);
-  const mod = await import(join(import.meta.dir, f));
+const host = machine();
+const code = codeVersion(root);
+const report = readReport(root);
+// A full run starts a new report: sections of an older run must not pass for this one's.
+if (!wanted.length) report.sections = {};
+for (const suite of suites) {
+  const started = new Date();
+  const loadBefore = load1();
+  console.error(`bench: ${suite} ...`);
+  const mod = await import(join(import.meta.dir, `${suite}.bench.ts`));
   const s = (await mod.default(ctx)) as BenchSection;
-  console.error(`bench: ${f} done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  sections.push(s);
+  const finished = new Date();
+  console.error(`bench: ${suite} done in ${((finished.getTime() - started.getTime()) / 1000).toFixed(1)} s`);
+  const run: SectionRun = {
+    suite,
+    title: s.title,
+    machine: host,
+    code,
+    started_at: started.toISOString(),
+    finished_at: finished.toISOString(),
+    quick: ctx.quick,
+    full: ctx.full,
+    load_before: loadBefore,
+    load_after: load1(),
+    markdown: s.markdown,
+    data: s.json,
+  };
+  report.sections[suite] = run;
+  // Written after every suite, so an interrupted run keeps what finished.
+  writeReport(root, report);
 }
-
-const machine = `${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB`;
-const header = `# Benchmark report\n\nGenerated by \`bun run bench\` on ${new Date().toISOString()} — ${machine}.\nEvery figure of ours is measured beside the established tool on the same input in the same run; ratios are ours / theirs (below 1 = we are faster or smaller).\n`;
-const md = [header, ...sections.map((s) => `## ${s.title}\n\n${s.markdown}\n`)].join("\n");
-if (!wanted.length) {
-  writeFileSync(join(root, "bench/REPORT.md"), md);
-  writeFileSync(join(root, "bench/report.json"), JSON.stringify({ machine, at: new Date().toISOString(), sections: sections.map((s) => ({ title: s.title, data: s.json })) }, null, 2));
-} else {
-  // A partial run writes beside the full report, so REPORT.md always holds a complete run.
-  writeFileSync(join(ctx.outDir, `REPORT-${wanted.join("-")}.md`), md);
-}
-console.log(md);
+console.log(renderReport(report));
