@@ -1,38 +1,34 @@
-// Child process of ocr.bench.ts, ocr-eval.bench.ts and ocr-lang.bench.ts: runs our OCR over the
-// files given in argv[2] (JSON: { threads, output, files[], languages?[], keepDir?, withPages?,
-// detMaxSide?, claimDir? }; languages[i] is the `languages` option for files[i]; with claimDir,
-// every child of a run is given every file and reads those it claims first, by creating
-// claimDir/<index> exclusively: a shared queue, as workers take jobs) and prints
-// { results, maxRssKb } as JSON, so the benchmark can
-// read the peak RSS of a process doing only OCR (like a worker).
+// Child process of the OCR suites (ocr, ocr-eval, ocr-lang): our OCR over the files given in
+// argv[2] (JSON: { threads, output, files[], languages?[], machineLock?, keepDir?, withPages?,
+// detMaxSide? }; languages[i] is the `languages` option for files[i]), one after another, as a
+// worker process does. It prints { initMs, runtime, results, maxRssKb } as JSON on stdout.
+//
+// Marks on stderr, read by the parent (ocr-speed.ts) against its own clock, the same way it reads
+// Tesseract's "Page N : file" lines: `ocr-child: ready` once the addon and the models are loaded,
+// `ocr-child: page N` as page N starts. The parent times the whole process (spawn to exit), its
+// load (spawn to `ready`) and each page (one mark to the next, the last one to the exit, so the
+// output written at the end counts in the last page, as Tesseract's teardown does).
 import { engine } from "../../src/engine/native";
 import { ocrPaths } from "../../src/worker/operations/ocr";
-import { openSync, closeSync } from "node:fs";
+import { readFileSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
 import { tmpdir } from "node:os";
 
-const job = JSON.parse(process.argv[2]!) as { threads: number; output: "blocks" | "searchable_pdf"; files: string[]; languages?: (string[] | null)[]; machineLock?: string; keepDir?: string; withPages?: boolean; detMaxSide?: number; claimDir?: string };
+const job = JSON.parse(process.argv[2]!) as { threads: number; output: "blocks" | "searchable_pdf"; files: string[]; languages?: (string[] | null)[]; machineLock?: string; keepDir?: string; withPages?: boolean; detMaxSide?: number };
+/** Synchronous, so the mark leaves the process when the page starts, not when the event loop turns. */
+const mark = (s: string) => writeSync(2, `ocr-child: ${s}\n`);
 const e = engine();
 const t0 = performance.now();
 await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads, machineLock: job.machineLock, detMaxSide: job.detMaxSide });
 const initMs = performance.now() - t0;
+// Which runtime the recogniser runs on: the engine prefers ONNX Runtime with OpenVINO where it is
+// installed (float32 on a CPU without AVX512_BF16/AMX, bfloat16 with them) unless OCR_OPENVINO=0;
+// the libraries mapped into this process say which one loaded.
+const runtime = /libopenvino/.test(readFileSync("/proc/self/maps", "utf8")) ? "openvino" : "onnxruntime";
+mark("ready");
 const results: { file: string; ms: number; cpuMs: number; pages: number; text: string; engine: string; json?: unknown }[] = [];
-let n = 0;
-/** Whether this child takes file `i` (always without claimDir). */
-function claim(i: number): boolean {
-  if (!job.claimDir) return true;
-  try {
-    closeSync(openSync(join(job.claimDir, String(i)), "wx"));
-    return true;
-  } catch {
-    return false;
-  }
-}
-for (const file of job.files) {
-  if (!claim(n)) {
-    n++;
-    continue;
-  }
+for (const [n, file] of job.files.entries()) {
+  mark(`page ${n}`);
   // keepDir: the searchable PDFs are kept there (the OCRmyPDF comparison reads them back).
   const out = job.output !== "searchable_pdf" ? null : job.keepDir ? join(job.keepDir, basename(file)) : join(tmpdir(), `ocr-bench-${process.pid}-${n}.pdf`);
   const t = performance.now();
@@ -40,14 +36,10 @@ for (const file of job.files) {
   const languages = job.languages?.[n] ?? undefined;
   const r = await e.ocr(file, out, { output: job.output, languages });
   const ms = performance.now() - t;
-  // CPU time of the whole process (every thread) for this file: on a shared machine the wall
-  // time measures the neighbours too.
   const cu = process.cpuUsage(c);
-  const cpuMs = (cu.user + cu.system) / 1000;
   const j = JSON.parse(r.json);
   // withPages: the JSON pages too (lines and their boxes, for replaying the reading order).
-  results.push({ file, ms, cpuMs, pages: r.pagesProcessed, text: j.pages.map((p: any) => p.text).join("\n\n"), engine: j.engine, json: job.withPages ? j.pages : undefined });
+  results.push({ file, ms, cpuMs: (cu.user + cu.system) / 1000, pages: r.pagesProcessed, text: j.pages.map((p: any) => p.text).join("\n\n"), engine: j.engine, json: job.withPages ? j.pages : undefined });
   if (out && !job.keepDir) await Bun.file(out).delete?.();
-  n++;
 }
-console.log(JSON.stringify({ initMs, results, maxRssKb: process.resourceUsage().maxRSS }));
+console.log(JSON.stringify({ initMs, runtime, results, maxRssKb: process.resourceUsage().maxRSS }));
