@@ -174,6 +174,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     goalLine(`every page: our CER <= 0.75x Tesseract's, ${set}`, misses.length === 0, misses.length ? `${misses.length} of ${reportRows.length} miss: ${pageList(misses)}` : `all ${reportRows.length} pages`),
     goalLine(`issue 6: no page more than 1 point of CER worse than Tesseract, ${set}`, overPoint.length === 0, overPoint.length ? `${overPoint.length} of ${reportRows.length} over: ${pageList(overPoint)}` : `worst ${(Math.max(...reportRows.map((r) => r.ours.cer - r.tesseract.cer)) * 100).toFixed(2)} points`),
     ...speedGoals(m, tS, float32, bf16, set),
+    goalLine("issue 6/18: peak RSS of an OCR process under 1 GB", Math.max(w.s.maxRssKb, o.s.maxRssKb) < 1024 * 1024, `${(Math.max(w.s.maxRssKb, o.s.maxRssKb) / 1024).toFixed(0)} MB (every process of ours on the report half; Tesseract's largest ${(tS.maxRssKb / 1024).toFixed(0)} MB)`),
     "",
     "| image | class | split | ours CER | Tesseract CER | ours BoW | Tesseract BoW | miss |",
     "|---|---|---|---|---|---|---|---|",
