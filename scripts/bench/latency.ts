@@ -11,7 +11,7 @@
 // so a client that falls behind its schedule cannot hide latency (the lag is reported too).
 // A 429 on POST /jobs is counted and never retried. Inputs (synthetic text PDFs; for OCR the
 // same pages rendered to 300 dpi grey images) are uploaded once per (operation, pages) before
-// the clock starts. Usage and the reading of the figures: bench/README-latency.md.
+// the clock starts. Usage and the reading of the figures: bench/README.md, "Per-page latency".
 //
 // The service limits every key (sandbox 30 requests/min and 2 active jobs, live 60 and 2), and
 // polling spends that budget too, so the harness takes several keys of one account and mode
@@ -837,8 +837,12 @@ export async function latencySuite(
   return { title: "Per-page latency under open-loop load (HTTP)", markdown: renderMarkdown(rep), json: withoutJobs(rep) };
 }
 
-/** The command line; returns the exit code (2 usage, 1 when no job completed at any rate). */
-export async function main(argv: string[]): Promise<number> {
+/** The command line; returns the exit code (2 usage, 1 when no job completed at any rate).
+ * Without `--out`, `record` (the bench runner's) puts the section into bench/report.json. */
+export async function main(
+  argv: string[],
+  record?: (section: { title: string; markdown: string; json: unknown }) => void,
+): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
     console.log(usage);
     return 0;
@@ -864,6 +868,8 @@ export async function main(argv: string[]): Promise<number> {
     // The file keeps every job's timeline; the runner's section leaves them out.
     writeFileSync(file, JSON.stringify(rep, null, 2) + "\n");
     log(opts, `wrote ${file}`);
+  } else if (record && rep.runs.some((r) => r.ok > 0)) {
+    record({ title: "Per-page latency under open-loop load (HTTP)", markdown: renderMarkdown(rep), json: withoutJobs(rep) });
   }
   if (!rep.runs.some((r) => r.ok > 0)) {
     console.error("latency: no job completed at any rate");
