@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bow, cer, cpuOf, pool, runChild, tesseract, twoOfOurs, wallOf } from "./ocr.bench";
+import { evalDir, hasEvalSet } from "./eval-set";
 import { evalSet, type EvalPage } from "./ocr-eval-set";
 import type { BenchContext, BenchSection } from "./run";
 
@@ -49,10 +50,12 @@ export function summary(rows: Row[], key: (r: Row) => string, title: string): st
 }
 
 export default async function (ctx: BenchContext): Promise<BenchSection> {
+  const title = "OCR evaluation set: ours vs Tesseract 5 -l eng, per layout class and split";
+  if (!hasEvalSet()) return { title, markdown: "Skipped: evaluation set missing: run scripts/fetch-eval.sh.", json: { skipped: "evaluation set missing" } };
   const cache = join(ctx.outDir, "ocr-eval");
   mkdirSync(cache, { recursive: true });
-  const { pages: all, blankPages } = evalSet(ctx.corpusDir, cache);
-  const pages = ctx.full ? all : all.filter((p) => p.sampled);
+  const { pages: all, skipped } = evalSet(evalDir, cache);
+  const pages = ctx.full ? all : all.filter((p) => (ctx.quick ? p.quick : p.sampled));
   const images = pages.map((p) => p.image());
   // Both engines at once for accuracy; speed is measured after, one engine at a time.
   const [ours, tess] = await Promise.all([
@@ -79,7 +82,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   );
   const misses = rows.filter((r) => r.miss);
   const md = [
-    `${ctx.full ? "Every page" : "The default sample"} of the evaluation set (scripts/bench/ocr-eval-set.ts): ${ctx.full ? "" : `of ${all.length} images, the ${pages.length} chosen by hash before any result (\`bun run bench ocr-eval --full\` runs all); `}every page of every born-digital unencrypted corpus PDF at 300 dpi (reference: \`pdftotext -f N -l N\`), one in four of them again at 150 dpi and one in four at 200 dpi (skew 0.3-1.5 degrees, Gaussian noise sigma 8-16), and the corpus scans (ocr/ images with references; scanned PDFs of the LinnSequencer page, rendered at 300 dpi); ${blankPages.length} pages without text skipped (${blankPages.join(", ")}). Layout class by rule (pdftotext -bbox-layout geometry, script counts, images; see classify()); split by SHA-1 of the page id (tune: first byte < 128). CER in reading order and BoW as in the OCR section; a page **misses** when our CER > ${MISS_RATIO} x Tesseract's on the same image.`,
+    `${ctx.full ? "Every page" : ctx.quick ? "The quick sample" : "The default sample"} of the OCR evaluation set (scripts/bench/ocr-eval-set.ts, on the evaluation set nobody tunes on of bench/README-eval.md): ${ctx.full ? "" : `of ${all.length} images, the ${pages.length} chosen by hash before any result (\`bun run bench ocr-eval --full\` runs all); `}every page with text of the born-digital PDFs at 300 dpi (reference: \`pdftotext\`), half of them again at 150 or 200 dpi, turned 0.5-2 degrees, with Gaussian noise (sigma 6-14), half of those as JPEG of quality 50; pages left out: ${Object.entries(skipped).map(([why, n]) => `${n} ${why}`).join(", ")}. Layout class by rule (pdftotext -bbox-layout geometry, script counts, images; see classify()); split of the source PDF (report: first byte of the sha256 of the file >= 128). CER in reading order and BoW as in the OCR section; a page **misses** when our CER > ${MISS_RATIO} x Tesseract's on the same image.`,
     "",
     ...summary(rows, (r) => `${r.cls} / ${r.split}`, "class / split"),
     "",
@@ -95,5 +98,5 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "|---|---|---|---|---|---|---|---|",
     ...rows.map((r) => `| ${r.name} | ${r.cls} | ${r.split} | ${pct(r.ours.cer)} | ${pct(r.tesseract.cer)} | ${pct(r.ours.bow)} | ${pct(r.tesseract.bow)} | ${r.miss ? "**miss**" : ""} |`),
   ].join("\n");
-  return { title: "OCR evaluation set: ours vs Tesseract 5 -l eng, per layout class and split", markdown: md, json: { full: ctx.full, images: pages.length, of: all.length, blankPages, speed, rows } };
+  return { title, markdown: md, json: { full: ctx.full, quick: ctx.quick, images: pages.length, of: all.length, skipped, speed, rows } };
 }
