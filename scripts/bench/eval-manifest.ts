@@ -1,5 +1,5 @@
 // Generates bench/eval-set.tsv, the manifest of the evaluation sets nobody tunes on
-// (bench/README-eval.md), once: it refuses to run when the manifest exists, so the split drawn here
+// (bench/README.md, "Evaluation sets"), once: it refuses to run when the manifest exists, so the split drawn here
 // is never drawn again (`--force` exists only for a manifest that was never committed).
 //
 //   EVAL_MIRROR=DIR bun scripts/bench/eval-manifest.ts [--force] [--corpus DIR]
@@ -25,7 +25,7 @@ const arg = (k: string) => {
 };
 const corpusDir = arg("--corpus") ?? process.env.CORPUS_DIR ?? resolve(root, "../shared/corpus");
 if (existsSync(out) && !process.argv.includes("--force")) {
-  console.error(`${out} exists: the split is drawn once and never again (bench/README-eval.md)`);
+  console.error(`${out} exists: the split is drawn once and never again (bench/README.md, "Evaluation sets")`);
   process.exit(1);
 }
 

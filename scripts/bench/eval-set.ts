@@ -1,4 +1,4 @@
-// The evaluation sets nobody tunes on (bench/README-eval.md): the files of the committed manifest
+// The evaluation sets nobody tunes on (bench/README.md, "Evaluation sets"): the files of the committed manifest
 // bench/eval-set.tsv, fetched by scripts/fetch-eval.sh. Each file's split was drawn once from the
 // sha256 of its bytes ("report" when the first byte is >= 128) and is read from the manifest,
 // never recomputed, so no file ever moves between halves.

@@ -1,6 +1,6 @@
 // The OCR evaluation set (issue 18 item 1, on the evaluation sets of issue 37 item 3), built by
 // rule from the born-digital PDFs of the evaluation set nobody tunes on (scripts/bench/eval-set.ts,
-// bench/README-eval.md), never hand-picked: every page whose `pdftotext` text has at least
+// bench/README.md, "Evaluation sets"), never hand-picked: every page whose `pdftotext` text has at least
 // MIN_REFERENCE_CHARS non-blank characters, rasterised in grey at 300 dpi (reference: that page's
 // `pdftotext` text), and for a hash-chosen half of those pages one degraded copy: 150 or 200 dpi,
 // turned 0.5-2 degrees, Gaussian noise, and for half of those JPEG compression at quality 50.
@@ -175,133 +175,19 @@ export function greyPng(w: number, h: number, px: Uint8Array, dpi: number): Buff
   return Buffer.concat([sig, chunk("IHDR", ihdr), chunk("pHYs", phys), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
 }
 
-// Baseline JPEG (ITU T.81) of one grey component with the example tables of its Annex K: written
-// here because the machine has no JPEG encoder on the command line (no cjpeg, no ImageMagick).
-const ZIGZAG = [
-  0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
-  30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
-];
-const LUMA_Q = [
-  16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24,
-  35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
-];
-const DC_BITS = [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0];
-const DC_VALS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
-const AC_BITS = [0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7d];
-const AC_VALS = [
-  0x01, 0x02, 0x03, 0x00, 0x04, 0x11, 0x05, 0x12, 0x21, 0x31, 0x41, 0x06, 0x13, 0x51, 0x61, 0x07, 0x22, 0x71, 0x14, 0x32, 0x81, 0x91, 0xa1, 0x08, 0x23, 0x42, 0xb1,
-  0xc1, 0x15, 0x52, 0xd1, 0xf0, 0x24, 0x33, 0x62, 0x72, 0x82, 0x09, 0x0a, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x34, 0x35, 0x36, 0x37,
-  0x38, 0x39, 0x3a, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a,
-  0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0xa2, 0xa3,
-  0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xd2, 0xd3,
-  0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa,
-];
-
-/** Code and length per symbol from a DHT's counts and symbols (T.81 Annex C). */
-function huffman(bits: number[], vals: number[]): { code: number[]; len: number[] } {
-  if (bits.reduce((a, b) => a + b, 0) !== vals.length) throw new Error("bad Huffman table");
-  const code: number[] = [];
-  const len: number[] = [];
-  let c = 0;
-  let k = 0;
-  for (let l = 1; l <= 16; l++) {
-    for (let i = 0; i < bits[l - 1]!; i++) {
-      code[vals[k]!] = c++;
-      len[vals[k++]!] = l;
-    }
-    c <<= 1;
-  }
-  return { code, len };
-}
-
-/** 8-bit grey baseline JPEG with its resolution in the JFIF header (IJG quality scaling). */
+/** 8-bit grey baseline JPEG of `quality` by libjpeg-turbo's cjpeg (Debian libjpeg-turbo-progs),
+ * with the resolution written into its JFIF header (cjpeg writes none from a PGM). */
 export function greyJpeg(w: number, h: number, px: Uint8Array, dpi: number, quality: number): Buffer {
-  const scale = quality < 50 ? 5000 / quality : 200 - 2 * quality;
-  const q = LUMA_Q.map((v) => Math.min(255, Math.max(1, Math.floor((v * scale + 50) / 100))));
-  const dc = huffman(DC_BITS, DC_VALS);
-  const ac = huffman(AC_BITS, AC_VALS);
-  // cosTable[u * 8 + x] = C(u)/2 cos((2x+1)u pi/16): the 8-point DCT-II of T.81 A.3.3, separable.
-  const cosTable = new Float64Array(64);
-  for (let u = 0; u < 8; u++) for (let x = 0; x < 8; x++) cosTable[u * 8 + x] = ((u === 0 ? Math.SQRT1_2 : 1) / 2) * Math.cos(((2 * x + 1) * u * Math.PI) / 16);
-
-  const out: number[] = [];
-  let acc = 0;
-  let nbits = 0;
-  const put = (value: number, n: number) => {
-    for (let i = n - 1; i >= 0; i--) {
-      acc = (acc << 1) | ((value >>> i) & 1);
-      if (++nbits === 8) {
-        out.push(acc);
-        if (acc === 0xff) out.push(0); // byte stuffing
-        acc = 0;
-        nbits = 0;
-      }
-    }
-  };
-  const category = (v: number) => (v === 0 ? 0 : 32 - Math.clz32(Math.abs(v)));
-  const amplitude = (v: number, n: number) => (v < 0 ? v + (1 << n) - 1 : v);
-
-  const block = new Float64Array(64);
-  const tmp = new Float64Array(64);
-  const coef = new Int32Array(64);
-  let prevDc = 0;
-  for (let by = 0; by < h; by += 8) {
-    for (let bx = 0; bx < w; bx += 8) {
-      // Edge blocks repeat the last row and column.
-      for (let y = 0; y < 8; y++) {
-        const row = Math.min(by + y, h - 1) * w;
-        for (let x = 0; x < 8; x++) block[y * 8 + x] = px[row + Math.min(bx + x, w - 1)]! - 128;
-      }
-      for (let y = 0; y < 8; y++)
-        for (let u = 0; u < 8; u++) {
-          let s = 0;
-          for (let x = 0; x < 8; x++) s += cosTable[u * 8 + x]! * block[y * 8 + x]!;
-          tmp[y * 8 + u] = s;
-        }
-      for (let v = 0; v < 8; v++)
-        for (let u = 0; u < 8; u++) {
-          let s = 0;
-          for (let y = 0; y < 8; y++) s += cosTable[v * 8 + y]! * tmp[y * 8 + u]!;
-          coef[v * 8 + u] = Math.round(s / q[v * 8 + u]!);
-        }
-      const diff = coef[0]! - prevDc;
-      prevDc = coef[0]!;
-      const dn = category(diff);
-      put(dc.code[dn]!, dc.len[dn]!);
-      if (dn) put(amplitude(diff, dn), dn);
-      let run = 0;
-      for (let k = 1; k < 64; k++) {
-        const v = coef[ZIGZAG[k]!]!;
-        if (v === 0) {
-          run++;
-          continue;
-        }
-        for (; run > 15; run -= 16) put(ac.code[0xf0]!, ac.len[0xf0]!);
-        const n = category(v);
-        put(ac.code[(run << 4) | n]!, ac.len[(run << 4) | n]!);
-        put(amplitude(v, n), n);
-        run = 0;
-      }
-      if (run) put(ac.code[0]!, ac.len[0]!);
-    }
-  }
-  if (nbits) put(0x7f, 8 - nbits); // pad with one-bits
-
-  const seg = (marker: number, body: number[]) => [0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 0xff, ...body];
-  const u16 = (v: number) => [v >> 8, v & 0xff];
-  const d = Math.round(dpi);
-  return Buffer.concat([
-    Buffer.from([
-      0xff, 0xd8,
-      ...seg(0xe0, [0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 1, ...u16(d), ...u16(d), 0, 0]),
-      ...seg(0xdb, [0, ...ZIGZAG.map((z) => q[z]!)]),
-      ...seg(0xc0, [8, ...u16(h), ...u16(w), 1, 1, 0x11, 0]),
-      ...seg(0xc4, [0x00, ...DC_BITS, ...DC_VALS, 0x10, ...AC_BITS, ...AC_VALS]),
-      ...seg(0xda, [1, 1, 0x00, 0, 63, 0]),
-    ]),
-    Buffer.from(out),
-    Buffer.from([0xff, 0xd9]),
-  ]);
+  const pgm = Buffer.concat([Buffer.from(`P5\n${w} ${h}\n255\n`), px]);
+  const r = spawnSync("cjpeg", ["-quality", String(quality), "-grayscale"], { input: pgm, maxBuffer: 1 << 30, timeout: 300_000 });
+  if (r.status !== 0) throw new Error(`cjpeg (Debian libjpeg-turbo-progs) failed: ${r.error?.message ?? r.stderr}`);
+  const jpg = Buffer.from(r.stdout);
+  // APP0 "JFIF\0" right after SOI: version at 11-12, units at 13 (1 = dots per inch), densities at 14-17.
+  if (jpg.toString("latin1", 6, 11) !== "JFIF\0") throw new Error("cjpeg wrote no JFIF header");
+  jpg[13] = 1;
+  jpg.writeUInt16BE(dpi, 14);
+  jpg.writeUInt16BE(dpi, 16);
+  return jpg;
 }
 
 /** Rasterises a page in grey at `dpi`, turns it by `skewDeg` (bilinear, white outside), adds
