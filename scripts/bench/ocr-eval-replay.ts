@@ -1,7 +1,7 @@
 // Tuning aid for the reading order (issue 18 item 2): re-orders the lines our OCR found in the last
 // `bun run bench ocr-eval` run (bench/out/ocr-eval-run.json) with the current crates/ocr layout
 // (example layout_replay), and prints CER before/after per class, for the tune split only unless
-// `--holdout` or `--all` is given (`--run=FILE`: another run file of the same shape). Pages read after a rotation keep their text (their boxes are
+// `--report` or `--all` is given (`--run=FILE`: another run file of the same shape). Pages read after a rotation keep their text (their boxes are
 // given on the page as displayed, not upright). Not a benchmark: the bench re-runs the OCR.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { scoreRow, summary, type Row } from "./ocr-eval.bench";
 
 const root = resolve(import.meta.dir, "../..");
-const which = process.argv.includes("--all") ? null : process.argv.includes("--holdout") ? "holdout" : "tune";
+const which = process.argv.includes("--all") ? null : process.argv.includes("--report") ? "report" : "tune";
 const runFile = process.argv.find((a) => a.startsWith("--run="))?.slice(6) ?? join(root, "bench/out/ocr-eval-run.json");
 const run = JSON.parse(readFileSync(runFile, "utf8")) as any[];
 const pages = run.filter((p) => which === null || p.split === which);

@@ -7,17 +7,21 @@
 // rounds of ours with the worker's settings (the figure), Tesseract in multi-image mode, and ours
 // with OCR_OPENVINO=0 (ONNX Runtime's float32 kernels), P processes each (P = the cores) over the
 // same split of the pages, whole process and warm (load reported per process), CPU-seconds
-// beside; turned pages (source marked `rotated`) read by Tesseract with `--psm 1`. The tune half
+// beside; pages shown turned by their PDF's /Rotate (90, 180, 270: the image is rendered as
+// displayed) read by Tesseract with `--psm 1` (the degraded copies' 0.5-2 degrees are skew, read as
+// every page is). The tune half
 // gets one round of ours and Tesseract, the same way. The texts for accuracy are those of the
 // first round: CER in reading order and bag-of-words (ocr.bench.ts's definitions) per layout
 // class, per split, per variant, per page.
-// Pages: `--quick` a small fixed sample (hash-chosen), the default the sample fixed by
-// ocr-eval-set.ts (hash-chosen before any result), `--full` every page.
-// Time: --quick about 2 minutes on 2 idle cores; the default about 8-10 minutes; --full hours.
-import { readFileSync, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
+// Pages: the samples fixed by ocr-eval-set.ts before any result (hash-chosen): `--quick` its quick
+// sample, the default its default sample, `--full` every page.
+// Time: --quick (16 + 16 images) about 3 minutes on 2 idle cores; the default (60 + 60) about
+// 10-15 minutes; --full hours.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bow, cer } from "./ocr.bench";
+import { evalDir, hasEvalSet } from "./eval-set";
 import { evalSet, type EvalPage } from "./ocr-eval-set";
 import { machine } from "./machine";
 import { balancedSplit, goalLine, interleaved, pathOf, runOurs, runTesseract, speedGoals, speedMethod, speedProcesses, speedTable, stats, workerConfig, type PairRun, type SpeedPage } from "./ocr-speed";
@@ -63,31 +67,26 @@ export function summary(rows: Row[], key: (r: Row) => string, title: string): st
 
 /** Interleaved rounds on the report half (the tune half gets one). */
 const ROUNDS = 2;
-/** Pages of each half in --quick (hash-chosen from the default sample). */
-const QUICK_PAGES = { report: 6, tune: 3 };
+const isReport = (p: { split: string }) => p.split === "report";
 
-const isReport = (p: { split: string }) => p.split !== "tune";
-
-/** Source files the corpus manifest marks `rotated`: their pages are turned. */
-function turnedSources(corpusDir: string): Set<string> {
-  const rows = readFileSync(join(corpusDir, "MANIFEST.tsv"), "utf8").trim().split("\n");
-  const head = rows[0]!.split("\t");
-  return new Set(rows.slice(1).map((l) => l.split("\t")).filter((f) => (f[head.indexOf("features")] ?? "").split(",").includes("rotated")).map((f) => f[head.indexOf("file")]!));
+/** The clockwise turn of a PDF page as displayed (its /Rotate), by pdfinfo. */
+function rotationOf(pdf: string, page: number): number {
+  const out = spawnSync("pdfinfo", ["-f", String(page), "-l", String(page), pdf], { encoding: "utf8" }).stdout ?? "";
+  return Number(new RegExp(`^Page\\s+${page} rot:\\s+(\\d+)`, "m").exec(out)?.[1] ?? 0);
 }
 
-const sha = (s: string) => createHash("sha1").update(s).digest("hex");
-
 export default async function (ctx: BenchContext): Promise<BenchSection> {
+  const title = "OCR evaluation set: ours vs Tesseract 5 -l eng (judged on the report half)";
+  if (!hasEvalSet()) return { title, markdown: "Skipped: evaluation set missing: run scripts/fetch-eval.sh.", json: { skipped: "evaluation set missing" } };
   const m = machine();
   const cache = join(ctx.outDir, "ocr-eval");
-  const { pages: all, blankPages } = evalSet(ctx.corpusDir, cache);
-  const sampled = all.filter((p) => p.sampled);
-  const pick = (half: EvalPage[], n: number) => [...half].sort((a, b) => sha(a.name).localeCompare(sha(b.name))).slice(0, n);
-  const chosen = ctx.full ? all : ctx.quick ? [...pick(sampled.filter(isReport), QUICK_PAGES.report), ...pick(sampled.filter((p) => !isReport(p)), QUICK_PAGES.tune)] : sampled;
+  mkdirSync(cache, { recursive: true });
+  const { pages: all, skipped } = evalSet(evalDir, cache);
+  const chosen = ctx.full ? all : all.filter((p) => (ctx.quick ? p.quick : p.sampled));
   const report = chosen.filter(isReport);
   const tune = chosen.filter((p) => !isReport(p));
-  const turned = turnedSources(ctx.corpusDir);
-  const speedPages = (ps: EvalPage[]): SpeedPage[] => ps.map((p) => ({ file: p.image(), turned: turned.has(p.source) }));
+  const turned = (p: EvalPage) => rotationOf(join(evalDir, "pdf", p.source), p.page) % 360 !== 0;
+  const speedPages = (ps: EvalPage[]): SpeedPage[] => ps.map((p) => ({ file: p.image(), turned: turned(p) }));
 
   const P = speedProcesses();
   const worker = workerConfig(ctx.outDir);
@@ -146,7 +145,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const set = "report half";
   const pageList = (rs: Row[]) => rs.map((r) => `${r.name} (${pct(r.ours.cer)} vs ${pct(r.tesseract.cer)})`).join(", ");
   const md = [
-    `${ctx.full ? "Every page" : ctx.quick ? "A small fixed sample (--quick)" : "The default sample"} of the evaluation set (scripts/bench/ocr-eval-set.ts): ${report.length} pages of the report half (judged) and ${tune.length} of the tune half (beside) ${ctx.full ? "" : `of ${all.length} images, chosen by hash before any result (\`bun run bench ocr-eval --full\` runs all)`}; ${blankPages.length} pages without text skipped. Layout class by rule (ocr-eval-set.ts classify()). CER in reading order and BoW as in the OCR section; a page **misses** when our CER > ${MISS_RATIO} x Tesseract's on the same image. Ours: the worker settings (${w.path.label} on this CPU).`,
+    `${ctx.full ? "Every page" : ctx.quick ? "The quick sample" : "The default sample"} of the OCR evaluation set (scripts/bench/ocr-eval-set.ts, on the evaluation set nobody tunes on of bench/README.md, "Evaluation sets"): ${report.length} images of the **report** half (judged) and ${tune.length} of the tune half (beside, never judged)${ctx.full ? "" : ` of ${all.length} images, chosen by hash before any result (\`bun run bench ocr-eval --full\` runs all)`}; every page with text of the born-digital PDFs at 300 dpi (reference: \`pdftotext\`), half of them again at 150 or 200 dpi, turned 0.5-2 degrees, with Gaussian noise, half of those as JPEG of quality 50; pages left out: ${Object.entries(skipped).map(([why, n]) => `${n} ${why}`).join(", ")}. Layout class by rule (ocr-eval-set.ts classify()); split of the source PDF (report: first byte of the sha256 of the file >= 128). CER in reading order and BoW as in the OCR section; a page **misses** when our CER > ${MISS_RATIO} x Tesseract's on the same image. Ours: the worker settings (${w.path.label} on this CPU).`,
     "",
     ...summary(rows, (r) => r.split, "split"),
     "",
@@ -181,14 +180,14 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     ...rows.map((r) => `| ${r.name} | ${r.cls} | ${r.split} | ${pct(r.ours.cer)} | ${pct(r.tesseract.cer)} | ${pct(r.ours.bow)} | ${pct(r.tesseract.bow)} | ${r.miss ? "**miss**" : ""} |`),
   ].join("\n");
   return {
-    title: "OCR evaluation set: ours vs Tesseract 5 -l eng (judged on the report half)",
+    title,
     markdown: md,
     json: {
       full: ctx.full,
       quick: ctx.quick,
       images: chosen.length,
       of: all.length,
-      blankPages,
+      skipped,
       report: { pages: report.length, oursCer: rOurs, tesseractCer: rTess, ortCer: meanCer(ortRows, "ours"), misses: misses.map((r) => r.name), overOnePoint: overPoint.map((r) => r.name) },
       tune: { pages: tune.length, oursCer: tOurs, tesseractCer: tTess },
       speed: { processes: P, rounds: ROUNDS, worker: { ...w.s, path: w.path }, workerOrt: { ...o.s, path: o.path }, tesseract: tS, tune: tuneT && tuneW ? { worker: tuneW, tesseract: tuneT } : null },

@@ -17,7 +17,7 @@ export interface ErrorDefinition {
   type: ErrorType;
   /** When the code is used. */
   meaning: string;
-  /** "spec" codes come from SPEC.md; "extension" codes are this service's documented additions. */
+  /** "spec" codes are the API contract's own; "extension" codes are this service's documented additions. */
   origin: "spec" | "extension";
   /** "http" codes answer a request; "job" codes appear in a failed job's `error.code`. */
   usedIn: ("http" | "job")[];

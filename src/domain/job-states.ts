@@ -1,4 +1,4 @@
-// The job state machine of SPEC.md, as data: which transitions exist, and which are final.
+// The job state machine (docs/api.md, Jobs), as data: which transitions exist, and which are final.
 // The queue's SQL guards are generated from this table (queue/guards.ts), so it is the one rule.
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
 

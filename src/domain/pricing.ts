@@ -1,4 +1,4 @@
-// Plans, prices and limits (SPEC.md, Limits and Billing model), defined once and served by
+// Plans, prices and limits of the API contract (docs/api.md), defined once and served by
 // GET /pricing, GET /account and enforced by the rate limiter, the job limits and billing.
 
 export const apiVersion = "2026-09-01";
@@ -27,8 +27,8 @@ export const overage = {
 } as const;
 
 /**
- * Per-mode limits. `pages_per_job` for live is this service's choice (the spec says
- * "the plan's cap", value not shown): 1,000 pages.
+ * Per-mode limits. `pages_per_job` for live is this service's choice (the contract names a
+ * plan's cap without a value): 1,000 pages.
  */
 export const limits = {
   live: { requests_per_minute: 60, concurrent_jobs: 2, pages_per_job: 1000 },

@@ -1,4 +1,4 @@
-// API key scopes (SPEC.md, Authentication 6) and modes.
+// API key scopes and modes: a key acts in one mode, live or test, with a set of scopes (docs/api.md, Basics).
 export const allScopes = [
   "documents:read",
   "documents:write",

@@ -6,7 +6,7 @@ import { dirname, join, relative } from "node:path";
 import { config } from "../config";
 import { ApiError } from "../domain/errors";
 
-/** The one interface both implementations offer (small on purpose: see README "blob store"). */
+/** The one interface both implementations offer (small on purpose: see docs/operating.md, "The blob store"). */
 export interface BlobStore {
   readonly kind: "disk" | "s3";
   /** Stores `source` (a local file, which may be moved, or a stream) under `key`; returns its size. */

@@ -1,4 +1,4 @@
-// The webhook signature scheme (SPEC.md, Events > Delivery): `Service-Signature:
+// The webhook signature scheme (docs/webhooks.md, Delivery): `Service-Signature:
 // t=<unix seconds>,v1=<hex HMAC-SHA256 over "<t>.<raw body>">`, keyed with the endpoint's
 // whole `whsec_...` secret as UTF-8 bytes — the same scheme Stripe uses, so its libraries verify it.
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -20,7 +20,7 @@ export function signatureHeader(secret: string, rawBody: string | Uint8Array, ti
 export type VerifyResult = { ok: true; timestamp: number } | { ok: false; reason: "malformed" | "no_match" | "too_old" | "in_future" };
 
 /**
- * Receiver-side check, as the README's receiver guide describes it: parse `t` and every `v1`,
+ * Receiver-side check, as docs/webhooks.md's receiver guide describes it: parse `t` and every `v1`,
  * compare in constant time, and refuse timestamps outside the tolerance (5 minutes).
  */
 export function verifySignature(secret: string, rawBody: string | Uint8Array, header: string, toleranceS = signatureToleranceS, now = Math.floor(Date.now() / 1000)): VerifyResult {

@@ -1,4 +1,4 @@
-//! Conversions of issue 7: xlsx -> csv, csv -> xlsx (engine::convert::sheets), pdf -> docx (engine::convert::docx).
+//! Conversions: xlsx -> csv, csv -> xlsx (engine::convert::sheets), pdf -> docx (engine::convert::docx).
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;

@@ -1,5 +1,5 @@
-// The list envelope and cursor of every list route (spec: "not shown"; our choice, documented
-// in the README): newest first, `starting_after` = the id of the last object already seen,
+// The list envelope and cursor of every list route (the contract leaves it open; this service's
+// choice, documented in docs/api.md): newest first, `starting_after` = the id of the last object already seen,
 // one extra row fetched to tell `has_more`.
 import type { AuthenticatedKey } from "../../auth/authenticate";
 import { db } from "../../db/client";

@@ -45,7 +45,7 @@ export interface RouteDef<P = any, Q = any, B = any> {
   summary: string;
   description?: string;
   tag: string;
-  /** Not in SPEC.md: marked `x-extension` in the OpenAPI document. */
+  /** An addition to the API contract: marked `x-extension` in the OpenAPI document. */
   extension?: boolean;
   /** `none` = no authentication; `any` = any valid key. */
   scope: Scope | "any" | "none";

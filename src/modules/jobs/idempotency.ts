@@ -1,4 +1,4 @@
-// Idempotency-Key on POST /jobs (SPEC.md, Idempotency): scoped to the API key, kept 24 hours.
+// Idempotency-Key on POST /jobs (docs/api.md, Basics): scoped to the API key, kept 24 hours.
 // The record is claimed in the transaction that creates the job, so it commits with the job or
 // not at all: a request that fails or an API process killed mid-request leaves no record (the
 // retry creates the job), and a concurrent retry waits on the record's row, then replays.

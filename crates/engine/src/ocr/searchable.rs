@@ -415,9 +415,8 @@ impl TextLayer {
     /// one block when their font sizes differ by under 5% and their baselines are less than
     /// 1.5 font sizes apart. So, as Tesseract's renderer does, every word of a line sits on
     /// the line's baseline ([`line_frame`]) and every line of a block has the block's font
-    /// size (from its median line height); with a size per word box (before 2026-11-25) each
-    /// line became a block of its own and `pdftotext` interleaved the columns of the
-    /// LinnSequencer scan.
+    /// size (from its median line height); with a size per word box each line would be a
+    /// block of its own and `pdftotext` would interleave the columns of a two-column scan.
     pub(crate) fn add_page(
         &mut self,
         doc: &mut PdfDocument,
@@ -480,9 +479,9 @@ impl TextLayer {
                 continue;
             }
             let (xh, yh) = ((bx / width, by / width), (ux / height, uy / height));
-            // The font size is the box height (ascent 0.8 + descent 0.2 em). It used to be
-            // 75% of it, under the line pitch / 1.5 that pdftotext allows between the lines
-            // of one block, so it cut columns into pieces and read them out of order.
+            // The font size is the box height (ascent 0.8 + descent 0.2 em). A smaller size
+            // (75% of it, under the line pitch / 1.5 that pdftotext allows between the lines
+            // of one block) makes pdftotext cut columns into pieces and read them out of order.
             let size = height;
             let hscale = width / (n * em * size);
             let origin = (bl[0] + yh.0 * 0.2 * height, bl[1] + yh.1 * 0.2 * height);

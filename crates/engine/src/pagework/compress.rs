@@ -51,7 +51,8 @@
 //! neither) in a private MuPDF context on the calling thread. Cancellation is checked
 //! between images; MuPDF's rewriter and the save cannot be interrupted.
 //! [`ImagePass::Mupdf`] skips the pass (MuPDF's rewriter does every image: for
-//! comparisons; [`ImagePass::MupdfInPlace`] also runs it on the document itself, as it used to).
+//! comparisons; [`ImagePass::MupdfInPlace`] also runs it on the document itself, the damage
+//! the second opening prevents, to test the guard's fallbacks).
 //!
 //! After a run in which MuPDF's rewriter or font subsetter ran, a content guard
 //! (`src/pagework/compress/guard.rs`) compares the output with its source: same page count, and
@@ -154,7 +155,7 @@ pub struct ImageSettings {
 /// on every file but a little blurrier on two (SSIM at 100 dpi 0.9951 vs 0.9952 on
 /// scanned-french-diacritics.pdf, 0.9983 vs 0.9984 on annotator-base64-image.pdf);
 /// q65 is sharper than /ebook on every corpus file whose size the quality changes and
-/// still smaller; q70 was larger than /ebook on two (docs/render.md).
+/// still smaller; q70 was larger than /ebook on two.
 pub const BALANCED: ImageSettings = ImageSettings {
     threshold_dpi: 225,
     target_dpi: 150,
@@ -449,11 +450,10 @@ fn run_guarded(
 pub enum ImagePass {
     /// The engine's image pass, then MuPDF's rewriter (on a second opening) for the rest.
     Engine,
-    /// MuPDF's rewriter for every image (as before the pass existed, but on a second
-    /// opening).
+    /// MuPDF's rewriter for every image, without the engine's pass (on a second opening).
     Mupdf,
-    /// As `Mupdf` with the rewriter on the document itself, as it used to run (content
-    /// damage included: the guard's fallbacks are tested with it).
+    /// As `Mupdf` with the rewriter on the document itself, content damage included (the
+    /// guard's fallbacks are tested with it).
     MupdfInPlace,
 }
 
