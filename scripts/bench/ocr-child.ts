@@ -1,7 +1,8 @@
 // Child process of the OCR suites (ocr, ocr-eval, ocr-lang): our OCR over the files given in
 // argv[2] (JSON: { threads, output, files[], languages?[], machineLock?, keepDir?, withPages?,
 // detMaxSide? }; languages[i] is the `languages` option for files[i]), one after another, as a
-// worker process does. It prints { initMs, runtime, results, maxRssKb } as JSON on stdout.
+// worker process does. It prints { initMs, runtime, results } as JSON on stdout (its peak RSS is
+// read by the parent through /usr/bin/time: a process's own maxrss starts from its parent's).
 //
 // Marks on stderr, read by the parent (ocr-speed.ts) against its own clock, the same way it reads
 // Tesseract's "Page N : file" lines: `ocr-child: ready` once the addon and the models are loaded,
@@ -42,4 +43,4 @@ for (const [n, file] of job.files.entries()) {
   results.push({ file, ms, cpuMs: (cu.user + cu.system) / 1000, pages: r.pagesProcessed, text: j.pages.map((p: any) => p.text).join("\n\n"), engine: j.engine, json: job.withPages ? j.pages : undefined });
   if (out && !job.keepDir) await Bun.file(out).delete?.();
 }
-console.log(JSON.stringify({ initMs, runtime, results, maxRssKb: process.resourceUsage().maxRSS }));
+console.log(JSON.stringify({ initMs, runtime, results }));

@@ -15,8 +15,9 @@
 // class, per split, per variant, per page.
 // Pages: the samples fixed by ocr-eval-set.ts before any result (hash-chosen): `--quick` its quick
 // sample, the default its default sample, `--full` every page.
-// Time: --quick (16 + 16 images) about 3 minutes on 2 idle cores; the default (60 + 60) about
-// 10-15 minutes; --full hours.
+// Time on 2 idle cores: --quick (16 + 16 images, one round) about 2-3 minutes; the default
+// (60 + 60 images, two rounds on the report half) about 12-15 minutes; --full hours. The first
+// run also builds the set's page facts and images (bench/out/ocr-eval, a few minutes, kept).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -65,7 +66,7 @@ export function summary(rows: Row[], key: (r: Row) => string, title: string): st
   ];
 }
 
-/** Interleaved rounds on the report half (the tune half gets one). */
+/** Interleaved rounds on the report half (the tune half gets one); --quick: one. */
 const ROUNDS = 2;
 const isReport = (p: { split: string }) => p.split === "report";
 
@@ -94,7 +95,8 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const reportSlots = balancedSplit(speedPages(report), P);
   const tuneSlots = balancedSplit(speedPages(tune), P);
   console.error(`bench:   report half: ${report.length} pages`);
-  const rr = await interleaved(ROUNDS, [
+  const rounds = ctx.quick ? 1 : ROUNDS;
+  const rr = await interleaved(rounds, [
     { key: worker.key, run: () => runOurs(ctx.root, reportSlots, worker, { withPages: true }) },
     { key: "tesseract", run: () => runTesseract(ctx.outDir, reportSlots) },
     { key: ort.key, run: () => runOurs(ctx.root, reportSlots, ort, { withPages: true }) },
@@ -163,7 +165,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       { label: `Tesseract 5.3, ${P} x 1 thread`, s: tS },
     ]),
     "",
-    speedMethod(P, worker, ROUNDS),
+    speedMethod(P, worker, rounds),
     tuneT && tuneW ? `Tune half (${tune.length} pages, one round, beside): ours (worker settings) whole ${tuneW.wholePps.toFixed(2)} pages/s against Tesseract's ${tuneT.wholePps.toFixed(2)} (${(tuneW.wholePps / tuneT.wholePps).toFixed(2)}x), warm ${tuneW.warmPps.toFixed(2)} against ${tuneT.warmPps.toFixed(2)} (${(tuneW.warmPps / tuneT.warmPps).toFixed(2)}x); CPU s whole ${(tuneW.cpuWholeMs / 1000).toFixed(1)} against ${(tuneT.cpuWholeMs / 1000).toFixed(1)}.` : "",
     `Machine: ${m.cpu}, ${m.flags.join(" ")}; ${m.bf16 ? "bfloat16 path: the worker settings' row; float32 path: OCR_OPENVINO=0." : "float32 path: both of our rows; bfloat16 path: not measured on this CPU (no avx512_bf16/amx)."}`,
     "",
@@ -190,7 +192,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       skipped,
       report: { pages: report.length, oursCer: rOurs, tesseractCer: rTess, ortCer: meanCer(ortRows, "ours"), misses: misses.map((r) => r.name), overOnePoint: overPoint.map((r) => r.name) },
       tune: { pages: tune.length, oursCer: tOurs, tesseractCer: tTess },
-      speed: { processes: P, rounds: ROUNDS, worker: { ...w.s, path: w.path }, workerOrt: { ...o.s, path: o.path }, tesseract: tS, tune: tuneT && tuneW ? { worker: tuneW, tesseract: tuneT } : null },
+      speed: { processes: P, rounds, worker: { ...w.s, path: w.path }, workerOrt: { ...o.s, path: o.path }, tesseract: tS, tune: tuneT && tuneW ? { worker: tuneW, tesseract: tuneT } : null },
       rows,
     },
   };

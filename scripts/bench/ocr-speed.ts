@@ -21,9 +21,12 @@
 // falls in its load, not in its warm time (a few tens of ms, in its favour). CPU-seconds: the
 // process's user + system time (wait4 rusage, which includes any children it waited for), and
 // the same read from /proc/<pid>/stat (10 ms ticks) when the first page mark arrives, so warm
-// CPU = total - that.
-import { readFileSync, statSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+// CPU = total - that. Peak RSS: GNU time's %M of the process. Every process is started through
+// /usr/bin/time because a child's own maxrss starts from its parent's: Linux keeps the memory
+// high-water mark of the image it replaced at exec, and Bun spawns from this process, whose
+// RSS (hundreds of MB once it holds a run's results) then showed as Tesseract's peak.
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { config } from "../../src/config";
 import { ocrThreads } from "../../src/worker/operations/ocr";
@@ -56,11 +59,22 @@ function procCpuMs(pid: number): number {
   }
 }
 
-/** Spawns `cmd`, timing it whole and by the page marks `pageMark` finds on its stderr (group 1:
- * the page index). Marks are stamped when their chunk arrives here. */
+/** The process /usr/bin/time started (its only child). */
+function childOf(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/)[0]) || pid;
+  } catch {
+    return pid;
+  }
+}
+
+/** Spawns `cmd` (through /usr/bin/time, for its peak RSS), timing it whole and by the page marks
+ * `pageMark` finds on its stderr. Marks are stamped when their chunk arrives here. */
 export async function timedProcess(cmd: string[], env: Record<string, string | undefined>, pageMark: RegExp): Promise<Timed> {
+  const dir = mkdtempSync(join(tmpdir(), "ocr-bench-time-"));
+  const timeOut = join(dir, "time");
   const t0 = performance.now();
-  const p = Bun.spawn(cmd, { env: env as Record<string, string>, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["/usr/bin/time", "-o", timeOut, "-f", "%M", ...cmd], { env: env as Record<string, string>, stdout: "pipe", stderr: "pipe" });
   const marks: number[] = [];
   let loadCpuMs = NaN;
   let stderr = "";
@@ -76,16 +90,19 @@ export async function timedProcess(cmd: string[], env: Record<string, string | u
       pending = lines.pop()!;
       for (const l of lines) {
         if (!pageMark.test(l)) continue;
-        if (!marks.length) loadCpuMs = procCpuMs(p.pid);
+        if (!marks.length) loadCpuMs = procCpuMs(childOf(p.pid));
         marks.push(at);
       }
     }
   })();
   const [stdout, end] = await Promise.all([new Response(p.stdout).text(), p.exited.then(() => performance.now() - t0), readErr]);
   const ru = p.resourceUsage();
+  // /usr/bin/time's own CPU (a few ms) counts in; its exit code is the command's.
   const cpuMs = ru ? Number(ru.cpuTime.user + ru.cpuTime.system) / 1000 : NaN;
+  const maxRssKb = Number(readFileSync(timeOut, "utf8").trim().split("\n").at(-1));
+  rmSync(dir, { recursive: true, force: true });
   const pageMs = marks.map((m, i) => (marks[i + 1] ?? end) - m);
-  return { wallMs: end, loadMs: marks[0] ?? end, pageMs, cpuMs, loadCpuMs: marks.length ? loadCpuMs : cpuMs, maxRssKb: ru ? ru.maxRSS / 1024 : NaN, stdout, stderr, code: p.exitCode ?? -1 };
+  return { wallMs: end, loadMs: marks[0] ?? end, pageMs, cpuMs, loadCpuMs: marks.length ? loadCpuMs : cpuMs, maxRssKb, stdout, stderr, code: p.exitCode ?? -1 };
 }
 
 /** Width x height of a PNG or JPEG (file size for anything else): the weight of a page. */
