@@ -361,7 +361,7 @@ export function speedGoals(m: Machine, t: SideStats, float32: { label: string; s
     goalLine(
       `issue 40: pages/s >= 1.5x Tesseract's on an AVX2 CPU without bfloat16, in float32, ${set}`,
       avx2 ? b40.whole && b40.warm : null,
-      avx2 ? `${fig(float32.s)} (${float32.label}; this CPU: ${m.flags.join(" ")}${m.bf16 ? ", which has bfloat16: the float32 figure is ONNX Runtime's kernels (OCR_OPENVINO=0)" : ", no bfloat16"})` : "this CPU has no AVX2",
+      avx2 ? `${fig(float32.s)}${b40.whole !== b40.warm ? ` (${b40.whole ? "whole met, warm missed" : "warm met, whole missed"})` : ""} (${float32.label}; this CPU: ${m.flags.join(" ")}${m.bf16 ? ", which has bfloat16: the float32 figure is ONNX Runtime's kernels (OCR_OPENVINO=0)" : ", no bfloat16"})` : "this CPU has no AVX2",
     ),
   );
   lines.push(

@@ -20,7 +20,7 @@
 // Searchable PDF (ocrmypdf-compare.ts): every scanned corpus PDF (--quick: two one-page ones),
 // ours and OCRmyPDF whole process, the same thread budget. Peak RSS: every OCR process's maxRSS.
 // Time: --quick (3 pages, 2 rounds, 2 OCRmyPDF files) about 2 minutes on 2 idle cores; the
-// default (7 pages, 3 rounds, 11 scanned PDFs of 20 pages) about 6-10 minutes, most of it OCRmyPDF.
+// default (7 pages, 3 rounds, 11 scanned PDFs of 21 pages) about 6-10 minutes, most of it OCRmyPDF.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { machine } from "./machine";
