@@ -7,8 +7,9 @@
 // Marks on stderr, read by the parent (ocr-speed.ts) against its own clock, the same way it reads
 // Tesseract's "Page N : file" lines: `ocr-child: ready` once the addon and the models are loaded,
 // `ocr-child: page N` as page N starts. The parent times the whole process (spawn to exit), its
-// load (spawn to `ready`) and each page (one mark to the next, the last one to the exit, so the
-// output written at the end counts in the last page, as Tesseract's teardown does).
+// load (spawn to the first page mark, right after `ready`) and each page (one mark to the next,
+// the last one to the exit, so the output written at the end counts in the last page, as
+// Tesseract's teardown does).
 import { engine } from "../../src/engine/native";
 import { ocrPaths } from "../../src/worker/operations/ocr";
 import { readFileSync, writeSync } from "node:fs";
