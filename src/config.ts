@@ -97,8 +97,9 @@ export const config = {
     ocrRecSqueeze: process.env.OCR_REC_SQUEEZE ? Number(process.env.OCR_REC_SQUEEZE) : undefined,
     /** OCR_REC_PARALLEL=0: recognition batches one after another by one multi-threaded session. */
     ocrRecParallel: process.env.OCR_REC_PARALLEL !== "0",
-    /** OCR_OPENVINO=0: ONNX Runtime's own kernels instead of OpenVINO's (where its runtime is installed). */
-    ocrOpenvino: process.env.OCR_OPENVINO !== "0",
+    /** OCR_OPENVINO: unset, the recogniser runs on OpenVINO where the CPU has bfloat16 (and its runtime is
+     * installed); 1 on OpenVINO on any CPU (float32 without bfloat16); 0 on ONNX Runtime's own kernels. */
+    ocrOpenvino: process.env.OCR_OPENVINO === "1" ? true : process.env.OCR_OPENVINO === "0" ? false : undefined,
     /** OCR_REC_MIN_WIDTH: narrowest recognition batch in pixels (engine default 160). */
     ocrRecMinWidth: process.env.OCR_REC_MIN_WIDTH ? int("OCR_REC_MIN_WIDTH", 160, 1) : undefined,
     /** OCR_TIMING=1: per-stage OCR times on stderr. */

@@ -24,7 +24,7 @@ const t0 = performance.now();
 await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads, machineLock: job.machineLock, detMaxSide: job.detMaxSide });
 const initMs = performance.now() - t0;
 // Which runtime the recogniser runs on: the engine prefers ONNX Runtime with OpenVINO where it is
-// installed (float32 on a CPU without AVX512_BF16/AMX, bfloat16 with them) unless OCR_OPENVINO=0;
+// installed and the CPU has bfloat16 (AVX512_BF16), or OCR_OPENVINO=1 (float32 without it); OCR_OPENVINO=0 never;
 // the libraries mapped into this process say which one loaded.
 const runtime = /libopenvino/.test(readFileSync("/proc/self/maps", "utf8")) ? "openvino" : "onnxruntime";
 mark("ready");

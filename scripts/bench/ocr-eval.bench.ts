@@ -5,7 +5,7 @@
 //
 // Speed (ocr-speed.ts, the rules of bench/README.md): on the report half's pages, interleaved
 // rounds of ours with the worker's settings (the figure), Tesseract in multi-image mode, and ours
-// with OCR_OPENVINO=0 (ONNX Runtime's float32 kernels), P processes each (P = the cores) over the
+// on the other engine (OCR_OPENVINO=0 on a bfloat16 CPU, =1 elsewhere), P processes each (P = the cores) over the
 // same split of the pages, whole process and warm (load reported per process), CPU-seconds
 // beside; pages shown turned by their PDF's /Rotate (90, 180, 270: the image is rendered as
 // displayed) read by Tesseract with `--psm 1` (the degraded copies' 0.5-2 degrees are skew, read as
@@ -25,7 +25,7 @@ import { bow, cer } from "./ocr.bench";
 import { evalDir, hasEvalSet } from "./eval-set";
 import { evalSet, type EvalPage } from "./ocr-eval-set";
 import { machine } from "./machine";
-import { balancedSplit, goalLine, interleaved, pathOf, runOurs, runTesseract, speedGoals, speedMethod, speedProcesses, speedTable, stats, workerConfig, type PairRun, type SpeedPage } from "./ocr-speed";
+import { balancedSplit, goalLine, interleaved, pathOf, runOurs, runTesseract, speedGoals, speedMethod, speedProcesses, speedTable, stats, workerConfig, otherEngineConfig, type PairRun, type SpeedPage } from "./ocr-speed";
 import type { BenchContext, BenchSection } from "./run";
 
 /** A page misses when our CER is above this share of Tesseract's on the same image. */
@@ -91,7 +91,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
 
   const P = speedProcesses();
   const worker = workerConfig(ctx.outDir);
-  const ort = workerConfig(ctx.outDir, "worker-ort", "worker settings, OCR_OPENVINO=0", { OCR_OPENVINO: "0" });
+  const ort = otherEngineConfig(ctx.outDir, m);
   const reportSlots = balancedSplit(speedPages(report), P);
   const tuneSlots = balancedSplit(speedPages(tune), P);
   console.error(`bench:   report half: ${report.length} pages`);
@@ -155,19 +155,19 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "",
     ...summary(rows, (r) => r.variant, "variant"),
     "",
-    `With OCR_OPENVINO=0 (${o.path.label}) our mean CER on the report half is ${pct(meanCer(ortRows, "ours"))}.`,
+    `With ${ort.label} (${o.path.label}) our mean CER on the report half is ${pct(meanCer(ortRows, "ours"))}.`,
     "",
     "### Speed, report half",
     "",
     ...speedTable([
       { label: `**ours, worker settings (${w.path.label})**`, s: w.s, tesseract: tS },
-      { label: `ours, worker settings, OCR_OPENVINO=0 (${o.path.label})`, s: o.s, tesseract: tS },
+      { label: `ours, ${ort.label} (${o.path.label})`, s: o.s, tesseract: tS },
       { label: `Tesseract 5.3, ${P} x 1 thread`, s: tS },
     ]),
     "",
     speedMethod(P, worker, rounds),
     tuneT && tuneW ? `Tune half (${tune.length} pages, one round, beside): ours (worker settings) whole ${tuneW.wholePps.toFixed(2)} pages/s against Tesseract's ${tuneT.wholePps.toFixed(2)} (${(tuneW.wholePps / tuneT.wholePps).toFixed(2)}x), warm ${tuneW.warmPps.toFixed(2)} against ${tuneT.warmPps.toFixed(2)} (${(tuneW.warmPps / tuneT.warmPps).toFixed(2)}x); CPU s whole ${(tuneW.cpuWholeMs / 1000).toFixed(1)} against ${(tuneT.cpuWholeMs / 1000).toFixed(1)}.` : "",
-    `Machine: ${m.cpu}, ${m.flags.join(" ")}; ${m.bf16 ? "bfloat16 path: the worker settings' row; float32 path: OCR_OPENVINO=0." : "float32 path: both of our rows; bfloat16 path: not measured on this CPU (no avx512_bf16/amx)."}`,
+    `Machine: ${m.cpu}, ${m.flags.join(" ")}; ${m.bf16 ? "bfloat16 path: the worker settings' row; float32 path: OCR_OPENVINO=0." : "float32 path: both of our rows (default: ONNX Runtime's kernels; OCR_OPENVINO=1: OpenVINO); bfloat16 path: not measured on this CPU (no avx512_bf16/amx)."}`,
     "",
     "### Goals (report half)",
     "",

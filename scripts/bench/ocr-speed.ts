@@ -171,16 +171,24 @@ export interface OursConfig {
   threads: number;
   /** The model-run lock file shared by the processes of a run (the worker's machine lock). */
   machineLock?: string;
-  /** Environment changes (OCR_OPENVINO=0); undefined deletes a variable. */
+  /** Environment changes (OCR_OPENVINO); undefined deletes a variable. */
   env: Record<string, string | undefined>;
 }
 
 /** What the service runs by default (src/config.ts, src/worker/operations/ocr.ts): WORKERS =
  * the cores, each with ocrThreads() intra-op threads, every model run under the machine-wide
- * lock unless OCR_MACHINE_LOCK=0, OpenVINO where installed unless OCR_OPENVINO=0. The bench's
+ * lock unless OCR_MACHINE_LOCK=0, OpenVINO where the CPU has bfloat16 (OCR_OPENVINO unset). The bench's
  * lock file is its own (bench/out), so that a service running on the machine does not share it. */
 export function workerConfig(outDir: string, key = "worker", label = "worker settings", env: Record<string, string | undefined> = { OCR_OPENVINO: undefined }): OursConfig {
   return { key, label, threads: ocrThreads(), machineLock: config.ocrMachineLock ? join(outDir, "ocr-machine.lock") : undefined, env };
+}
+
+/** The worker settings on the engine this CPU does not run by default: ONNX Runtime's kernels
+ * where the CPU has bfloat16 (OCR_OPENVINO=0), OpenVINO in float32 where it has not
+ * (OCR_OPENVINO=1), so that the report shows what the default choice wins or loses. */
+export function otherEngineConfig(outDir: string, m: Machine): OursConfig {
+  const v = m.bf16 ? "0" : "1";
+  return workerConfig(outDir, "worker-other", `worker settings, OCR_OPENVINO=${v}`, { OCR_OPENVINO: v });
 }
 
 /** Processes per side: the cores (the service's default WORKERS). */

@@ -15,7 +15,7 @@
 // The texts are those of the speed runs' first round (ours: the worker settings).
 // Speed (ocr-speed.ts): ours and Tesseract as P processes each (P = the cores) over the same
 // split of the pages, whole process and warm, in interleaved rounds: ours with the worker's
-// settings (the figure), the same with OCR_OPENVINO=0 (ONNX Runtime's float32 kernels), and,
+// settings (the figure), the same on the other engine (OCR_OPENVINO=0 on a bfloat16 CPU, =1 elsewhere), and,
 // labelled extra, P processes x 1 thread without the lock (Tesseract's threads exactly).
 // Searchable PDF (ocrmypdf-compare.ts): every scanned corpus PDF (--quick: two one-page ones),
 // ours and OCRmyPDF whole process, the same thread budget. Peak RSS: every OCR process's maxRSS.
@@ -25,7 +25,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { machine } from "./machine";
 import { compareSearchable, ensureOcrmypdf, QUICK_SCANS, type ScanResult, scannedPdfs } from "./ocrmypdf-compare";
-import { goalLine, interleaved, pathOf, type PairRun, runOurs, runTesseract, balancedSplit, speedGoals, speedMethod, speedProcesses, speedTable, stats, workerConfig, type OursConfig } from "./ocr-speed";
+import { goalLine, interleaved, pathOf, type PairRun, runOurs, runTesseract, balancedSplit, speedGoals, speedMethod, speedProcesses, speedTable, stats, workerConfig, otherEngineConfig, type OursConfig } from "./ocr-speed";
 import type { BenchContext, BenchSection } from "./run";
 
 const pages = [
@@ -163,7 +163,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const P = speedProcesses();
   const slots = balancedSplit(files.map((file) => ({ file, turned: false })), P);
   const worker = workerConfig(ctx.outDir);
-  const ort = workerConfig(ctx.outDir, "worker-ort", "worker settings, OCR_OPENVINO=0", { OCR_OPENVINO: "0" });
+  const ort = otherEngineConfig(ctx.outDir, m);
   const oneThread: OursConfig = { key: "one-thread", label: `${P} x 1 thread, no lock`, threads: 1, env: { OCR_OPENVINO: undefined } };
   const rounds = ctx.quick ? QUICK_ROUNDS : ROUNDS;
   const runs = await interleaved(rounds, [
@@ -226,19 +226,19 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     ...rows.map((r, i) => `| ${r.page} | ${pct(r.ours.cer)} | ${pct(r.tesseract.cer)} | ${pct(r.ours.bow)} | ${pct(r.tesseract.bow)} | ${s2(oursPage.get(files[i]!)!)} | ${s2(tessPage.get(files[i]!)!)} |`),
     `| **mean** | **${pct(oursCer)}** | **${pct(tessCer)}** | **${pct(oursBow)}** | **${pct(tessBow)}** | | |`,
     "",
-    `Case-sensitive on every page (the receipts' capitals counted as errors): ours ${pct(oursStrict)}, Tesseract ${pct(tessStrict)}, ratio ${(oursStrict / tessStrict).toFixed(2)}, worst difference ${(worstStrict * 100).toFixed(2)} points. With OCR_OPENVINO=0 (${o.path.label}) our mean CER is ${pct(ortCer)}.`,
+    `Case-sensitive on every page (the receipts' capitals counted as errors): ours ${pct(oursStrict)}, Tesseract ${pct(tessStrict)}, ratio ${(oursStrict / tessStrict).toFixed(2)}, worst difference ${(worstStrict * 100).toFixed(2)} points. With ${ort.label} (${o.path.label}) our mean CER is ${pct(ortCer)}.`,
     "",
     "### Speed",
     "",
     ...speedTable([
       { label: `**ours, worker settings (${w.path.label})**`, s: w.s, tesseract: tS },
-      { label: `ours, worker settings, OCR_OPENVINO=0 (${o.path.label})`, s: o.s, tesseract: tS },
+      { label: `ours, ${ort.label} (${o.path.label})`, s: o.s, tesseract: tS },
       { label: `extra: ours ${oneThread.label} (${one.path.label})`, s: one.s, tesseract: tS },
       { label: `Tesseract 5.3, ${P} x 1 thread`, s: tS },
     ]),
     "",
     speedMethod(P, worker, rounds),
-    `Our model load inside the load (ocrInit): ${s2(initMs)} s per process. Machine: ${m.cpu}, ${m.flags.join(" ")}; ${m.bf16 ? "bfloat16 path: the worker settings' row (OpenVINO in bfloat16); the float32 path: OCR_OPENVINO=0." : "float32 path: both of our rows (OpenVINO computes in float32 on this CPU); bfloat16 path: not measured on this CPU (no avx512_bf16/amx)."}`,
+    `Our model load inside the load (ocrInit): ${s2(initMs)} s per process. Machine: ${m.cpu}, ${m.flags.join(" ")}; ${m.bf16 ? "bfloat16 path: the worker settings' row (OpenVINO in bfloat16); the float32 path: OCR_OPENVINO=0." : "float32 path: both of our rows (the default runs ONNX Runtime's kernels on a CPU without bfloat16; OCR_OPENVINO=1 runs OpenVINO in float32); bfloat16 path: not measured on this CPU (no avx512_bf16/amx)."}`,
     "",
     "### Searchable PDF: ours vs OCRmyPDF",
     "",

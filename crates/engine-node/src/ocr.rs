@@ -11,7 +11,7 @@ use crate::runtime::{control_of, integers, spawn_job, JobControl};
 #[napi(object)]
 pub struct OcrInitOptions {
     /// Path of `libonnxruntime.so.1` (from the npm package onnxruntime-node), used when the
-    /// manifest's ONNX Runtime with OpenVINO is not installed or `OCR_OPENVINO=0`.
+    /// manifest's ONNX Runtime with OpenVINO is not installed or not chosen (`OcrTuning::openvino`).
     pub ort_library: String,
     /// Path of models/manifest.json.
     pub manifest: String,

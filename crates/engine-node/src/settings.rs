@@ -33,7 +33,7 @@ pub struct EngineSettings {
     pub ocr_rec_squeeze: Option<f64>,
     /// OCR: recognition batches read side by side by single-threaded sessions (default true).
     pub ocr_rec_parallel: Option<bool>,
-    /// OCR: the default recogniser on OpenVINO when its runtime is installed (default true).
+    /// OCR: the default recogniser on OpenVINO (true), on ONNX Runtime's kernels (false), or where the CPU has bfloat16 (absent).
     pub ocr_openvino: Option<bool>,
     /// OCR: narrowest recognition batch in pixels (default 160).
     pub ocr_rec_min_width: Option<u32>,
@@ -75,7 +75,7 @@ fn parse(s: EngineSettings) -> engine::Result<Settings> {
             rec_squeeze: s.ocr_rec_squeeze.map_or(ocr_default.rec_squeeze, |v| v as f32),
             rec_min_width: s.ocr_rec_min_width.map_or(ocr_default.rec_min_width, |v| v as usize),
             rec_parallel: s.ocr_rec_parallel.unwrap_or(ocr_default.rec_parallel),
-            openvino: s.ocr_openvino.unwrap_or(ocr_default.openvino),
+            openvino: s.ocr_openvino.or(ocr_default.openvino),
             timing: s.ocr_timing.unwrap_or(false),
             debug: s.ocr_debug.unwrap_or(false),
         },

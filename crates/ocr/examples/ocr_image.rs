@@ -28,7 +28,7 @@ fn main() {
             timing: std::env::var_os("OCR_TIMING").is_some(),
             debug: std::env::var_os("OCR_DEBUG").is_some(),
             rec_parallel: std::env::var_os("OCR_REC_PARALLEL").is_none_or(|v| v != "0"),
-            openvino: std::env::var_os("OCR_OPENVINO").is_none_or(|v| v != "0"),
+            openvino: std::env::var("OCR_OPENVINO").ok().map(|v| v != "0"),
             rec_squeeze: std::env::var("OCR_REC_SQUEEZE").ok().and_then(|v| v.parse().ok()).unwrap_or(ocr::REC_SQUEEZE),
             ..Default::default()
         },

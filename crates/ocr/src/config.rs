@@ -40,11 +40,14 @@ pub struct OcrTuning {
     /// instead of one after another by a session with every thread (default true; the same
     /// batches and reads either way). Language recognisers keep one session.
     pub rec_parallel: bool,
-    /// Run the default recogniser on OpenVINO in bfloat16 (where the CPU has it; float32 elsewhere),
-    /// through the manifest's `openvino_runtime` library, when it is installed (default true;
-    /// false: ONNX Runtime's own kernels throughout, `OCR_OPENVINO=0`). One runtime per
+    /// Run the default recogniser on OpenVINO through the manifest's `openvino_runtime` library,
+    /// when it is installed: `None` (the default) where the CPU runs bfloat16 (AVX512_BF16; the
+    /// CPUs with AMX have it too), `Some(true)` everywhere (float32 without bfloat16),
+    /// `Some(false)` never (`OCR_OPENVINO=1` / `0`). Without bfloat16 OpenVINO's float32 reads no
+    /// faster than ONNX Runtime's kernels and its per-width warm-up makes a process's start
+    /// several seconds longer (bench/REPORT.md, section `ocr`, both rows). One runtime per
     /// process: the library of the first engine created is the process's.
-    pub openvino: bool,
+    pub openvino: Option<bool>,
     /// Per-stage times and recognition batches on stderr.
     pub timing: bool,
     /// Every recognised line and every dropped detection box on stderr.
@@ -58,7 +61,7 @@ impl Default for OcrTuning {
             rec_squeeze: REC_SQUEEZE,
             rec_min_width: REC_MIN_WIDTH,
             rec_parallel: true,
-            openvino: true,
+            openvino: None,
             timing: false,
             debug: false,
         }

@@ -325,6 +325,18 @@ pub struct Ocr {
     machine_lock: Option<Mutex<std::fs::File>>,
 }
 
+/// Whether this CPU runs bfloat16 (AVX512_BF16), where OpenVINO's recogniser is the faster one.
+pub fn cpu_has_bf16() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512bf16")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 fn inference<E: std::fmt::Display>(e: E) -> OcrError {
     OcrError::Inference(e.to_string())
 }
@@ -335,13 +347,13 @@ impl Ocr {
     pub fn new(config: &OcrConfig) -> Result<Self> {
         // ONNX Runtime with OpenVINO's execution provider when the manifest names one that is
         // installed (x86-64), else the library the caller gives (ONNX Runtime's own kernels).
-        let openvino_library =
-            config.models.openvino_runtime.as_ref().filter(|p| config.tuning.openvino && p.is_file());
+        let wanted = config.tuning.openvino.unwrap_or_else(cpu_has_bf16);
+        let openvino_library = config.models.openvino_runtime.as_ref().filter(|p| wanted && p.is_file());
         let libs: Vec<&std::path::Path> =
             openvino_library.into_iter().map(|p| p.as_path()).chain([config.ort_library.as_path()]).collect();
         let env = environment(&libs)?;
         // One runtime per process: the library loaded first is the one used.
-        let openvino = config.tuning.openvino
+        let openvino = wanted
             && <ort::ep::OpenVINO as ort::ep::ExecutionProvider>::is_available()
                 .map_err(|e| OcrError::Init(format!("listing ONNX Runtime's execution providers: {e}")))?;
         let rec_backend = if openvino { Backend::OpenVino { bf16: true } } else { Backend::Cpu };

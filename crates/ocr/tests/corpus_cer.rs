@@ -206,13 +206,15 @@ fn recognition_on_openvino_reads_every_corpus_page_about_as_well_as_onnx_runtime
     if !have_corpus() {
         return;
     }
-    let openvino = engine();
+    let mut ov = config(2, None);
+    ov.tuning.openvino = Some(true);
+    let openvino = ocr::Ocr::new(&ov).unwrap();
     if !openvino.uses_openvino() {
         eprintln!("skipped: ONNX Runtime with OpenVINO is not installed (scripts/fetch-models.sh, x86-64)");
         return;
     }
     let mut cpu = config(2, None);
-    cpu.tuning.openvino = false;
+    cpu.tuning.openvino = Some(false);
     let cpu = ocr::Ocr::new(&cpu).unwrap();
     assert!(!cpu.uses_openvino());
     let (mut sum_ov, mut sum_cpu, mut n) = (0.0, 0.0, 0.0);
