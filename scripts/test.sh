@@ -4,11 +4,21 @@
 # Chromium, the TypeScript and Python clients against the real service: clients/typescript/test
 # and clients/python/tests, where a failing pytest fails bun test).
 # Tests create a fresh database per test file on the Postgres named by DATABASE_URL
-# (default postgres://postgres@127.0.0.1:5432/test).
+# (default postgres://postgres@127.0.0.1:5432/test); when nothing answers there, on an embedded
+# Postgres started for this run in a temporary directory and stopped at exit (scripts/test-db.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
+./scripts/setup-test.sh
+db_url_file="$(mktemp)"
+bun scripts/test-db.ts "$db_url_file" &
+db_pid=$!
+trap 'kill -TERM "$db_pid" 2>/dev/null; wait "$db_pid" 2>/dev/null; rm -f "$db_url_file"' EXIT
+until [ -s "$db_url_file" ]; do
+  kill -0 "$db_pid" 2>/dev/null || { wait "$db_pid" || true; [ -s "$db_url_file" ] && break; echo "test: no Postgres for the tests" >&2; exit 1; }
+  sleep 0.2
+done
+DATABASE_URL="$(cat "$db_url_file")"
+export DATABASE_URL
 # Format and lint first (cheap, and a failure says what to fix): rustfmt.toml is the style;
 # clippy lints the library targets (the addon's napi exports are dead code to a test build).
 cargo fmt --all -- --check

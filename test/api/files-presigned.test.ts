@@ -10,7 +10,7 @@ import { garageAvailable, garageBin, startGarage, type Garage } from "../support
 import { createJob, download, finishedJob, uploadBytes } from "../support/jobs";
 import { pngHeader, tinyPdf } from "../support/pdf";
 
-if (!garageAvailable) console.log(`skipping presigned-upload tests: no Garage at ${garageBin} (./scripts/setup.sh installs it)`);
+if (!garageAvailable) console.log(`skipping presigned-upload tests: no Garage at ${garageBin} (./scripts/setup-test.sh installs it)`);
 
 describe.skipIf(!garageAvailable)("object store (Garage)", () => {
   let garage: Garage;

@@ -12,7 +12,7 @@ import { createJob, download, finishedJob, keyFor, rolePids, uploadBytes, waitJo
 import { isAlive, spawnBun, waitFor, type Spawned } from "../support/wait";
 import { tinyPdf } from "../support/pdf";
 
-if (!garageAvailable) console.log(`skipping scale-out tests: no Garage at ${garageBin} (./scripts/setup.sh installs it)`);
+if (!garageAvailable) console.log(`skipping scale-out tests: no Garage at ${garageBin} (./scripts/setup-test.sh installs it)`);
 
 const pageDelayMs = 300;
 

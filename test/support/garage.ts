@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import type { Subprocess } from "bun";
 import { freePort } from "./service";
 
-/** scripts/setup.sh installs Garage here (GARAGE_BIN overrides). */
+/** scripts/setup-test.sh installs Garage here (GARAGE_BIN overrides). */
 export const garageBin = process.env.GARAGE_BIN || `${process.env.GARAGE_ROOT || "/var/cache/docproc/garage"}/bin/garage`;
 export const garageAvailable = existsSync(garageBin);
 

@@ -72,7 +72,7 @@ _s3_keys: Iterator[str] = iter(os.environ.get("DOCPROC_S3_API_KEYS", "").split("
 def s3_endpoint() -> str:
     endpoint = os.environ.get("DOCPROC_S3_ENDPOINT")
     if not endpoint:
-        pytest.skip("no Garage-backed service (the harness starts one when Garage is installed; ./scripts/setup.sh installs it)")
+        pytest.skip("no Garage-backed service (the harness starts one when Garage is installed; ./scripts/setup-test.sh installs it)")
     return endpoint
 
 

@@ -1,6 +1,6 @@
 // Runs the Python client's pytest suite against the real service: starts it (test/support/service.ts),
 // creates one sandbox key per Python test, and fails when pytest fails. The venv is made by
-// scripts/setup.sh (clients/python/.venv with the client and pytest from PyPI). When Garage is
+// scripts/setup-test.sh (clients/python/.venv with the client and pytest from PyPI). When Garage is
 // installed, a second service backed by it serves the object-store tests (tests/test_presigned.py);
 // without it those tests skip.
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -15,7 +15,7 @@ let svc: Service;
 let garage: Garage | undefined;
 let s3svc: Service | undefined;
 
-if (!garageAvailable) console.log(`skipping the Python client's presigned tests: no Garage at ${garageBin} (./scripts/setup.sh installs it)`);
+if (!garageAvailable) console.log(`skipping the Python client's presigned tests: no Garage at ${garageBin} (./scripts/setup-test.sh installs it)`);
 
 beforeAll(async () => {
   svc = await startService({ workers: 1, env: { SANDBOX_OCR: "real" } });
@@ -31,7 +31,7 @@ afterAll(async () => {
 }, 60_000);
 
 test("the Python client's pytest suite passes against the running service", async () => {
-  if (!existsSync(python)) throw new Error(`${python} is missing: run ./scripts/setup.sh (it creates the venv and installs the client and pytest)`);
+  if (!existsSync(python)) throw new Error(`${python} is missing: run ./scripts/setup-test.sh (it creates the venv and installs the client and pytest)`);
   const keys: string[] = [];
   for (let i = 0; i < 16; i++) keys.push((await svc.newKey({ mode: "test" })).key);
   const s3: Record<string, string> = {};

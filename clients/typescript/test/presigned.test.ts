@@ -9,7 +9,7 @@ import { rotations, tempDir, writeTemp } from "../../../test/support/jobs";
 import { Client, type FetchLike } from "../src/index";
 import { textPdf } from "./pdf";
 
-if (!garageAvailable) console.log(`skipping the TypeScript client's presigned tests: no Garage at ${garageBin} (./scripts/setup.sh installs it)`);
+if (!garageAvailable) console.log(`skipping the TypeScript client's presigned tests: no Garage at ${garageBin} (./scripts/setup-test.sh installs it)`);
 
 describe.skipIf(!garageAvailable)("object store through the client (Garage)", () => {
   let garage: Garage;

@@ -30,7 +30,7 @@ fn render_page(dir: &common::Scratch, name: &str, font: &str, text: &str) -> Pat
         .arg(format!("--print-to-pdf={}", pdf.display()))
         .arg(&html)
         .output()
-        .expect("chromium is installed (scripts/setup.sh)");
+        .expect("chromium is installed (scripts/setup-test.sh)");
     assert!(pdf.exists(), "chromium printed no PDF: {}", String::from_utf8_lossy(&s.stderr));
     let stem = dir.path(name);
     let st = Command::new("pdftoppm")

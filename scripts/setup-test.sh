@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what the service needs (scripts/setup.sh), then what only the tests and the
+# benchmarks use. Safe to run again: every step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+
+# The reference tools the tests and benchmarks check outputs with or compare against: qpdf
+# (--check), poppler (pdftotext, pdfinfo, pdfimages, pdffonts, pdftoppm), mupdf-tools (mutool),
+# Ghostscript; Tesseract's traineddata for every OCR language offered (the ocr and ocr-lang
+# benchmarks compare against them); Chromium for the web console's browser tests and to
+# render the generated OCR language pages (test/support/lang-pages.ts); python3-venv for the
+# Python client's tests and the ocrmypdf comparison; zip, openssl (a TLS webhook receiver),
+# xmllint (libxml2-utils), time (/usr/bin/time), procps (pgrep, ps) for single tests; cjpeg
+# (libjpeg-turbo-progs) writes the JPEG pages of the OCR evaluation set.
+./scripts/apt-install.sh qpdf mupdf-tools poppler-utils ghostscript chromium python3-venv \
+  zip openssl libxml2-utils time procps libjpeg-turbo-progs \
+  tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-ita tesseract-ocr-por tesseract-ocr-nld tesseract-ocr-chi-sim tesseract-ocr-chi-tra tesseract-ocr-jpn tesseract-ocr-pol tesseract-ocr-ces tesseract-ocr-hun tesseract-ocr-tur tesseract-ocr-swe tesseract-ocr-dan tesseract-ocr-nor tesseract-ocr-fin tesseract-ocr-est tesseract-ocr-lav tesseract-ocr-lit tesseract-ocr-slv tesseract-ocr-hrv tesseract-ocr-cat tesseract-ocr-glg tesseract-ocr-eus tesseract-ocr-isl tesseract-ocr-gle tesseract-ocr-afr tesseract-ocr-ind tesseract-ocr-msa tesseract-ocr-lat tesseract-ocr-sqi tesseract-ocr-mlt tesseract-ocr-cym tesseract-ocr-bos tesseract-ocr-swa tesseract-ocr-fil
+
+# Garage, the S3-compatible object store the tests run against (test/support/garage.ts).
+# Built from crates.io once and kept outside the clone (about 20-40 minutes on 2 cores);
+# built again whenever the cached binary is missing, so the cache is never a dependency.
+GARAGE_ROOT="${GARAGE_ROOT:-/var/cache/docproc/garage}"
+if ! "$GARAGE_ROOT/bin/garage" --version 2>/dev/null | grep -q "2\.5\.0"; then
+  echo "setup: building garage 2.5.0 into $GARAGE_ROOT (cargo install, takes a while)"
+  mkdir -p "$GARAGE_ROOT"
+  cargo install --locked garage@2.5.0 --root "$GARAGE_ROOT"
+fi
+
+# Client libraries (clients/): the TypeScript client's packages, and a venv with the Python
+# client and pytest from PyPI (Debian's Python is externally managed). The venv is
+# reinstalled only when clients/python/pyproject.toml changes.
+bun install --frozen-lockfile --cwd clients/typescript
+venv=clients/python/.venv
+stamp="$(sha256sum clients/python/pyproject.toml | cut -d' ' -f1)"
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.installed" 2>/dev/null)" != "$stamp" ]; then
+  echo "setup: creating $venv with the Python client and pytest"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet -e "clients/python[test]"
+  echo "$stamp" > "$venv/.installed"
+fi
