@@ -12,7 +12,7 @@
 //!   node_modules (bun install, scripts/fetch-models.sh);
 //! - `has_openvino`: the manifest's ONNX Runtime build with OpenVINO is there too.
 //!
-//! The corpus directory is `CORPUS_DIR` when set, else the first of `<repo>/.corpus`
+//! The corpus directory is `CORPUS_DIR` when set (relative to the repository root), else the first of `<repo>/.corpus`
 //! (where scripts/fetch-corpus.sh puts it) and `<repo>/../shared/corpus` that holds
 //! `files/`. The tests read it from the `DOCPROC_CORPUS_DIR` environment variable set here at
 //! compile time, so they look exactly where this check looked. test/support/service.ts
@@ -31,7 +31,8 @@ fn repo_root() -> PathBuf {
 /// The corpus directory the tests use (which may not exist).
 fn corpus_dir(root: &Path) -> PathBuf {
     if let Some(dir) = std::env::var_os("CORPUS_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
+        // A relative CORPUS_DIR is relative to the repository root, wherever cargo runs.
+        return root.join(dir);
     }
     let candidates = [root.join(".corpus"), root.join("../shared/corpus")];
     candidates.iter().find(|d| d.join("files").is_dir()).unwrap_or(&candidates[0]).clone()

@@ -23,6 +23,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="${CORPUS_DIR:-$root/.corpus}"
+# Relative to the repository root, as the tests read it.
+[[ "$dest" == /* ]] || dest="$root/$dest"
 mirror="${CORPUS_MIRROR:-}"
 manifest="$root/test/corpus-manifest.tsv"
 mkdir -p "$dest"

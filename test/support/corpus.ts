@@ -1,5 +1,5 @@
 // Where the corpus is, and whether it is all there, by the same rules as the Rust tests'
-// build scripts (crates/test_inputs.rs): CORPUS_DIR when set, else the first of <repo>/.corpus
+// build scripts (crates/test_inputs.rs): CORPUS_DIR when set (relative to the repository root), else the first of <repo>/.corpus
 // (scripts/fetch-corpus.sh puts it there) and ../shared/corpus beside the repository that holds
 // files/. It is present when MANIFEST.tsv and every files/ entry of test/corpus-manifest.tsv
 // are; tests that read it use test.skipIf(!hasCorpus), and test/support/corpus-note.ts says
@@ -10,9 +10,9 @@ import { join, resolve } from "node:path";
 const root = resolve(import.meta.dir, "../..");
 
 function locate(): string {
-  if (process.env.CORPUS_DIR) return process.env.CORPUS_DIR;
+  if (process.env.CORPUS_DIR) return resolve(root, process.env.CORPUS_DIR);
   const candidates = [join(root, ".corpus"), resolve(root, "../shared/corpus")];
-  return candidates.find((d) => existsSync(join(d, "files"))) ?? candidates[0];
+  return candidates.find((d) => existsSync(join(d, "files"))) ?? candidates[0]!;
 }
 
 export const corpusDir = locate();
@@ -22,7 +22,7 @@ export const corpusEntries: string[] = readFileSync(join(root, "test/corpus-mani
   .split("\n")
   .slice(1)
   .filter((l) => l.trim())
-  .map((l) => l.split("\t")[0]);
+  .map((l) => l.split("\t")[0]!);
 
 /** Whether the corpus is there: MANIFEST.tsv and every files/ entry of the manifest. */
 export const hasCorpus =

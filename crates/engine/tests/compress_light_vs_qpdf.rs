@@ -6,7 +6,6 @@
 
 mod common;
 
-
 use common::{corpus_file, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::JobControl;

@@ -28,7 +28,7 @@ fn text_of(xml: &str) -> String {
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
-#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn docx_scanned_page_is_ocred_into_editable_paragraphs() {
     let corpus = corpus_dir();
     init_ocr();
@@ -144,7 +144,7 @@ fn docx_footnotes_set_one_line_per_block_read_top_to_bottom() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "a debugging aid, not a check: DOCX_PDF=<pdf> cargo test docx_dump_tables -- --ignored --nocapture"]
 fn docx_dump_tables() {
     let name = std::env::var("DOCX_PDF").unwrap();
     let out = std::env::temp_dir().join("docx-dump.docx");

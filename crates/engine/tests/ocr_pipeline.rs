@@ -13,7 +13,7 @@ fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
-#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn each_of_four_turned_scan_pages_is_read_upright() {
     let corpus = corpus_dir();
     init_ocr();
@@ -47,7 +47,7 @@ fn each_of_four_turned_scan_pages_is_read_upright() {
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
-#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
     let corpus = corpus_dir();
     init_ocr();
@@ -77,7 +77,7 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
-#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count() {
     let corpus = corpus_dir();
     init_ocr();
@@ -93,7 +93,7 @@ fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count()
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
-#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn an_image_input_is_one_page() {
     let corpus = corpus_dir();
     init_ocr();
@@ -105,7 +105,7 @@ fn an_image_input_is_one_page() {
 }
 
 #[test]
-#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn a_cancelled_job_stops() {
     init_ocr();
     let scratch = common::Scratch::new("ocr-cancel");
@@ -137,7 +137,7 @@ fn phototest_as_transparent_webp(phototest: &std::path::Path, path: &std::path::
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
-#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn a_webp_image_is_decoded_with_its_alpha_flattened_on_white_and_read() {
     let corpus = corpus_dir();
     init_ocr();
@@ -175,7 +175,7 @@ fn png_claiming(w: u32, h: u32) -> Vec<u8> {
 }
 
 #[test]
-#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn an_image_above_the_pixel_cap_is_refused_before_it_is_decoded() {
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-huge-{}.png", std::process::id()));
@@ -189,7 +189,7 @@ fn an_image_above_the_pixel_cap_is_refused_before_it_is_decoded() {
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
-#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn a_decompression_bomb_is_refused_before_mupdf_reads_it() {
     let corpus = corpus_dir();
     init_ocr();

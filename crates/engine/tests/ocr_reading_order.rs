@@ -17,7 +17,7 @@ fn letters(s: &str) -> String {
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
-#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn json_text_layer_and_docx_follow_the_same_reading_order() {
     let corpus = corpus_dir();
     init_ocr();

@@ -58,7 +58,7 @@ fn counted(text: &str) -> HashMap<char, usize> {
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
-#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn pdftotext_of_the_searchable_pdf_gives_back_every_character_of_the_json_text_on_every_corpus_scan() {
     let dir = corpus_dir();
     init_ocr();
@@ -139,7 +139,7 @@ const MAX_ORDER_DISTANCE_PERMILLE: usize = 175;
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
-#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn pdftotext_reads_the_searchable_pdf_words_in_the_json_reading_order_on_every_corpus_scan() {
     let dir = corpus_dir();
     init_ocr();

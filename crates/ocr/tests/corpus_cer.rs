@@ -81,8 +81,8 @@ fn load(path: &Path) -> ocr::Image {
 }
 
 #[test]
-#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (scripts/fetch-corpus.sh cannot fetch three): set CORPUS_DIR")]
-#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
+#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn character_error_rate_stays_under_the_threshold_on_every_reference_page() {
     let dir = corpus().join("ocr");
     let engine = engine();
@@ -115,8 +115,8 @@ fn character_error_rate_stays_under_the_threshold_on_every_reference_page() {
 }
 
 #[test]
-#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (scripts/fetch-corpus.sh cannot fetch three): set CORPUS_DIR")]
-#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
+#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn pages_turned_by_90_180_270_degrees_are_read_upright() {
     let engine = engine();
     let src = load(&corpus().join("ocr/tesseract-phototest.png"));
@@ -139,8 +139,8 @@ fn pages_turned_by_90_180_270_degrees_are_read_upright() {
 }
 
 #[test]
-#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (scripts/fetch-corpus.sh cannot fetch three): set CORPUS_DIR")]
-#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
+#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn model_runs_wait_for_the_machine_lock() {
     let lock = std::env::temp_dir().join(format!("ocr-machine-lock-test-{}.lock", std::process::id()));
     let engine = ocr::Ocr::new(&config(1, Some(lock.clone()))).unwrap();
@@ -165,8 +165,8 @@ fn model_runs_wait_for_the_machine_lock() {
 /// the default with 2 threads) give every reference page exactly what one 2-thread session
 /// reading them one after another gives: the same batches, so the same reads.
 #[test]
-#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (scripts/fetch-corpus.sh cannot fetch three): set CORPUS_DIR")]
-#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
+#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
+#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn batches_read_side_by_side_give_the_same_page_as_one_after_another() {
     let side_by_side = engine();
     let mut one_by_one = config(2, None);
@@ -186,9 +186,12 @@ fn batches_read_side_by_side_give_the_same_page_as_one_after_another() {
 /// use the runtime loaded first (OpenVINO's where installed); without it there is nothing to
 /// compare.
 #[test]
-#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (scripts/fetch-corpus.sh cannot fetch three): set CORPUS_DIR")]
-#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh (bun install, scripts/fetch-models.sh)")]
-#[cfg_attr(all(has_ocr_corpus, has_ocr_models, not(has_openvino)), ignore = "ONNX Runtime with OpenVINO missing: scripts/fetch-models.sh installs it (x86-64)")]
+#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
+#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
+#[cfg_attr(
+    all(has_ocr_corpus, has_ocr_models, not(has_openvino)),
+    ignore = "OpenVINO runtime missing: scripts/fetch-models.sh"
+)]
 fn recognition_on_openvino_reads_every_corpus_page_about_as_well_as_onnx_runtimes_kernels() {
     let openvino = engine();
     assert!(openvino.uses_openvino(), "ONNX Runtime with OpenVINO is installed but the engine does not use it");

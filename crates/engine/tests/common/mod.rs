@@ -57,8 +57,8 @@ pub fn corpus_file(name: &str) -> PathBuf {
 /// A command for the reference tool `name`; panics, naming the tool, when it is not on
 /// PATH, so that a check that needs it fails instead of passing unchecked.
 pub fn tool(name: &str) -> Command {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()));
+    let found =
+        std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()));
     assert!(found, "{name} is not installed (scripts/setup.sh installs it): this test checks with it");
     Command::new(name)
 }
@@ -262,7 +262,8 @@ pub fn synthetic_pdf(pages: &[(u32, u32, i32)], outline: bool) -> Vec<u8> {
         objects.push(stream("", format!("BT /F1 24 Tf 36 {} Td (Page {}) Tj ET", h / 2, i + 1).as_bytes()));
         let prev = if i > 0 { format!(" /Prev {} 0 R", p - 1) } else { String::new() };
         let next = if i + 1 < n { format!(" /Next {} 0 R", p + 5) } else { String::new() };
-        objects.push(format!("<< /Title (Page {}) /Parent 4 0 R{prev}{next} /Dest [{p} 0 R /Fit] >>", i + 1).into_bytes());
+        objects
+            .push(format!("<< /Title (Page {}) /Parent 4 0 R{prev}{next} /Dest [{p} 0 R /Fit] >>", i + 1).into_bytes());
     }
     build_pdf(&objects)
 }

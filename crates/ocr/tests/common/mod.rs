@@ -18,8 +18,8 @@ pub fn corpus() -> PathBuf {
 /// A command for the reference tool `name`; panics, naming the tool, when it is not on
 /// PATH, so that a check that needs it fails instead of passing unchecked.
 pub fn tool(name: &str) -> std::process::Command {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()));
+    let found =
+        std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()));
     assert!(found, "{name} is not installed (scripts/setup.sh installs it): this test checks with it");
     std::process::Command::new(name)
 }
