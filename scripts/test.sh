@@ -23,8 +23,13 @@ export DATABASE_URL
 # clippy lints the library targets (the addon's napi exports are dead code to a test build).
 cargo fmt --all -- --check
 cargo clippy --workspace --release -- -D warnings
-cargo test --release --workspace --exclude engine-node
+logs="$(mktemp -d)"
+cargo test --release --workspace --exclude engine-node 2>&1 | tee "$logs/cargo.log"
 bun x tsc --noEmit -p .
 bun x tsc --noEmit -p console
 (cd clients/typescript && bun x tsc --noEmit -p . && bun x tsc --noEmit -p tsconfig.test.json)
-bun test --timeout 120000
+bun test --timeout 120000 2>&1 | tee "$logs/bun.log"
+# What did not run, and why: a test without its inputs is ignored (cargo) or skipped (bun).
+echo "cargo: $(grep -c ' \.\.\. ignored' "$logs/cargo.log" || true) ignored"; grep -o 'ignored, .*' "$logs/cargo.log" | sort | uniq -c || true
+skips="$(grep -oE '^ *[0-9]+ skip$' "$logs/bun.log" | tail -1 | tr -dc 0-9 || true)"
+echo "bun: ${skips:-0} skipped"; grep -m1 '^SKIP: ' "$logs/bun.log" || true

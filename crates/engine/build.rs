@@ -2,8 +2,12 @@
 //! the `mupdf-sys` crate in Cargo's registry; the MuPDF library itself is linked by
 //! `mupdf-sys`. Also csrc/turbo.c (JPEG encoding with the system libjpeg-turbo, loaded
 //! with dlopen) when /usr/include/jpeglib.h exists. csrc/compress.c uses libdeflate, built
-//! and linked by the `libdeflate-sys` crate.
+//! and linked by the `libdeflate-sys` crate. Also tells the integration tests which of their
+//! third-party inputs are present (../test_inputs.rs).
 use std::path::PathBuf;
+
+#[path = "../test_inputs.rs"]
+mod test_inputs;
 
 fn mupdf_include() -> PathBuf {
     let home = std::env::var_os("CARGO_HOME")
@@ -29,6 +33,7 @@ fn mupdf_include() -> PathBuf {
 }
 
 fn main() {
+    test_inputs::emit();
     println!("cargo:rerun-if-changed=csrc/compress.c");
     println!("cargo:rerun-if-changed=csrc/compress_images.c");
     println!("cargo:rerun-if-changed=csrc/compress_fonts.c");

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { client, expectEnvelope, type Service, hasCorpus } from "../support/service";
+import { corpusFileNames } from "../support/corpus";
 import { useService } from "../support/use-service";
 import { words, lcs, pdftotextPages } from "../support/text-recall";
 import { corpusFilesDir, createJob, download, finishedJob, keyFor, tempDir, uploadBytes as rawUploadBytes, uploadOk as rawUploadOk } from "../support/jobs";
@@ -59,7 +60,7 @@ function xlsxPart(path: string, part: string): string {
   return spawnSync("unzip", ["-p", path, part], { encoding: "utf8" }).stdout;
 }
 
-const corpusOf = (ext: string) => (hasCorpus ? readdirSync(corpusFilesDir) : []).filter((f) => f.endsWith(ext)).sort();
+const corpusOf = corpusFileNames;
 
 describe("docx -> pdf", () => {
   test.skipIf(!hasCorpus)("every corpus DOCX becomes a valid PDF billed by its produced pages", async () => {

@@ -5,19 +5,19 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { corpusDir, startService, type Service } from "../support/service";
+import { corpusDir, hasCorpus, startService, type Service } from "../support/service";
 import { createJob, upload, waitJobRow } from "../support/jobs";
 import { waitFor } from "../support/wait";
 
 setDefaultTimeout(240_000);
 
 const docx = join(corpusDir, "files", "docx-with-images.docx");
-const haveInputs = existsSync(docx) && Bun.which("soffice") !== null;
-if (!haveInputs) console.log("fault-libreoffice-hang: skipped (needs the corpus and LibreOffice)");
+const haveInputs = hasCorpus;
 
 let svc: Service;
 beforeAll(async () => {
   if (!haveInputs) return;
+  if (!Bun.which("soffice")) throw new Error("soffice is not installed (LibreOffice; scripts/setup.sh installs it): this test needs it");
   svc = await startService({ workers: 1, env: { LIBREOFFICE_TIMEOUT_S: "8" } });
 });
 afterAll(async () => {

@@ -1,20 +1,19 @@
 // The native engine addon as the server uses it: async functions on file paths,
 // errors carrying engine codes, JobControl for cancellation and progress, and work
-// running off the JS thread. Needs `bun run build:native` first; uses the shared corpus
-// (CORPUS_DIR, default ../../../shared/corpus) and skips when it is absent.
+// running off the JS thread. Needs `bun run build:native` first; uses the corpus
+// (test/support/corpus.ts) and skips the tests that read it when it is absent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { corpusDir, hasCorpus } from "../support/corpus";
 
 const require = createRequire(import.meta.url);
 const engine = require(path.join(import.meta.dir, "../../native/index.js"));
 
-const corpusDir = process.env.CORPUS_DIR ?? path.join(import.meta.dir, "../../../shared/corpus");
-const haveCorpus = existsSync(path.join(corpusDir, "files"));
 const corpus = (name: string) => path.join(corpusDir, "files", name);
-const withCorpus = haveCorpus ? test : test.skip;
+const withCorpus = test.skipIf(!hasCorpus);
 
 let scratch = "";
 beforeAll(() => {

@@ -10,12 +10,13 @@ import { spawnSync } from "node:child_process";
 import { engine } from "../../src/engine/native";
 import { engineErrorCode } from "../../src/engine/errors";
 import { corpusDir, hasCorpus } from "../support/service";
+import { corpusFileNames } from "../support/corpus";
 import { docxPages, wordRecall } from "../support/text-recall";
 
 const files = join(corpusDir, "files");
 const dir = mkdtempSync(join(tmpdir(), "convert-engine-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const corpusOf = (ext: string) => (hasCorpus ? readdirSync(files) : []).filter((f) => f.endsWith(ext)).sort();
+const corpusOf = corpusFileNames;
 const unzipList = (path: string) => spawnSync("unzip", ["-Z1", path], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
 const unzipPart = (path: string, part: string) => spawnSync("unzip", ["-p", path, part], { encoding: "utf8", maxBuffer: 256 << 20 }).stdout;
 

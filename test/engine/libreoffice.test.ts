@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { ConversionError, docxToPdf, libreOfficeStatus, networkNamespaceAvailable, stopLibreOffice } from "../../src/convert/libreoffice";
 import { libreOfficeConfig } from "../../src/config";
 import { corpusDir, hasCorpus } from "../support/service";
+import { corpusFileNames } from "../support/corpus";
 
 const files = join(corpusDir, "files");
 const dir = mkdtempSync(join(tmpdir(), "lo-test-"));
@@ -61,7 +62,7 @@ with zipfile.ZipFile(src) as zi, zipfile.ZipFile(dst,'w',zipfile.ZIP_DEFLATED) a
   expect(r.status).toBe(0);
 }
 
-const docxFiles = (hasCorpus ? readdirSync(files) : []).filter((f) => f.endsWith(".docx")).sort();
+const docxFiles = corpusFileNames(".docx");
 
 describe("docx -> pdf through the warm LibreOffice", () => {
   test.skipIf(!hasCorpus)("every corpus DOCX converts to a valid PDF of at least one page", async () => {

@@ -7,12 +7,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ocrPaths } from "../../src/worker/operations/ocr";
-import { hasCorpus } from "../support/service";
+import { corpusDir, hasCorpus } from "../support/corpus";
 import { minimalPdf } from "../support/pdf";
 
 const require = createRequire(import.meta.url);
 const engine = require(path.join(import.meta.dir, "../../native/index.js"));
-const corpusDir = process.env.CORPUS_DIR ?? path.join(import.meta.dir, "../../../shared/corpus");
 
 let scratch = "";
 beforeAll(() => {

@@ -8,9 +8,8 @@ import { createServer } from "node:net";
 import type { Subprocess } from "bun";
 
 export const root = resolve(import.meta.dir, "../..");
-export const corpusDir = process.env.CORPUS_DIR || resolve(root, "../shared/corpus");
-/** Whether the shared corpus is present; a fresh clone has none, and its corpus tests skip. */
-export const hasCorpus = existsSync(join(corpusDir, "files"));
+/** The corpus and whether it is present (test/support/corpus.ts); tests without it skip. */
+export { corpusDir, hasCorpus } from "./corpus";
 
 /** The Postgres server tests create their databases on (CI: the machine's local Postgres). */
 export const adminDatabaseUrl = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";

@@ -7,7 +7,6 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 
 use common::{build_pdf, corpus_file, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
@@ -18,7 +17,7 @@ use mupdf::Buffer;
 const LEVELS: [CompressLevel; 3] = [CompressLevel::Light, CompressLevel::Balanced, CompressLevel::Strong];
 
 fn words(path: &Path) -> HashMap<String, usize> {
-    let out = Command::new("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
+    let out = common::tool("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
     let mut m = HashMap::new();
     for w in String::from_utf8_lossy(&out.stdout).split_whitespace() {
         *m.entry(w.to_owned()).or_insert(0) += 1;
@@ -59,8 +58,9 @@ fn check_every_level(input: &Path, s: &Scratch) {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn a_font_mupdf_cannot_parse_is_copied_and_no_word_is_lost() {
-    let Some(src) = corpus_file("chinese-template.pdf") else { return };
+    let src = corpus_file("chinese-template.pdf");
     let s = Scratch::new("bad-font");
     let input = s.path("broken-font.pdf");
     let doc = PdfDocument::open(src.to_str().unwrap()).unwrap();
@@ -85,14 +85,12 @@ fn a_font_mupdf_cannot_parse_is_copied_and_no_word_is_lost() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn a_broken_object_stream_never_crashes_grows_or_loses_a_readable_word() {
-    let Some(src) = corpus_file("geotopo-117-pages.pdf") else { return };
-    if !common::qpdf_available() {
-        return;
-    }
+    let src = corpus_file("geotopo-117-pages.pdf");
     let s = Scratch::new("bad-objstm");
     let packed = s.path("packed.pdf");
-    let st = Command::new("qpdf").args(["--object-streams=generate"]).arg(&src).arg(&packed).status().unwrap();
+    let st = common::tool("qpdf").args(["--object-streams=generate"]).arg(&src).arg(&packed).status().unwrap();
     assert!(st.success());
     let mut bytes = std::fs::read(&packed).unwrap();
     // Zeros in the middle of the last object stream's deflated data: its objects cannot
@@ -108,14 +106,15 @@ fn a_broken_object_stream_never_crashes_grows_or_loses_a_readable_word() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn owner_password_input_compresses_at_every_level_and_user_password_input_is_refused() {
-    let Some(owner) = corpus_file("owner-password-aes-30-pages.pdf") else { return };
+    let owner = corpus_file("owner-password-aes-30-pages.pdf");
     let s = Scratch::new("bad-encrypted");
     check_every_level(&owner, &s);
     let out = s.path("Light.pdf");
     let d = PdfDocument::open(out.to_str().unwrap()).unwrap();
     assert!(d.trailer().unwrap().get_dict("Encrypt").unwrap().is_some(), "stays encrypted");
-    let Some(user) = corpus_file("encrypted-libreoffice-rc4.pdf") else { return };
+    let user = corpus_file("encrypted-libreoffice-rc4.pdf");
     let err = compress(
         &user,
         &s.path("u.pdf"),
@@ -127,8 +126,9 @@ fn owner_password_input_compresses_at_every_level_and_user_password_input_is_ref
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn a_book_with_fonts_shared_across_352_pages_keeps_every_word_at_every_level() {
-    let Some(book) = corpus_file("freeculture-book-352-pages.pdf") else { return };
+    let book = corpus_file("freeculture-book-352-pages.pdf");
     let s = Scratch::new("bad-book");
     check_every_level(&book, &s);
 }
@@ -194,8 +194,9 @@ fn well_formed_page_content_is_not_rewritten() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn fuzzed_content_syntax_is_rewritten_so_pdftotext_reads_what_mupdf_reads() {
-    let Some(input) = corpus_file("fuzzed-poppler-16-pages.pdf") else { return };
+    let input = corpus_file("fuzzed-poppler-16-pages.pdf");
     let s = Scratch::new("fuzzed-syntax");
     let before: usize = words(&input).values().sum();
     for level in LEVELS {
@@ -282,8 +283,9 @@ fn a_page_cut_short_at_damaged_data_keeps_only_the_resources_its_remaining_conte
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn a_fuzzed_file_drops_the_fonts_its_damaged_pages_no_longer_name() {
-    let Some(input) = corpus_file("fuzzed-poppler-16-pages.pdf") else { return };
+    let input = corpus_file("fuzzed-poppler-16-pages.pdf");
     let s = Scratch::new("fuzzed-resources");
     let before = pixels(&input);
     for level in LEVELS {

@@ -8,7 +8,6 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 
 use common::{corpus_file, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions, CompressPath};
@@ -17,7 +16,7 @@ use mupdf::pdf::PdfDocument;
 
 /// pdftotext's words of `path` with their counts, and its error output.
 fn words(path: &Path) -> (HashMap<String, usize>, String) {
-    let out = Command::new("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
+    let out = common::tool("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
     let mut m = HashMap::new();
     for w in String::from_utf8_lossy(&out.stdout).split_whitespace() {
         *m.entry(w.to_owned()).or_insert(0) += 1;
@@ -40,8 +39,9 @@ fn image_length(path: &Path, name: &str) -> i32 {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn pdf20_utf8_keeps_its_text_and_font_at_every_level() {
-    let Some(input) = corpus_file("pdf20-utf8-test.pdf") else { return };
+    let input = corpus_file("pdf20-utf8-test.pdf");
     let scratch = Scratch::new("guard-pdf20");
     let (before, _) = words(&input);
     assert!(before.len() >= 10, "the input has text: {before:?}");

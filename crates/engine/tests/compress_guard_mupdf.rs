@@ -8,7 +8,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::{corpus_file, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions, CompressPath, CompressResult, ImagePass};
@@ -16,7 +15,7 @@ use engine::JobControl;
 
 /// pdftotext's word count (of page `page` when set) and its error output.
 fn words(path: &Path, page: Option<u32>) -> (usize, String) {
-    let mut cmd = Command::new("pdftotext");
+    let mut cmd = common::tool("pdftotext");
     if let Some(p) = page {
         cmd.args(["-f", &p.to_string(), "-l", &p.to_string()]);
     }
@@ -29,11 +28,9 @@ fn run(input: &Path, out: &Path, level: CompressLevel, images: ImagePass) -> Com
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn mupdfs_rewriter_damage_is_caught_in_place_and_avoided_on_its_own_opening() {
-    let (Some(pdf20), Some(geotopo)) = (corpus_file("pdf20-utf8-test.pdf"), corpus_file("geotopo-117-pages.pdf"))
-    else {
-        return;
-    };
+    let (pdf20, geotopo) = (corpus_file("pdf20-utf8-test.pdf"), corpus_file("geotopo-117-pages.pdf"));
     let scratch = Scratch::new("guard-mupdf");
     let out = scratch.path("out.pdf");
     let (pdf20_words, _) = words(&pdf20, None);

@@ -5,7 +5,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::{build_pdf, corpus_file, stream, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
@@ -119,12 +118,12 @@ fn jfif_dpi(data: &[u8]) -> Option<u16> {
 }
 
 fn text_of(path: &Path) -> String {
-    let out = Command::new("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
+    let out = common::tool("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn qpdf_ok(path: &Path) -> bool {
-    Command::new("qpdf")
+    common::tool("qpdf")
         .arg("--check")
         .arg(path)
         .status()
@@ -401,9 +400,10 @@ fn split_objects(pdf: &[u8]) -> Vec<Vec<u8>> {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn levels_are_ordered_and_pages_kept_on_the_corpus_scans() {
     for name in ["scanned-typewriter-2400dpi.pdf", "scanned-mixed-3-pages.pdf", "scanned-ccitt-g4.pdf"] {
-        let Some(input) = corpus_file(name) else { return };
+        let input = corpus_file(name);
         let scratch = Scratch::new("compress-img-scans");
         let mut sizes = Vec::new();
         for level in ["light", "balanced", "strong"] {
@@ -419,8 +419,9 @@ fn levels_are_ordered_and_pages_kept_on_the_corpus_scans() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn the_large_flate_scan_of_the_corpus_is_halved() {
-    let Some(input) = corpus_file("scanned-multipage-assembly.pdf") else { return };
+    let input = corpus_file("scanned-multipage-assembly.pdf");
     let scratch = Scratch::new("compress-img-corpus");
     let out = scratch.path("assembly.pdf");
     let o = CompressOptions { level: CompressLevel::Balanced, ..Default::default() };
@@ -436,16 +437,17 @@ fn the_large_flate_scan_of_the_corpus_is_halved() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn the_image_walk_leaves_form_and_font_resources_intact() {
     // Page 40's figure is a form whose fonts MuPDF's content filter re-resourced even when
     // told not to update the document; the walk now runs on a second opening.
-    let Some(input) = corpus_file("geotopo-117-pages.pdf") else { return };
+    let input = corpus_file("geotopo-117-pages.pdf");
     let scratch = Scratch::new("compress-img-geotopo");
     let out = scratch.path("geotopo.pdf");
     let o = CompressOptions { level: CompressLevel::Balanced, ..Default::default() };
     compress(&input, &out, &o, &JobControl::new()).unwrap();
     let page40 = |p: &Path| {
-        let o = Command::new("pdftotext").args(["-f", "40", "-l", "40"]).arg(p).arg("-").output().unwrap();
+        let o = common::tool("pdftotext").args(["-f", "40", "-l", "40"]).arg(p).arg("-").output().unwrap();
         (String::from_utf8_lossy(&o.stdout).split_whitespace().count(), String::from_utf8_lossy(&o.stderr).into_owned())
     };
     let (before, _) = page40(&input);
@@ -456,16 +458,13 @@ fn the_image_walk_leaves_form_and_font_resources_intact() {
 
 #[test]
 fn an_owner_password_file_is_compressed_and_stays_encrypted() {
-    if !common::qpdf_available() {
-        return;
-    }
     let scratch = Scratch::new("compress-img-encrypted");
     let img = stream("/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode", &jpeg(1200, 1200, 3));
     let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
     let plain = scratch.path("plain.pdf");
     std::fs::write(&plain, &pdf).unwrap();
     let enc = scratch.path("enc.pdf");
-    let ok = Command::new("qpdf")
+    let ok = common::tool("qpdf")
         .args(["--encrypt", "", "owner-secret", "256", "--"])
         .arg(&plain)
         .arg(&enc)
@@ -475,13 +474,13 @@ fn an_owner_password_file_is_compressed_and_stays_encrypted() {
     let (out_plain, _) = run(&scratch, "plain", &pdf, "balanced");
     let (out_enc, r) = run(&scratch, "enc", &std::fs::read(&enc).unwrap(), "balanced");
     assert!(!r.kept_original);
-    let shown = Command::new("qpdf").arg("--show-encryption").arg(&out_enc).output().unwrap();
+    let shown = common::tool("qpdf").arg("--show-encryption").arg(&out_enc).output().unwrap();
     assert!(String::from_utf8_lossy(&shown.stdout).contains("R = 6"), "still AES-256 encrypted");
     assert_eq!(int(&images(&out_enc, 0)[0], "Width"), 600);
     // The re-encoded image decrypts and decodes to the same pixels as without encryption.
     let render = |p: &Path, name: &str| {
         let o = scratch.path(name);
-        assert!(Command::new("mutool")
+        assert!(common::tool("mutool")
             .args(["draw", "-q", "-r", "30", "-c", "gray", "-o"])
             .arg(&o)
             .arg(p)

@@ -6,17 +6,13 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{corpus_file, qpdf_available, Scratch};
+use common::{corpus_file, Scratch};
 use engine::pagework::compress::{compress, CompressLevel, CompressOptions};
 use engine::JobControl;
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn light_is_not_larger_than_qpdf_objstm_flate9() {
-    if !qpdf_available() {
-        return;
-    }
     let s = Scratch::new("light-vs-qpdf");
     let mut larger = Vec::new();
     for name in [
@@ -29,7 +25,7 @@ fn light_is_not_larger_than_qpdf_objstm_flate9() {
         "scanned-jbig2.pdf",
         "chart-slanted-text.pdf",
     ] {
-        let Some(input) = corpus_file(name) else { return };
+        let input = corpus_file(name);
         let (ours, theirs) = (s.path("ours.pdf"), s.path("qpdf.pdf"));
         let r = compress(
             &input,
@@ -38,7 +34,7 @@ fn light_is_not_larger_than_qpdf_objstm_flate9() {
             &JobControl::new(),
         )
         .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-        let st = Command::new("qpdf")
+        let st = common::tool("qpdf")
             .args(["--object-streams=generate", "--recompress-flate", "--compression-level=9"])
             .arg(&input)
             .arg(&theirs)

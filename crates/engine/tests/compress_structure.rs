@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::{build_pdf, compress_at, corpus_file, stream, Scratch};
 use engine::pagework::compress::CompressLevel;
@@ -37,15 +36,16 @@ fn tounicode_bytes(path: &Path) -> usize {
 }
 
 fn text(path: &Path) -> String {
-    let out = Command::new("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
+    let out = common::tool("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn xmp_metadata_is_deflated_at_every_level_except_in_pdfa_files_at_light() {
     let s = Scratch::new("compress-xmp");
     for (name, pdfa) in [("pdf20-offset-start.pdf", false), ("pdfa-crazyones.pdf", true)] {
-        let Some(input) = corpus_file(name) else { return };
+        let input = corpus_file(name);
         let (filter, before) = metadata(&input);
         assert_eq!(filter, None, "{name}: stored unfiltered");
         for level in LEVELS {
@@ -62,10 +62,11 @@ fn xmp_metadata_is_deflated_at_every_level_except_in_pdfa_files_at_light() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn tounicode_cmaps_are_cut_to_the_codes_shown_keeping_the_extracted_text() {
     let s = Scratch::new("compress-tounicode");
     for name in ["latex-outline-4-pages.pdf", "with-file-attachment.pdf"] {
-        let Some(input) = corpus_file(name) else { return };
+        let input = corpus_file(name);
         let (before, in_text) = (tounicode_bytes(&input), text(&input));
         for level in LEVELS {
             let out = s.path("out.pdf");
@@ -147,7 +148,7 @@ fn objects_packed_in_object_streams_survive_the_drop_of_unreachable_objects() {
         stream("", b"UNREACHABLE-STREAM"),
     ];
     std::fs::write(&plain, build_pdf(&objects)).unwrap();
-    let ok = Command::new("qpdf")
+    let ok = common::tool("qpdf")
         .args(["--preserve-unreferenced", "--object-streams=generate"])
         .arg(&plain)
         .arg(&packed)

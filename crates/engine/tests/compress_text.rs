@@ -6,7 +6,6 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 
 use common::{compress_at, corpus_file, finish_page, Scratch};
 use engine::pagework::compress::CompressLevel;
@@ -15,7 +14,7 @@ use mupdf::{Colorspace, Document, Font, Matrix, Size};
 
 /// pdftotext's words of `path` with their counts.
 fn words(path: &Path) -> HashMap<String, usize> {
-    let out = Command::new("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
+    let out = common::tool("pdftotext").arg(path).arg("-").output().expect("pdftotext (poppler-utils)");
     let mut m = HashMap::new();
     for w in String::from_utf8_lossy(&out.stdout).split_whitespace() {
         *m.entry(w.to_owned()).or_insert(0) += 1;
@@ -116,9 +115,10 @@ fn embedded_fonts_are_subset_to_the_glyphs_used_at_every_level_keeping_text_and_
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn fonts_of_a_born_digital_corpus_file_are_subset_without_losing_a_word() {
     // chinese-template.pdf embeds whole TrueType programs.
-    let Some(input) = corpus_file("chinese-template.pdf") else { return };
+    let input = corpus_file("chinese-template.pdf");
     let s = Scratch::new("compress-subset-corpus");
     let out = s.path("out.pdf");
     compress_at(&input, &out, CompressLevel::Light);
@@ -129,6 +129,7 @@ fn fonts_of_a_born_digital_corpus_file_are_subset_without_losing_a_word() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn levels_are_ordered_strong_le_balanced_le_light_le_input_on_corpus_files() {
     // Born-digital (fonts), scanned, vector and image-heavy files; small enough for the suite.
     let names = [
@@ -144,7 +145,7 @@ fn levels_are_ordered_strong_le_balanced_le_light_le_input_on_corpus_files() {
     ];
     let s = Scratch::new("compress-order");
     for name in names {
-        let Some(input) = corpus_file(name) else { return };
+        let input = corpus_file(name);
         let in_bytes = std::fs::metadata(&input).unwrap().len();
         let in_words = words(&input);
         let mut sizes = Vec::new();

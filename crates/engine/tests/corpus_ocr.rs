@@ -36,8 +36,10 @@ fn ocr_inputs(dir: &std::path::Path) -> Vec<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn every_corpus_pdf_and_image_is_ocred_into_a_valid_searchable_pdf_or_fails_with_a_documented_code() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     init_ocr();
     let scratch = Scratch::new("ocr-corpus");
     let mut failures = Vec::new();

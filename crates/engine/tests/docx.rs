@@ -27,9 +27,10 @@ fn text_of(xml: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn docx_scanned_page_is_ocred_into_editable_paragraphs() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     init_ocr();
     let out = std::env::temp_dir().join(format!("docx-ocr-{}.docx", std::process::id()));
     let input = corpus.join("files/scanned-huckfinn-page.pdf");
@@ -65,9 +66,9 @@ fn count(xml: &str, what: &str) -> usize {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn docx_tables_become_word_tables_and_multicolumn_prose_stays_paragraphs() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     let out = std::env::temp_dir().join(format!("docx-tables-{}.docx", std::process::id()));
     // google-docs-export: a table of countries (5 rows; "Europe" spans two columns, which
     // merges them: 5 columns).
@@ -103,9 +104,9 @@ fn docx_tables_become_word_tables_and_multicolumn_prose_stays_paragraphs() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn docx_form_field_values_are_text_once() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     let out = std::env::temp_dir().join(format!("docx-fields-{}.docx", std::process::id()));
     // LibreOffice's form: "Alice" and "Bob" are field values with empty appearance streams
     // (NeedAppearances): written once each, after the labels of their rows.
@@ -129,9 +130,9 @@ fn docx_form_field_values_are_text_once() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn docx_footnotes_set_one_line_per_block_read_top_to_bottom() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     // google-docs-export writes its three footnotes bottom-up; their boxes touch.
     let out = std::env::temp_dir().join(format!("docx-footnotes-{}.docx", std::process::id()));
     pdf_to_docx(&corpus.join("files/google-docs-export.pdf"), &out, &PdfToDocxOptions::default(), &JobControl::new())
@@ -143,7 +144,7 @@ fn docx_footnotes_set_one_line_per_block_read_top_to_bottom() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "a debugging aid, not a check: DOCX_PDF=<pdf> cargo test docx_dump_tables -- --ignored --nocapture"]
 fn docx_dump_tables() {
     let name = std::env::var("DOCX_PDF").unwrap();
     let out = std::env::temp_dir().join("docx-dump.docx");

@@ -3,7 +3,6 @@
 //! the languages choose, and the searchable PDF's text layer read back by pdftotext is the JSON
 //! text (CJK without spaces between characters). Unknown and empty language lists are refused.
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use engine::ocr::pipeline::{ocr_document, OcrOptions, OcrOutput};
 use engine::{ErrorCode, JobControl};
@@ -25,7 +24,7 @@ fn render_page(dir: &common::Scratch, name: &str, font: &str, text: &str) -> Pat
     )
     .unwrap();
     let pdf = dir.path(&format!("{name}.pdf"));
-    let s = Command::new("chromium")
+    let s = common::tool("chromium")
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer"])
         .arg(format!("--print-to-pdf={}", pdf.display()))
         .arg(&html)
@@ -33,7 +32,7 @@ fn render_page(dir: &common::Scratch, name: &str, font: &str, text: &str) -> Pat
         .expect("chromium is installed (scripts/setup-test.sh)");
     assert!(pdf.exists(), "chromium printed no PDF: {}", String::from_utf8_lossy(&s.stderr));
     let stem = dir.path(name);
-    let st = Command::new("pdftoppm")
+    let st = common::tool("pdftoppm")
         .args(["-r", "200", "-gray", "-png", "-singlefile", "-f", "1", "-l", "1"])
         .arg(&pdf)
         .arg(&stem)
@@ -44,7 +43,7 @@ fn render_page(dir: &common::Scratch, name: &str, font: &str, text: &str) -> Pat
 }
 
 fn pdftotext(path: &Path) -> String {
-    let out = Command::new("pdftotext").arg(path).arg("-").output().expect("pdftotext is installed");
+    let out = common::tool("pdftotext").arg(path).arg("-").output().expect("pdftotext is installed");
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -114,16 +113,19 @@ fn read_back(name: &str, font: &str, text: &str, languages: &[&str], engine_name
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn a_japanese_page_read_with_jpn_keeps_its_kana_and_its_text_layer_reads_back_as_the_json() {
     read_back("jpn", "Noto Serif CJK JP", JAPANESE, &["jpn"], "pp-ocrv6-small");
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn a_traditional_chinese_page_read_with_chi_tra_reads_back_as_the_json() {
     read_back("chi_tra", "Noto Serif CJK TC", CHINESE_TRADITIONAL, &["chi_tra"], "pp-ocrv6-small");
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn a_german_page_read_with_deu_keeps_its_umlauts_and_each_line_reads_back_whole() {
     // pdftotext cut a line in two where the gap before a wide capital was left empty (found on
     // the bench's generated German page); the space after each word now spans the gap.
@@ -133,6 +135,7 @@ fn a_german_page_read_with_deu_keeps_its_umlauts_and_each_line_reads_back_whole(
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn the_default_recogniser_lacks_kana_which_is_why_jpn_chooses_another() {
     // Without languages the tiny recogniser reads the page: its dictionary has no kana, so
     // most of them are lost (the behaviour issue 18 reported), and the result says which
@@ -150,6 +153,7 @@ fn the_default_recogniser_lacks_kana_which_is_why_jpn_chooses_another() {
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn unknown_and_empty_language_lists_are_invalid_options_naming_the_supported_codes() {
     init_ocr();
     let dir = common::Scratch::new("ocr-lang-bad");

@@ -1,6 +1,5 @@
 //! OCR pipeline over corpus scans: blocks JSON, searchable PDF (checked with pdftotext),
 //! pages with text skipped, rotated pages read upright.
-use std::process::Command;
 
 use engine::ocr::pipeline::{ocr_document, OcrOptions, OcrOutput};
 use engine::JobControl;
@@ -13,9 +12,10 @@ fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn each_of_four_turned_scan_pages_is_read_upright() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&corpus.join("files/scanned-rotated-4-directions.pdf"), None, &options, &JobControl::new())
@@ -46,9 +46,10 @@ fn each_of_four_turned_scan_pages_is_read_upright() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     init_ocr();
     let dir = std::env::temp_dir().join(format!("ocr-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -58,7 +59,7 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
     let r = ocr_document(&input, Some(&out), &options, &JobControl::new()).unwrap();
     assert_eq!(r.pages_processed, 1);
     assert!(r.output_bytes > 0);
-    let text = String::from_utf8(Command::new("pdftotext").arg(&out).arg("-").output().unwrap().stdout).unwrap();
+    let text = String::from_utf8(common::tool("pdftotext").arg(&out).arg("-").output().unwrap().stdout).unwrap();
     for w in ["LinnSequencer", "sequence", "RECORD", "synchronization"] {
         assert!(text.contains(w), "{w} missing from: {text}");
     }
@@ -67,17 +68,18 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
     let b = text.find("The INSERT/COPY function").expect("right column");
     assert!(a < b, "{text}");
     // The original page is kept: the same page count and size.
-    let info = String::from_utf8(Command::new("pdfinfo").arg(&out).output().unwrap().stdout).unwrap();
-    let orig = String::from_utf8(Command::new("pdfinfo").arg(&input).output().unwrap().stdout).unwrap();
+    let info = String::from_utf8(common::tool("pdfinfo").arg(&out).output().unwrap().stdout).unwrap();
+    let orig = String::from_utf8(common::tool("pdfinfo").arg(&input).output().unwrap().stdout).unwrap();
     let size = |s: &str| s.lines().find(|l| l.starts_with("Page size")).map(str::to_string);
     assert_eq!(size(&info), size(&orig));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&corpus.join("files/rotated-page-attribute.pdf"), None, &options, &JobControl::new()).unwrap();
@@ -90,9 +92,10 @@ fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count()
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn an_image_input_is_one_page() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     init_ocr();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
     let r = ocr_document(&corpus.join("files/phototest-rotated-90.png"), None, &options, &JobControl::new()).unwrap();
@@ -102,14 +105,15 @@ fn an_image_input_is_one_page() {
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn a_cancelled_job_stops() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
     init_ocr();
+    let scratch = common::Scratch::new("ocr-cancel");
+    let input = common::write(&scratch, "in.pdf", &common::synthetic_pdf(&[(612, 792, 0); 4], false));
     let control = JobControl::new();
     control.cancel();
     let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
-    let e = ocr_document(&corpus.join("files/scanned-rotated-4-directions.pdf"), None, &options, &control).unwrap_err();
+    let e = ocr_document(&input, None, &options, &control).unwrap_err();
     assert_eq!(e.code, engine::ErrorCode::Cancelled);
 }
 
@@ -132,9 +136,10 @@ fn phototest_as_transparent_webp(phototest: &std::path::Path, path: &std::path::
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn a_webp_image_is_decoded_with_its_alpha_flattened_on_white_and_read() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-webp-{}.webp", std::process::id()));
     phototest_as_transparent_webp(&corpus.join("ocr/tesseract-phototest.png"), &path);
@@ -170,6 +175,7 @@ fn png_claiming(w: u32, h: u32) -> Vec<u8> {
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn an_image_above_the_pixel_cap_is_refused_before_it_is_decoded() {
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-huge-{}.png", std::process::id()));
@@ -182,9 +188,10 @@ fn an_image_above_the_pixel_cap_is_refused_before_it_is_decoded() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn a_decompression_bomb_is_refused_before_mupdf_reads_it() {
-    // Needs the corpus: skipped (one line on stderr) without it.
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     init_ocr();
     for output in [OcrOutput::Blocks, OcrOutput::SearchablePdf] {
         let out = std::env::temp_dir().join(format!("ocr-bomb-{}.pdf", std::process::id()));

@@ -1,7 +1,6 @@
 //! One reading order for every output of an OCRed page (issue 18 item 2): the JSON's words, the
 //! searchable PDF's text layer (in content-stream order) and pdf -> docx's paragraphs.
 use std::io::Read;
-use std::process::Command;
 
 use engine::convert::docx::{pdf_to_docx, PdfToDocxOptions};
 use engine::ocr::pipeline::{ocr_document, OcrOptions, OcrOutput};
@@ -17,8 +16,10 @@ fn letters(s: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn json_text_layer_and_docx_follow_the_same_reading_order() {
-    let Some(corpus) = corpus_dir() else { return };
+    let corpus = corpus_dir();
     init_ocr();
     let dir = std::env::temp_dir().join(format!("ocr-order-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -45,7 +46,7 @@ fn json_text_layer_and_docx_follow_the_same_reading_order() {
     let searchable = OcrOptions { pages: None, max_pages: None, output: OcrOutput::SearchablePdf, languages: None };
     ocr_document(&input, Some(&pdf), &searchable, &JobControl::new()).unwrap();
     // -raw: the text in content-stream order, not pdftotext's own layout analysis.
-    let raw = Command::new("pdftotext").arg("-raw").arg(&pdf).arg("-").output().unwrap();
+    let raw = common::tool("pdftotext").arg("-raw").arg(&pdf).arg("-").output().unwrap();
     assert_eq!(letters(&String::from_utf8(raw.stdout).unwrap()), json, "searchable PDF text layer");
 
     let docx = dir.join("out.docx");

@@ -1,13 +1,14 @@
-//! Each PDF operation on small corpus PDFs, checking real properties of the output
-//! (page count, /Rotate, order, encryption, passwords) by reopening it with MuPDF and,
-//! when installed, qpdf. Encryption (protect, unlock, encrypted inputs) is in
-//! page_ops_security.rs.
+//! Each PDF operation on small PDFs built here (common::synthetic_pdf: pages of known size,
+//! /Rotate and bookmarks), checking real properties of the output (page count, /Rotate,
+//! order, outlines) by reopening it with MuPDF and qpdf. Encryption (protect, unlock,
+//! encrypted inputs) is in page_ops_security.rs; every corpus PDF goes through these
+//! operations in corpus.rs.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{assert_valid, corpus_file, open, qpdf_check, qpdf_ok, zip_entries, Scratch};
+use common::{assert_valid, open, qpdf_check, qpdf_ok, synthetic_pdf, write, zip_entries, Scratch};
 use engine::{
     delete_pages, merge, reorder, rotate, split, DeletePagesOptions, ErrorCode, JobControl, ReorderOptions,
     RotateOptions, SplitMode, SplitOptions,
@@ -27,15 +28,29 @@ fn page_sizes(doc: &PdfDocument) -> Vec<(i32, i32)> {
         .collect()
 }
 
+/// Four pages, three of them already turned (/Rotate 90, 180, 270).
+fn rotated_pages(s: &Scratch) -> PathBuf {
+    write(s, "rotated.pdf", &synthetic_pdf(&[(612, 792, 90), (612, 792, 0), (612, 792, 180), (595, 842, 270)], false))
+}
+
+/// Three pages of three different sizes.
+fn mixed_sizes(s: &Scratch) -> PathBuf {
+    write(s, "mixed.pdf", &synthetic_pdf(&[(612, 792, 0), (595, 842, 0), (300, 420, 0)], false))
+}
+
+/// Four pages with one bookmark each.
+fn outlined(s: &Scratch) -> PathBuf {
+    write(s, "outline.pdf", &synthetic_pdf(&[(612, 792, 0); 4], true))
+}
+
 fn ctl() -> JobControl {
     JobControl::new()
 }
 
 #[test]
 fn rotate_adds_clockwise_degrees_to_existing_rotate_on_selected_pages() {
-    let Some(input) = corpus_file("arabic-rotated-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = rotated_pages(&inputs);
     let scratch = Scratch::new("rotate");
     let out = scratch.path("out.pdf");
     let before: Vec<i32> = {
@@ -63,9 +78,8 @@ fn rotate_adds_clockwise_degrees_to_existing_rotate_on_selected_pages() {
 
 #[test]
 fn rotate_rejects_other_angles_and_out_of_range_pages() {
-    let Some(input) = corpus_file("arabic-rotated-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = rotated_pages(&inputs);
     let scratch = Scratch::new("rotate-bad");
     let out = scratch.path("out.pdf");
     for opts in [
@@ -82,9 +96,8 @@ fn rotate_rejects_other_angles_and_out_of_range_pages() {
 
 #[test]
 fn reorder_applies_the_permutation() {
-    let Some(input) = corpus_file("scanned-mixed-3-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = mixed_sizes(&inputs);
     let scratch = Scratch::new("reorder");
     let out = scratch.path("out.pdf");
     let sizes = page_sizes(&open(&input));
@@ -97,9 +110,8 @@ fn reorder_applies_the_permutation() {
 
 #[test]
 fn reorder_requires_a_full_permutation() {
-    let Some(input) = corpus_file("scanned-mixed-3-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = mixed_sizes(&inputs);
     let scratch = Scratch::new("reorder-bad");
     let out = scratch.path("out.pdf");
     for order in [vec![0, 1], vec![0, 1, 1], vec![0, 1, 3], vec![0, 1, 2, 0]] {
@@ -111,9 +123,8 @@ fn reorder_requires_a_full_permutation() {
 
 #[test]
 fn delete_pages_removes_pages_and_outline_entries_pointing_at_them() {
-    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = outlined(&inputs);
     let scratch = Scratch::new("delete");
     let out = scratch.path("out.pdf");
     let before = open(&input).outlines().unwrap();
@@ -140,9 +151,8 @@ fn delete_pages_removes_pages_and_outline_entries_pointing_at_them() {
 
 #[test]
 fn delete_pages_refuses_to_delete_every_page_or_out_of_range() {
-    let Some(input) = corpus_file("scanned-mixed-3-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = mixed_sizes(&inputs);
     let scratch = Scratch::new("delete-bad");
     let out = scratch.path("out.pdf");
     for pages in [vec![0, 1, 2], vec![3], vec![]] {
@@ -154,10 +164,8 @@ fn delete_pages_refuses_to_delete_every_page_or_out_of_range() {
 
 #[test]
 fn merge_concatenates_in_order_and_keeps_outlines() {
-    let (Some(a), Some(b)) = (corpus_file("latex-outline-4-pages.pdf"), corpus_file("scanned-mixed-3-pages.pdf"))
-    else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let (a, b) = (outlined(&inputs), mixed_sizes(&inputs));
     let scratch = Scratch::new("merge");
     let out = scratch.path("out.pdf");
     let r = merge(&[b.clone(), a.clone(), a.clone()], &out, &ctl()).unwrap();
@@ -178,9 +186,8 @@ fn merge_concatenates_in_order_and_keeps_outlines() {
 
 #[test]
 fn merge_takes_two_to_fifty_inputs() {
-    let Some(a) = corpus_file("scanned-mixed-3-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let a = mixed_sizes(&inputs);
     let scratch = Scratch::new("merge-bad");
     let out = scratch.path("out.pdf");
     let err = merge(std::slice::from_ref(&a), &out, &ctl()).unwrap_err();
@@ -199,9 +206,8 @@ fn part_pages(scratch: &Scratch, bytes: &[u8]) -> u32 {
 
 #[test]
 fn split_writes_named_parts_for_each_mode() {
-    let Some(input) = corpus_file("scanned-mixed-3-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = mixed_sizes(&inputs);
     let scratch = Scratch::new("split");
     let out = scratch.path("out.zip");
 
@@ -234,14 +240,13 @@ fn split_writes_named_parts_for_each_mode() {
 
 #[test]
 fn unreadable_input_is_invalid_pdf() {
-    let Some(input) = corpus_file("malformed-header-only.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = write(&inputs, "header-only.pdf", b"%PDF-1.3\nThis is not a valid PDF file\n%%EOF\n");
     let scratch = Scratch::new("invalid");
     let out = scratch.path("out.pdf");
     let err = rotate(&input, &out, &RotateOptions { degrees: 90, pages: None, max_pages: None }, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidPdf);
-    let not_pdf = corpus_file("docx-tables.docx").unwrap();
+    let not_pdf = write(&inputs, "not.pdf", b"PK\x03\x04 a ZIP archive, not a PDF");
     let err = rotate(&not_pdf, &out, &RotateOptions { degrees: 90, pages: None, max_pages: None }, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidPdf);
     let err = rotate(
@@ -256,9 +261,8 @@ fn unreadable_input_is_invalid_pdf() {
 
 #[test]
 fn max_pages_cap_gives_page_limit() {
-    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = outlined(&inputs);
     let scratch = Scratch::new("page-limit");
     let out = scratch.path("out.pdf");
     let err =
@@ -268,9 +272,8 @@ fn max_pages_cap_gives_page_limit() {
 
 #[test]
 fn cancelled_before_start_fails_with_cancelled_and_leaves_no_output() {
-    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = outlined(&inputs);
     let scratch = Scratch::new("cancel");
     let out = scratch.path("out.pdf");
     let control = JobControl::new();
@@ -286,9 +289,8 @@ fn cancelled_before_start_fails_with_cancelled_and_leaves_no_output() {
 
 #[test]
 fn cancelling_mid_split_stops_at_a_page_checkpoint() {
-    let Some(input) = corpus_file("freeculture-book-352-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = write(&inputs, "book.pdf", &synthetic_pdf(&[(612, 792, 0); 352], false));
     let scratch = Scratch::new("cancel-mid");
     let out: PathBuf = scratch.path("out.zip");
     let control = std::sync::Arc::new(JobControl::new());
@@ -309,9 +311,8 @@ fn cancelling_mid_split_stops_at_a_page_checkpoint() {
 
 #[test]
 fn progress_reaches_total_on_success() {
-    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
-        return;
-    };
+    let inputs = Scratch::new("inputs");
+    let input = outlined(&inputs);
     let scratch = Scratch::new("progress");
     let control = JobControl::new();
     reorder(&input, &scratch.path("o.pdf"), &ReorderOptions { order: vec![3, 2, 1, 0], max_pages: None }, &control)

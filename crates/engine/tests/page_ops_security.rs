@@ -1,10 +1,10 @@
-//! protect and unlock on small corpus PDFs, and how the other page operations treat
-//! encrypted inputs: encryption, passwords and permissions checked by reopening the output
-//! with MuPDF and, when installed, qpdf.
+//! protect and unlock, on PDFs built here and on the corpus's encrypted PDFs, and how the
+//! other page operations treat encrypted inputs: encryption, passwords and permissions
+//! checked by reopening the output with MuPDF and qpdf.
 
 mod common;
 
-use common::{assert_valid, corpus_file, open, Scratch};
+use common::{assert_valid, corpus_file, open, synthetic_pdf, tool, write, Scratch};
 use engine::{
     delete_pages, merge, protect, rotate, unlock, DeletePagesOptions, ErrorCode, JobControl, ProtectOptions,
     RotateOptions, UnlockOptions,
@@ -16,10 +16,8 @@ fn ctl() -> JobControl {
 
 #[test]
 fn protect_encrypts_with_aes256_and_the_user_password_opens_it() {
-    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
-        return;
-    };
     let scratch = Scratch::new("protect");
+    let input = write(&scratch, "in.pdf", &synthetic_pdf(&[(612, 792, 0); 4], true));
     let out = scratch.path("out.pdf");
     let opts = ProtectOptions {
         user_password: Some("s3cret-ü".into()),
@@ -35,25 +33,17 @@ fn protect_encrypts_with_aes256_and_the_user_password_opens_it() {
     assert!(d.authenticate("s3cret-ü").unwrap());
     assert_eq!(d.page_count().unwrap(), 4);
     assert_valid(&out, 4, Some("s3cret-ü"));
-    if common::qpdf_available() {
-        let show = std::process::Command::new("qpdf")
-            .args(["--password=owner", "--show-encryption"])
-            .arg(&out)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&show.stdout);
-        assert!(text.contains("R = 6"), "{text}");
-        assert!(text.contains("extract for any purpose: not allowed"), "{text}");
-        assert!(text.contains("print high resolution: allowed"), "{text}");
-    }
+    let show = tool("qpdf").args(["--password=owner", "--show-encryption"]).arg(&out).output().unwrap();
+    let text = String::from_utf8_lossy(&show.stdout);
+    assert!(text.contains("R = 6"), "{text}");
+    assert!(text.contains("extract for any purpose: not allowed"), "{text}");
+    assert!(text.contains("print high resolution: allowed"), "{text}");
 }
 
 #[test]
 fn protect_needs_a_password_and_defaults_owner_to_user() {
-    let Some(input) = corpus_file("scanned-mixed-3-pages.pdf") else {
-        return;
-    };
     let scratch = Scratch::new("protect-opts");
+    let input = write(&scratch, "in.pdf", &synthetic_pdf(&[(612, 792, 0), (595, 842, 0), (300, 420, 0)], false));
     let out = scratch.path("out.pdf");
     let err = protect(&input, &out, &ProtectOptions::default(), &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidOptions);
@@ -76,14 +66,13 @@ fn protect_needs_a_password_and_defaults_owner_to_user() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn unlock_removes_encryption_with_the_right_password() {
     let scratch = Scratch::new("unlock");
     for (name, password) in
         [("encrypted-aes256-unicode-password.pdf", "pässwört"), ("encrypted-libreoffice-rc4.pdf", "openpassword")]
     {
-        let Some(input) = corpus_file(name) else {
-            return;
-        };
+        let input = corpus_file(name);
         let out = scratch.path("out.pdf");
         for wrong in [None, Some("wrong".to_string())] {
             let err = unlock(&input, &out, &UnlockOptions { password: wrong, max_pages: None }, &ctl()).unwrap_err();
@@ -102,10 +91,9 @@ fn unlock_removes_encryption_with_the_right_password() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn unlock_of_owner_password_only_pdf_needs_no_password() {
-    let Some(input) = corpus_file("owner-password-aes-30-pages.pdf") else {
-        return;
-    };
+    let input = corpus_file("owner-password-aes-30-pages.pdf");
     let scratch = Scratch::new("unlock-owner");
     let out = scratch.path("out.pdf");
     let r = unlock(&input, &out, &UnlockOptions::default(), &ctl()).unwrap();
@@ -116,16 +104,15 @@ fn unlock_of_owner_password_only_pdf_needs_no_password() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn page_ops_on_a_user_password_pdf_fail_with_encrypted_input() {
-    let Some(input) = corpus_file("encrypted-libreoffice-rc4.pdf") else {
-        return;
-    };
+    let input = corpus_file("encrypted-libreoffice-rc4.pdf");
     let scratch = Scratch::new("encrypted-input");
     let out = scratch.path("out.pdf");
     let err = rotate(&input, &out, &RotateOptions { degrees: 90, pages: None, max_pages: None }, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::EncryptedInput);
     assert!(err.message.contains("unlock"), "{}", err.message);
-    let other = corpus_file("scanned-mixed-3-pages.pdf").unwrap();
+    let other = write(&scratch, "other.pdf", &synthetic_pdf(&[(612, 792, 0)], false));
     let err = merge(&[other, input.clone()], &out, &ctl()).unwrap_err();
     assert_eq!(err.code, ErrorCode::EncryptedInput);
     let err = protect(&input, &out, &ProtectOptions { user_password: Some("x".into()), ..Default::default() }, &ctl())
@@ -135,10 +122,9 @@ fn page_ops_on_a_user_password_pdf_fail_with_encrypted_input() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn owner_password_only_pdf_stays_encrypted_after_a_page_op() {
-    let Some(input) = corpus_file("owner-password-aes-30-pages.pdf") else {
-        return;
-    };
+    let input = corpus_file("owner-password-aes-30-pages.pdf");
     let scratch = Scratch::new("owner-keep");
     let out = scratch.path("out.pdf");
     delete_pages(&input, &out, &DeletePagesOptions { pages: vec![0], max_pages: None }, &ctl()).unwrap();

@@ -15,6 +15,7 @@ fn render(input: &std::path::Path, pages: Vec<i64>, threads: usize, out: &std::p
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn render_threads_write_the_same_zip_as_one_thread() {
     let s = Scratch::new("render-threads");
     // geotopo: vector figures, patterns and TeX fonts; the book: its cover image and
@@ -22,7 +23,7 @@ fn render_threads_write_the_same_zip_as_one_thread() {
     for (file, pages) in
         [("geotopo-117-pages.pdf", (0..12).collect::<Vec<i64>>()), ("freeculture-book-352-pages.pdf", (0..8).collect())]
     {
-        let Some(input) = corpus_file(file) else { return };
+        let input = corpus_file(file);
         let one = render(&input, pages.clone(), 1, &s.path("one.zip"));
         let three = render(&input, pages, 3, &s.path("three.zip"));
         assert!(one.len() > 10_000, "{file}: a ZIP of pages");
@@ -36,8 +37,9 @@ fn render_threads_write_the_same_zip_as_one_thread() {
 /// run of this test before the lock was shared. Compress's content guard reads text on
 /// threads of the mupdf crate while its own context works: the same lock covers both.
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn jpeg2000_pages_render_on_two_threads_and_compress_beside_the_crate() {
-    let Some(jpx) = corpus_file("scanned-jpeg2000-image.pdf") else { return };
+    let jpx = corpus_file("scanned-jpeg2000-image.pdf");
     let s = Scratch::new("render-jpx");
     let many = s.path("jpx-8.pdf");
     engine::pdf::merge::merge(&vec![jpx.clone(); 8], &many, &JobControl::new()).expect("merge");

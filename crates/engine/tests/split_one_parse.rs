@@ -77,12 +77,11 @@ fn check_part(scratch: &Scratch, name: &str, bytes: &[u8], input: &PdfDocument, 
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn every_page_parts_carry_their_input_page_unchanged_and_no_other_page() {
     let scratch = Scratch::new("split-one-parse");
     for file in ["latex-outline-4-pages.pdf", "geotopo-117-pages.pdf", "acroform-printed-wikipedia.pdf"] {
-        let Some(input) = corpus_file(file) else {
-            return;
-        };
+        let input = corpus_file(file);
         let doc = PdfDocument::open(input.to_str().unwrap()).unwrap();
         let n = doc.page_count().unwrap();
         let entries = run(&input, &scratch.path("out.zip"), SplitMode::EveryPage);
@@ -96,10 +95,8 @@ fn every_page_parts_carry_their_input_page_unchanged_and_no_other_page() {
 
 #[test]
 fn chunk_and_range_parts_carry_their_input_pages_in_order() {
-    let Some(input) = corpus_file("freeculture-book-352-pages.pdf") else {
-        return;
-    };
     let scratch = Scratch::new("split-one-parse-chunks");
+    let input = common::write(&scratch, "book.pdf", &common::synthetic_pdf(&[(612, 792, 0); 352], false));
     let doc = PdfDocument::open(input.to_str().unwrap()).unwrap();
     let entries = run(&input, &scratch.path("out.zip"), SplitMode::Chunks(100));
     assert_eq!(entries.len(), 4);
@@ -116,10 +113,8 @@ fn chunk_and_range_parts_carry_their_input_pages_in_order() {
 
 #[test]
 fn part_outline_keeps_only_entries_that_lead_into_the_part() {
-    let Some(input) = corpus_file("latex-outline-4-pages.pdf") else {
-        return;
-    };
     let scratch = Scratch::new("split-one-parse-outline");
+    let input = common::write(&scratch, "outline.pdf", &common::synthetic_pdf(&[(612, 792, 0); 4], true));
     let whole = PdfDocument::open(input.to_str().unwrap()).unwrap();
     let total = count_items(&whole.outlines().unwrap());
     assert!(total > 1, "the input has an outline");
@@ -152,10 +147,9 @@ fn part_outline_keeps_only_entries_that_lead_into_the_part() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn owner_password_only_input_splits_into_encrypted_parts() {
-    let Some(input) = corpus_file("owner-password-aes-30-pages.pdf") else {
-        return;
-    };
+    let input = corpus_file("owner-password-aes-30-pages.pdf");
     let scratch = Scratch::new("split-one-parse-owner");
     let entries = run(&input, &scratch.path("out.zip"), SplitMode::Chunks(10));
     assert_eq!(entries.len(), 3);
@@ -170,11 +164,10 @@ fn owner_password_only_input_splits_into_encrypted_parts() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn part_links_and_named_destinations_lead_only_into_the_part() {
     // geotopo-117-pages.pdf links through ~1,500 named destinations.
-    let Some(input) = corpus_file("geotopo-117-pages.pdf") else {
-        return;
-    };
+    let input = corpus_file("geotopo-117-pages.pdf");
     let scratch = Scratch::new("split-one-parse-links");
     let whole = PdfDocument::open(input.to_str().unwrap()).unwrap();
     let internal = |doc: &PdfDocument, i: i32| {

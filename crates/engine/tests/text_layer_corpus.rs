@@ -11,7 +11,6 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::Command;
 
 use common::{corpus_dir, init_ocr, Scratch};
 use engine::ocr::pipeline::{ocr_document, OcrOptions, OcrOutput};
@@ -58,8 +57,10 @@ fn counted(text: &str) -> HashMap<char, usize> {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn pdftotext_of_the_searchable_pdf_gives_back_every_character_of_the_json_text_on_every_corpus_scan() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     init_ocr();
     let scratch = Scratch::new("text-layer-corpus");
     let mut failures = Vec::new();
@@ -74,7 +75,7 @@ fn pdftotext_of_the_searchable_pdf_gives_back_every_character_of_the_json_text_o
         let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();
         let text = json["pages"][0]["text"].as_str().unwrap_or("").to_string();
         let read =
-            Command::new("pdftotext").args(["-f", "1", "-l", "1"]).arg(&out).arg("-").output().expect("pdftotext runs");
+            common::tool("pdftotext").args(["-f", "1", "-l", "1"]).arg(&out).arg("-").output().expect("pdftotext runs");
         let back = String::from_utf8_lossy(&read.stdout).into_owned();
         let (want, got) = (counted(&text), counted(&back));
         let mut missing: Vec<(char, usize)> = want
@@ -137,11 +138,10 @@ fn dehyphenated(text: &str) -> String {
 const MAX_ORDER_DISTANCE_PERMILLE: usize = 175;
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn pdftotext_reads_the_searchable_pdf_words_in_the_json_reading_order_on_every_corpus_scan() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("corpus absent: reading-order read-back not measured");
-        return;
-    };
+    let dir = corpus_dir();
     init_ocr();
     let scratch = Scratch::new("text-layer-order");
     let (mut words_sum, mut distance_sum) = (0usize, 0usize);
@@ -163,7 +163,7 @@ fn pdftotext_reads_the_searchable_pdf_words_in_the_json_reading_order_on_every_c
         for page in json["pages"].as_array().unwrap() {
             let number = (page["page"].as_u64().unwrap() + 1).to_string();
             let text = dehyphenated(page["text"].as_str().unwrap_or(""));
-            let read = Command::new("pdftotext")
+            let read = common::tool("pdftotext")
                 .args(["-f", &number, "-l", &number])
                 .arg(&out)
                 .arg("-")

@@ -1,4 +1,4 @@
-//! Character error rate on the corpus pages with reference text (../shared/corpus/ocr).
+//! Character error rate on the corpus pages with reference text (the corpus's ocr/ folder).
 //!
 //! CER = Levenshtein distance / reference length (in chars), after normalisation: every
 //! whitespace run becomes one space, ends trimmed, typographic quotes and dashes mapped to
@@ -9,18 +9,6 @@
 mod common;
 use common::{config, corpus, engine};
 use std::path::Path;
-
-/// Whether the corpus's OCR pages are present; prints one skip line when they are not (a
-/// fresh clone has no ../shared), as the engine tests' `corpus_dir()` does.
-fn have_corpus() -> bool {
-    let dir = corpus().join("ocr");
-    if dir.is_dir() {
-        return true;
-    }
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| eprintln!("SKIP: corpus not found at {} (set CORPUS_DIR)", corpus().display()));
-    false
-}
 
 fn normalise(s: &str) -> Vec<char> {
     let mapped: String = s
@@ -93,10 +81,9 @@ fn load(path: &Path) -> ocr::Image {
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
+#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn character_error_rate_stays_under_the_threshold_on_every_reference_page() {
-    if !have_corpus() {
-        return;
-    }
     let dir = corpus().join("ocr");
     let engine = engine();
     // (file, max CER, max BoW)
@@ -128,10 +115,9 @@ fn character_error_rate_stays_under_the_threshold_on_every_reference_page() {
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
+#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn pages_turned_by_90_180_270_degrees_are_read_upright() {
-    if !have_corpus() {
-        return;
-    }
     let engine = engine();
     let src = load(&corpus().join("ocr/tesseract-phototest.png"));
     let grey = src.to_grey();
@@ -153,10 +139,9 @@ fn pages_turned_by_90_180_270_degrees_are_read_upright() {
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
+#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn model_runs_wait_for_the_machine_lock() {
-    if !have_corpus() {
-        return;
-    }
     let lock = std::env::temp_dir().join(format!("ocr-machine-lock-test-{}.lock", std::process::id()));
     let engine = ocr::Ocr::new(&config(1, Some(lock.clone()))).unwrap();
     // Another process's run, as far as flock is concerned: a second open of the file.
@@ -180,10 +165,9 @@ fn model_runs_wait_for_the_machine_lock() {
 /// the default with 2 threads) give every reference page exactly what one 2-thread session
 /// reading them one after another gives: the same batches, so the same reads.
 #[test]
+#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
+#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn batches_read_side_by_side_give_the_same_page_as_one_after_another() {
-    if !have_corpus() {
-        return;
-    }
     let side_by_side = engine();
     let mut one_by_one = config(2, None);
     one_by_one.tuning.rec_parallel = false;
@@ -202,17 +186,17 @@ fn batches_read_side_by_side_give_the_same_page_as_one_after_another() {
 /// use the runtime loaded first (OpenVINO's where installed); without it there is nothing to
 /// compare.
 #[test]
+#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
+#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
+#[cfg_attr(
+    all(has_ocr_corpus, has_ocr_models, not(has_openvino)),
+    ignore = "OpenVINO runtime missing: scripts/fetch-models.sh"
+)]
 fn recognition_on_openvino_reads_every_corpus_page_about_as_well_as_onnx_runtimes_kernels() {
-    if !have_corpus() {
-        return;
-    }
     let mut ov = config(2, None);
     ov.tuning.openvino = Some(true);
     let openvino = ocr::Ocr::new(&ov).unwrap();
-    if !openvino.uses_openvino() {
-        eprintln!("skipped: ONNX Runtime with OpenVINO is not installed (scripts/fetch-models.sh, x86-64)");
-        return;
-    }
+    assert!(openvino.uses_openvino(), "ONNX Runtime with OpenVINO is installed but the engine does not use it");
     let mut cpu = config(2, None);
     cpu.tuning.openvino = Some(false);
     let cpu = ocr::Ocr::new(&cpu).unwrap();

@@ -63,11 +63,13 @@ fn assert_same_function(name: &str, path: &Path, shape: [usize; 4], min_rewrites
 // recognisers' heads run as 2-D Gemms (tiny: two linear layers, small: one); the direction
 // classifier gets its hard-swish rewrites (18).
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn rewritten_recogniser_computes_the_same_outputs() {
     assert_same_function("rec", &models().rec.path, [3, 3, 48, 320], 2);
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn rewritten_language_recogniser_computes_the_same_outputs() {
     let m = models();
     let small = m.recognisers.iter().find(|r| r.name == "rec_cjk").expect("rec_cjk in the manifest");
@@ -77,6 +79,7 @@ fn rewritten_language_recogniser_computes_the_same_outputs() {
 /// The head rewrite keeps the output's shape for any batch and width (N and T are read from
 /// the features at run time, not fixed at load).
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn rewritten_recogniser_keeps_its_output_shape_for_every_batch_shape() {
     let path = models().rec.path;
     let original = std::fs::read(&path).unwrap();
@@ -91,11 +94,13 @@ fn rewritten_recogniser_keeps_its_output_shape_for_every_batch_shape() {
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn rewritten_detector_computes_the_same_outputs() {
     assert_same_function("det", &models().det.path, [1, 3, 320, 256], 0);
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn rewritten_direction_classifier_computes_the_same_outputs() {
     assert_same_function("cls", &models().cls.path, [2, 3, 48, 192], 18);
 }

@@ -26,6 +26,7 @@ fn the_manifest_lists_a_default_and_a_cjk_recogniser_with_their_languages() {
 }
 
 #[test]
+#[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn languages_choose_the_cheapest_recogniser_that_reads_them_all() {
     let e = engine();
     assert_eq!(e.recogniser_for(None), Ok(0));
@@ -50,17 +51,15 @@ fn languages_choose_the_cheapest_recogniser_that_reads_them_all() {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+#[cfg_attr(all(has_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
 fn the_cjk_recogniser_is_loaded_at_its_first_use_and_reads_japanese_kana() {
-    let corpus = corpus();
-    let pdf = corpus.join("files/japanese-tex-dvipdfmx.pdf");
-    if !pdf.exists() {
-        eprintln!("SKIP: corpus not found at {} (set CORPUS_DIR)", corpus.display());
-        return;
-    }
+    let pdf = corpus().join("files/japanese-tex-dvipdfmx.pdf");
+    assert!(pdf.is_file(), "{} missing", pdf.display());
     let dir = std::env::temp_dir().join(format!("ocr-languages-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let stem = dir.join("jp");
-    let st = std::process::Command::new("pdftoppm")
+    let st = common::tool("pdftoppm")
         .args(["-r", "200", "-gray", "-png", "-singlefile"])
         .arg(&pdf)
         .arg(&stem)

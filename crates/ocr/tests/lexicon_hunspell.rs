@@ -5,20 +5,21 @@ use std::path::PathBuf;
 
 use ocr::lexicon::{dictionary_dir, for_language, Lexicon};
 
-/// The directory `for_language` reads, when it holds the dictionaries.
-fn dictionaries() -> Option<PathBuf> {
+/// The directory `for_language` reads; panics without the dictionaries (Debian's
+/// hunspell-* packages), which these tests check with.
+fn dictionaries() -> PathBuf {
     let dir = dictionary_dir();
-    if dir.join("de_DE.aff").exists() {
-        Some(dir)
-    } else {
-        eprintln!("SKIP: no Hunspell dictionaries in {} (scripts/setup.sh installs them)", dir.display());
-        None
-    }
+    assert!(
+        dir.join("de_DE.aff").exists(),
+        "no Hunspell dictionaries in {}: install hunspell-de-de and the others scripts/setup.sh lists",
+        dir.display()
+    );
+    dir
 }
 
 #[test]
 fn misread_diacritics_are_corrected_against_each_languages_dictionary() {
-    let Some(dir) = dictionaries() else { return };
+    let dir = dictionaries();
     for (stem, read, meant) in [
         ("de_DE", "Uber", "Über"),
         ("cs_CZ", "žlutoučký", "žluťoučký"),
@@ -39,9 +40,7 @@ fn misread_diacritics_are_corrected_against_each_languages_dictionary() {
 
 #[test]
 fn english_has_a_dictionary_so_its_words_are_never_taken_for_another_languages() {
-    if dictionaries().is_none() {
-        return;
-    }
+    dictionaries();
     let english = for_language("eng").expect("en_US");
     assert!(english.knows("the") && english.knows("The"));
     assert!(for_language("fra").expect("fr_FR").knows("thé"));
@@ -72,9 +71,7 @@ fn page_of(words: &[&str]) -> ocr::PageText {
 
 #[test]
 fn a_page_is_corrected_only_when_every_requested_language_has_a_dictionary() {
-    if dictionaries().is_none() {
-        return;
-    }
+    dictionaries();
     let langs = |codes: &[&str]| codes.iter().map(|c| c.to_string()).collect::<Vec<_>>();
     let mut page = page_of(&["Uber", "den", "Hund."]);
     assert_eq!(ocr::lexicon::correct_page(&mut page, &langs(&["deu"])), 1);
@@ -103,9 +100,7 @@ fn with(mut page: ocr::PageText, word: usize, text: &str, alternatives: Vec<ocr:
 
 #[test]
 fn an_english_page_read_without_languages_takes_the_runner_up_that_makes_a_word() {
-    if dictionaries().is_none() {
-        return;
-    }
+    dictionaries();
     let words: Vec<&str> = ENGLISH.split(' ').collect();
     let page = with(page_of(&words), 1, "inchuding", vec![runner_up(3, 'h', 'l', 0.32)]);
     let page = with(page, 2, "you’Il", vec![runner_up(4, 'I', 'l', 0.16)]);
@@ -119,9 +114,7 @@ fn an_english_page_read_without_languages_takes_the_runner_up_that_makes_a_word(
 
 #[test]
 fn a_page_that_is_not_english_is_not_corrected_without_languages() {
-    if dictionaries().is_none() {
-        return;
-    }
+    dictionaries();
     let german = "Die Sequenz wird aufgenommen indem man RECORD und PLAY drückt und dann im Takt des Klicks \
 auf der Tastatur spielt Wenn die Sequenz zum ersten Takt zurückkehrt hört man was man gespielt hat";
     let words: Vec<&str> = german.split(' ').collect();
@@ -134,9 +127,7 @@ auf der Tastatur spielt Wenn die Sequenz zum ersten Takt zurückkehrt hört man 
 
 #[test]
 fn a_line_final_hyphen_the_recogniser_nearly_read_as_a_dash_becomes_the_dash_unless_it_joins_a_word() {
-    if dictionaries().is_none() {
-        return;
-    }
+    dictionaries();
     let eng = ["eng".to_string()];
     let two_lines = |first: &str, second: &str, dash: f32| {
         let mut page = page_of(&["it", "plays", "in", "the", first]);

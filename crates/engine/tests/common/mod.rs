@@ -13,9 +13,11 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Where the corpus should be: `$CORPUS_DIR`, else `shared/corpus` beside the repository.
+/// The corpus directory: the one build.rs looked in (../test_inputs.rs: `CORPUS_DIR`, else
+/// `<repo>/.corpus`, else `shared/corpus` beside the repository). The tests that read it are
+/// `#[ignore]`d when the build did not find it (cfg `has_corpus`).
 pub fn corpus_location() -> PathBuf {
-    std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("../shared/corpus"))
+    PathBuf::from(env!("DOCPROC_CORPUS_DIR"))
 }
 
 /// A path inside the corpus (`files/...` or `ocr/...`), for tests that require it.
@@ -38,20 +40,27 @@ pub fn init_ocr() {
     .unwrap();
 }
 
-/// The corpus directory, or `None` (after printing why) when it is absent, so tests can skip.
-pub fn corpus_dir() -> Option<PathBuf> {
+/// The corpus directory, for a test that runs only `#[cfg(has_corpus)]`.
+pub fn corpus_dir() -> PathBuf {
     let dir = corpus_location();
-    if dir.join("files").is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIP: corpus not found at {} (set CORPUS_DIR)", dir.display());
-        None
-    }
+    assert!(dir.join("files").is_dir(), "corpus missing at {} (the build found it: rebuild)", dir.display());
+    dir
 }
 
-/// A corpus file by name, or `None` (skip) when the corpus is absent.
-pub fn corpus_file(name: &str) -> Option<PathBuf> {
-    corpus_dir().map(|d| d.join("files").join(name))
+/// A corpus file by name, for a test that runs only `#[cfg(has_corpus)]`.
+pub fn corpus_file(name: &str) -> PathBuf {
+    let path = corpus_dir().join("files").join(name);
+    assert!(path.is_file(), "corpus file {} missing", path.display());
+    path
+}
+
+/// A command for the reference tool `name`; panics, naming the tool, when it is not on
+/// PATH, so that a check that needs it fails instead of passing unchecked.
+pub fn tool(name: &str) -> Command {
+    let found =
+        std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()));
+    assert!(found, "{name} is not installed (scripts/setup.sh installs it): this test checks with it");
+    Command::new(name)
 }
 
 /// A fresh scratch directory, removed when dropped.
@@ -81,33 +90,29 @@ impl Drop for Scratch {
     }
 }
 
-pub fn qpdf_available() -> bool {
-    Command::new("qpdf").arg("--version").output().is_ok()
-}
-
-/// `qpdf --check` exit code: 0 ok, 3 warnings, 2 errors. `None` without qpdf.
-pub fn qpdf_check(path: &Path, password: Option<&str>) -> Option<i32> {
-    let mut cmd = Command::new("qpdf");
+/// `qpdf --check` exit code: 0 ok, 3 warnings, 2 errors. Panics without qpdf.
+pub fn qpdf_check(path: &Path, password: Option<&str>) -> i32 {
+    let mut cmd = tool("qpdf");
     if let Some(p) = password {
         cmd.arg(format!("--password={p}"));
     }
-    let out = cmd.arg("--check").arg(path).output().ok()?;
-    Some(out.status.code().unwrap_or(-1))
+    let out = cmd.arg("--check").arg(path).output().expect("qpdf runs");
+    out.status.code().unwrap_or(-1)
 }
 
-/// Page count according to qpdf. `None` without qpdf or on failure.
+/// Page count according to qpdf, `None` when qpdf cannot count them. Panics without qpdf.
 pub fn qpdf_pages(path: &Path, password: Option<&str>) -> Option<u32> {
-    let mut cmd = Command::new("qpdf");
+    let mut cmd = tool("qpdf");
     if let Some(p) = password {
         cmd.arg(format!("--password={p}"));
     }
-    let out = cmd.arg("--show-npages").arg(path).output().ok()?;
+    let out = cmd.arg("--show-npages").arg(path).output().expect("qpdf runs");
     String::from_utf8_lossy(&out.stdout).trim().parse().ok()
 }
 
 /// Whether a `qpdf --check` exit code is acceptable for our outputs (0 or 3).
-pub fn qpdf_ok(code: Option<i32>) -> bool {
-    matches!(code, None | Some(0) | Some(3))
+pub fn qpdf_ok(code: i32) -> bool {
+    matches!(code, 0 | 3)
 }
 
 /// Runs `op` on its own thread (16 MiB stack) with a time limit; a panic or a timeout
@@ -138,13 +143,11 @@ pub fn open(path: &Path) -> mupdf::pdf::PdfDocument {
     mupdf::pdf::PdfDocument::open(path.to_str().unwrap()).unwrap()
 }
 
-/// `qpdf --check` passes (when qpdf is installed) and qpdf counts `pages` pages.
+/// `qpdf --check` passes and qpdf counts `pages` pages.
 pub fn assert_valid(path: &Path, pages: u32, password: Option<&str>) {
     let code = qpdf_check(path, password);
-    assert!(qpdf_ok(code), "qpdf --check {} exited {code:?}", path.display());
-    if let Some(n) = qpdf_pages(path, password) {
-        assert_eq!(n, pages, "qpdf page count of {}", path.display());
-    }
+    assert!(qpdf_ok(code), "qpdf --check {} exited {code}", path.display());
+    assert_eq!(qpdf_pages(path, password), Some(pages), "qpdf page count of {}", path.display());
 }
 
 /// Every entry of a ZIP (a split or render result): name and bytes, in archive order.
@@ -226,4 +229,48 @@ pub fn finish_page(
     let stream = doc.add_stream(&mupdf::Buffer::from_bytes(content.as_bytes()).unwrap(), None, false).unwrap();
     page.dict_put("Contents", stream).unwrap();
     doc.save(path.to_str().unwrap()).unwrap();
+}
+
+/// A PDF whose pages have the given (width, height, /Rotate), each showing "Page n" in
+/// Helvetica; with `outline`, one bookmark per page ("Page n", to that page). For the tests
+/// that need a small well-formed PDF of known shape rather than a particular real file.
+pub fn synthetic_pdf(pages: &[(u32, u32, i32)], outline: bool) -> Vec<u8> {
+    let n = pages.len();
+    let page_obj = |i: usize| 5 + 3 * i;
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", page_obj(i))).collect();
+    let mut objects = vec![
+        if outline {
+            b"<< /Type /Catalog /Pages 2 0 R /Outlines 4 0 R /PageMode /UseOutlines >>".to_vec()
+        } else {
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec()
+        },
+        format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")).into_bytes(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_vec(),
+        format!("<< /Type /Outlines /First {} 0 R /Last {} 0 R /Count {n} >>", page_obj(0) + 2, page_obj(n - 1) + 2)
+            .into_bytes(),
+    ];
+    for (i, &(w, h, rotate)) in pages.iter().enumerate() {
+        let p = page_obj(i);
+        objects.push(
+            format!(
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w} {h}] /Rotate {rotate} \
+                 /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
+                p + 1
+            )
+            .into_bytes(),
+        );
+        objects.push(stream("", format!("BT /F1 24 Tf 36 {} Td (Page {}) Tj ET", h / 2, i + 1).as_bytes()));
+        let prev = if i > 0 { format!(" /Prev {} 0 R", p - 1) } else { String::new() };
+        let next = if i + 1 < n { format!(" /Next {} 0 R", p + 5) } else { String::new() };
+        objects
+            .push(format!("<< /Title (Page {}) /Parent 4 0 R{prev}{next} /Dest [{p} 0 R /Fit] >>", i + 1).into_bytes());
+    }
+    build_pdf(&objects)
+}
+
+/// Writes `bytes` to `name` in `scratch` and returns the path.
+pub fn write(scratch: &Scratch, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = scratch.path(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
 }

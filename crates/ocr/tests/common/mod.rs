@@ -8,9 +8,20 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// `CORPUS_DIR`, else ../shared/corpus beside the repository.
+/// The corpus directory build.rs looked in (../test_inputs.rs: `CORPUS_DIR`, else
+/// `<repo>/.corpus`, else ../shared/corpus beside the repository); the tests that read it are
+/// `#[ignore]`d when the build did not find it (cfgs `has_corpus`, `has_ocr_corpus`).
 pub fn corpus() -> PathBuf {
-    std::env::var_os("CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("../shared/corpus"))
+    PathBuf::from(env!("DOCPROC_CORPUS_DIR"))
+}
+
+/// A command for the reference tool `name`; panics, naming the tool, when it is not on
+/// PATH, so that a check that needs it fails instead of passing unchecked.
+pub fn tool(name: &str) -> std::process::Command {
+    let found =
+        std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()));
+    assert!(found, "{name} is not installed (scripts/setup.sh installs it): this test checks with it");
+    std::process::Command::new(name)
 }
 
 pub fn models() -> ocr::ModelFiles {
