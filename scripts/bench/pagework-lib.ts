@@ -1,5 +1,5 @@
-// Shared helpers of the render/redact/compress suites: the engine's CLI (examples/pagework.rs),
-// timed runs of external tools with peak RSS (GNU time), percentiles.
+// Shared helpers of the document suites (render, redact, compress, pageops): the engine's CLI
+// (examples/pagework.rs), timed runs of external tools with CPU-seconds and peak RSS (GNU time).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -18,15 +18,48 @@ export function pagework(root: string): string {
   return bin;
 }
 
-export interface Timed { ms: number; rssMb: number; code: number; out: string }
-/** Runs a command under /usr/bin/time: wall ms and peak RSS. */
+export interface Timed {
+  ms: number;
+  /** CPU-seconds (user + system) of the process and everything it waited for. */
+  cpuS: number;
+  rssMb: number;
+  code: number;
+  out: string;
+}
+const TIME_FORMAT = "RSSKB=%M CPUS=%U+%S";
+function parseTime(ms: number, code: number, stdout: string, stderr: string): Timed {
+  const rss = Number(/RSSKB=(\d+)/.exec(stderr)?.[1] ?? 0) / 1024;
+  const cpu = /CPUS=([\d.]+)\+([\d.]+)/.exec(stderr);
+  // GNU time's own line is not the tool's output: keep the tool's messages only.
+  const err = stderr.replace(/^(Command exited with non-zero status \d+|Command terminated by signal \d+|RSSKB=.*)\n?/gm, "");
+  return { ms, cpuS: cpu ? Number(cpu[1]) + Number(cpu[2]) : NaN, rssMb: rss, code, out: stdout + err };
+}
+/** Runs a command under /usr/bin/time: wall ms, CPU-seconds and peak RSS. */
 export function timed(cmd: string[], env: Record<string, string> = {}): Timed {
   const t0 = performance.now();
-  const p = Bun.spawnSync(["/usr/bin/time", "-f", "RSSKB=%M", ...cmd], { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+  const p = Bun.spawnSync(["/usr/bin/time", "-f", TIME_FORMAT, ...cmd], { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
   const ms = performance.now() - t0;
-  const err = p.stderr.toString();
-  const rss = Number(/RSSKB=(\d+)/.exec(err)?.[1] ?? 0) / 1024;
-  return { ms, rssMb: rss, code: p.exitCode ?? -1, out: p.stdout.toString() + err };
+  return parseTime(ms, p.exitCode ?? -1, p.stdout.toString(), p.stderr.toString());
+}
+/** Runs commands at the same time, each under /usr/bin/time: wall ms until the last ends, CPU-seconds
+ * summed, peak RSS the largest, code the first non-zero. How a single-threaded tool is given the
+ * same number of cores as a multi-threaded one: one process per core, each on its share of the work. */
+export async function timedTogether(cmds: string[][], env: Record<string, string> = {}): Promise<Timed> {
+  const t0 = performance.now();
+  const runs = await Promise.all(cmds.map(async (cmd) => {
+    const p = Bun.spawn(["/usr/bin/time", "-f", TIME_FORMAT, ...cmd], { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    return { stdout, stderr, code };
+  }));
+  const ms = performance.now() - t0;
+  const each = runs.map((r) => parseTime(ms, r.code, r.stdout, r.stderr));
+  return {
+    ms,
+    cpuS: each.reduce((a, t) => a + t.cpuS, 0),
+    rssMb: Math.max(...each.map((t) => t.rssMb)),
+    code: each.find((t) => t.code !== 0)?.code ?? 0,
+    out: each.map((t) => t.out).join(""),
+  };
 }
 
 export function pct(values: number[], p: number): number {
@@ -220,12 +253,39 @@ export function generatedInputs(corpusDir: string, outDir: string): { text200: s
   return { text200, photo50 };
 }
 
-/** 1-minute load average (/proc/loadavg): above the core count, other work shared the CPUs. */
+/** 1-minute load average (/proc/loadavg): the runner records it before and after every suite. */
 export function load1(): number {
   try { return Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]); } catch { return NaN; }
 }
-export function loadNote(before: number, after: number): string {
-  const cores = navigator.hardwareConcurrency || 2;
-  const shared = Math.max(before, after) > cores * 0.75;
-  return `Load average (1 min) before / after this suite: ${before.toFixed(2)} / ${after.toFixed(2)} on ${cores} cores${shared ? " — **the machine was shared with other work during this run**: absolute times are inflated and noisy; ratios within a row (interleaved runs) are the figures to trust." : " (idle machine)."}`;
+
+export interface ImageInfo {
+  /** Images drawn (pdfimages -list rows of type image: every use on every page, inline ones too). */
+  uses: number;
+  /** Largest effective resolution on the page (ppi, the larger of x and y) of a colour or grey image. */
+  maxPpi: number;
+  /** The same for bitonal images (1 bit per component, one component). */
+  maxBitonalPpi: number;
 }
+/** What `pdfimages -list` reports of a PDF's images; uses -1 when it fails. */
+export function imageInfo(file: string): ImageInfo {
+  const p = Bun.spawnSync(["timeout", "60", "pdfimages", "-list", file], { stdout: "pipe", stderr: "pipe" });
+  if (p.exitCode !== 0) return { uses: -1, maxPpi: 0, maxBitonalPpi: 0 };
+  let uses = 0, maxPpi = 0, maxBitonalPpi = 0;
+  for (const line of p.stdout.toString().split("\n").slice(2)) {
+    // page num type width height color comp bpc enc interp object ID x-ppi y-ppi size ratio
+    const c = line.trim().split(/\s+/);
+    if (c.length < 14 || c[2] !== "image") continue;
+    uses++;
+    const ppi = Math.max(Number(c[12]) || 0, Number(c[13]) || 0);
+    if (c[6] === "1" && c[7] === "1") maxBitonalPpi = Math.max(maxBitonalPpi, ppi);
+    else maxPpi = Math.max(maxPpi, ppi);
+  }
+  return { uses, maxPpi, maxBitonalPpi };
+}
+
+/** Seconds after which a run of any tool, ours or a reference, is stopped and counted as failed:
+ * the same bound on both sides, short with --quick so that one file that hangs a tool cannot
+ * take the quick run's time. */
+export const timeLimitS = (quick: boolean) => (quick ? 20 : 120);
+/** "timed out after N s" for timeout(1)'s exit code 124. */
+export const timedOut = (code: number, limitS: number) => (code === 124 ? `timed out after ${limitS} s` : "");
