@@ -10,7 +10,8 @@
 //   classified; time cold against cold (whole processes).
 // The evaluation set holds PDFs only: docx and xlsx are measured on the corpus.
 // Default: every report-half file, every corpus born-digital PDF, DOCX and XLSX, 3 runs of the
-// timed conversions (about 12 minutes on 2 cores); --quick: a sample (about 1 minute).
+// timed conversions (about 18 minutes on 2 cores, most of it cold LibreOffice starts); --quick: a
+// sample (under 1 minute).
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";

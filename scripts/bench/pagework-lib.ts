@@ -286,11 +286,6 @@ export function imageInfo(file: string): ImageInfo {
 /** Seconds after which a run of any tool, ours or a reference, is stopped and counted as failed:
  * the same bound on both sides, short with --quick so that one file that hangs a tool cannot
  * take the quick run's time. */
-export const timeLimitS = (quick: boolean) => (quick ? 30 : 120);
+export const timeLimitS = (quick: boolean) => (quick ? 20 : 120);
 /** "timed out after N s" for timeout(1)'s exit code 124. */
 export const timedOut = (code: number, limitS: number) => (code === 124 ? `timed out after ${limitS} s` : "");
-export function loadNote(before: number, after: number): string {
-  const cores = navigator.hardwareConcurrency || 2;
-  const shared = Math.max(before, after) > cores * 0.75;
-  return `Load average (1 min) before / after this suite: ${before.toFixed(2)} / ${after.toFixed(2)} on ${cores} cores${shared ? " — **the machine was shared with other work during this run**: absolute times are inflated and noisy; ratios within a row (interleaved runs) are the figures to trust." : " (idle machine)."}`;
-}

@@ -1,82 +1,191 @@
-// Issue 5: rasterisation to JPEG. Ours (MuPDF + jpeg-encoder) beside mutool draw -c rgb (raw
-// PNM: the cost of the raster itself), pdftoppm -jpeg and gs -sDEVICE=jpeg on the same pages,
-// per-page p50/p95 on one thread, pages/s on 1 thread and on all cores, peak RSS of the
-// 352-page book at 150 dpi.
+// Rasterisation to JPEG, both sides whole processes on the same pages at the same DPI and JPEG
+// quality: ours (examples/pagework `render`, one process writing the pages' JPEGs) beside
+// `pdftoppm -jpeg`, `gs -sDEVICE=jpeg` and `mutool draw -c rgb` to raw PNM (the raster alone,
+// no encoding). One thread, and all cores: ours with that many render threads, each reference
+// tool (single-threaded) as that many processes on equal shares of the pages, started together.
+// Median against median and mean against mean of interleaved runs; CPU-seconds beside wall time.
+// Goals judged on a sample of the report half of the evaluation set; the corpus files follow as
+// the development table. Default: 12 report-half files, 72/150/300 dpi, 3 runs, about 10 minutes
+// on 2 cores; --quick: 3 files at 150 dpi, 2 runs, about 30 s.
 import { mkdirSync, rmSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import type { BenchContext, BenchSection } from "./run";
-import { f1, f2, pagework, pct, timed , load1, loadNote } from "./pagework-lib";
+import { reportHalf, verdict } from "./eval-pick";
+import { f1, f2, median, pagework, pct, timed, timedOut, timedTogether, timeLimitS, type Timed } from "./pagework-lib";
+
+const SIDES = ["ours", "pdftoppm", "gs", "mutool"] as const;
+type Side = (typeof SIDES)[number];
+const QUALITY = 85;
+
+interface Row {
+  set: "report" | "development";
+  file: string;
+  dpi: number;
+  pages: number;
+  threads: number;
+  /** Per side: wall ms of every run, their median and mean, median CPU-seconds, peak RSS. */
+  sides: Record<Side, { runs: number[]; median: number; mean: number; cpuS: number; rssMb: number; error: string }>;
+}
+
+/** `parts` contiguous 1-based page ranges covering 1..n (fewer when n < parts). */
+function ranges(n: number, parts: number): [number, number][] {
+  const k = Math.min(parts, n), out: [number, number][] = [];
+  for (let i = 0, a = 1; i < k; i++) {
+    const len = Math.floor(n / k) + (i < n % k ? 1 : 0);
+    out.push([a, a + len - 1]);
+    a += len;
+  }
+  return out;
+}
+
+function firstError(t: Timed, limitS: number): string {
+  if (t.code === 0) return "";
+  if (timedOut(t.code, limitS)) return timedOut(t.code, limitS);
+  const lines = t.out.split("\n").map((l) => l.trim()).filter(Boolean);
+  const line = lines.find((l) => /error|unable|invalid|fail/i.test(l)) ?? lines[lines.length - 1] ?? "";
+  return `exit ${t.code}: ${line.slice(0, 140)}`;
+}
+
+async function measure(bin: string, input: string, dpi: number, pages: number, threads: number, reps: number, dir: string, limitS: number): Promise<Row["sides"]> {
+  const r = ranges(pages, threads);
+  const t = ["timeout", String(limitS)];
+  const cmd: Record<Side, () => Promise<Timed>> = {
+    ours: async () => timed([...t, bin, "render", input, join(dir, "ours.zip"), String(dpi), String(QUALITY), `0,${pages - 1}`], { RENDER_THREADS: String(threads) }),
+    // Each tool with the options its manual gives for this output: the same JPEG quality as
+    // ours; Ghostscript with anti-aliasing on (as MuPDF and poppler render by default).
+    pdftoppm: () => timedTogether(r.map(([a, b], k) => [...t, "pdftoppm", "-jpeg", "-jpegopt", `quality=${QUALITY}`, "-r", String(dpi), "-f", String(a), "-l", String(b), input, join(dir, `p${k}`)])),
+    gs: () => timedTogether(r.map(([a, b], k) => [...t, "gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=jpeg", `-dJPEGQ=${QUALITY}`, "-dTextAlphaBits=4", "-dGraphicsAlphaBits=4", `-r${dpi}`, `-dFirstPage=${a}`, `-dLastPage=${b}`, `-sOutputFile=${join(dir, `g${k}-%d.jpg`)}`, input])),
+    mutool: () => timedTogether(r.map(([a, b], k) => [...t, "mutool", "draw", "-q", "-r", String(dpi), "-c", "rgb", "-o", join(dir, `m${k}-%d.pnm`), input, `${a}-${b}`])),
+  };
+  const runs = Object.fromEntries(SIDES.map((s) => [s, [] as Timed[]])) as Record<Side, Timed[]>;
+  for (let i = 0; i < reps; i++) {
+    for (const s of SIDES) {
+      // A failed run is not repeated: one that hung would only hang again.
+      if (runs[s].some((x) => x.code !== 0)) continue;
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      runs[s].push(await cmd[s]());
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return Object.fromEntries(SIDES.map((s) => {
+    const ms = runs[s].map((t) => t.ms);
+    return [s, { runs: ms, median: median(ms), mean: ms.reduce((a, b) => a + b, 0) / ms.length, cpuS: median(runs[s].map((t) => t.cpuS)), rssMb: Math.max(...runs[s].map((t) => t.rssMb)), error: runs[s].map((x) => firstError(x, limitS)).find(Boolean) ?? "" }];
+  })) as Row["sides"];
+}
+
+function table(rows: Row[]): string[] {
+  const ok = (r: Row, s: Side) => !r.sides[s].error;
+  const ratio = (r: Row, s: Side, k: "median" | "mean") => (ok(r, "ours") && ok(r, s) ? f2(r.sides.ours[k] / r.sides[s][k]) : "—");
+  const cell = (r: Row, s: Side) => (ok(r, s) ? `${f1(r.sides[s].median)} / ${f1(r.sides[s].mean)} (${f2(r.sides[s].cpuS)})` : "failed");
+  return [
+    "| file | dpi | pages | threads | ours ms median / mean (CPU s) | pdftoppm -jpeg | gs jpeg | mutool -c rgb PNM | ours/pdftoppm median, mean | ours/gs median, mean | ours/mutool median, mean |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.file} | ${r.dpi} | ${r.pages} | ${r.threads} | ${cell(r, "ours")} | ${cell(r, "pdftoppm")} | ${cell(r, "gs")} | ${cell(r, "mutool")} | ${ratio(r, "pdftoppm", "median")}, ${ratio(r, "pdftoppm", "mean")} | ${ratio(r, "gs", "median")}, ${ratio(r, "gs", "mean")} | ${ratio(r, "mutool", "median")}, ${ratio(r, "mutool", "mean")} |`),
+  ];
+}
 
 export default async function (ctx: BenchContext): Promise<BenchSection> {
   const bin = pagework(ctx.root);
-  const loadBefore = load1();
   const dir = join(ctx.outDir, "render");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const files = ["geotopo-117-pages.pdf", "freeculture-book-352-pages.pdf", "scanned-multipage-assembly.pdf"];
-  const rows: any[] = [];
-  const lines = ["| input | dpi | pages | ours p50 / p95 ms (1 thread) | raster / encode p50 | ours mean | mutool -c rgb PNM mean | pdftoppm -jpeg mean | gs jpeg mean | ours/mutool (p50) | ours/pdftoppm | ours/gs |", "|---|---|---|---|---|---|---|---|---|---|---|---|"];
-  for (const file of files) {
-    const input = join(ctx.corpusDir, "files", file);
-    for (const dpi of [72, 150, 300]) {
-      const last = file.startsWith("scanned") ? 6 : ctx.quick ? 5 : dpi === 300 ? 10 : 20;
-      const ours = timed([bin, "pagetimes", input, String(dpi), "85", "0", String(last - 1)]);
-      const parsed = JSON.parse(ours.out.split("\n")[0]!);
-      const ms: number[] = parsed.ms;
-      const rasterP50 = pct(parsed.raster_ms ?? [NaN], 50), encodeP50 = pct(parsed.encode_ms ?? [NaN], 50);
-      const mean = ms.reduce((a, b) => a + b, 0) / ms.length;
-      const mutool = timed(["mutool", "draw", "-q", "-r", String(dpi), "-c", "rgb", "-o", join(dir, "m%d.pnm"), input, `1-${last}`]);
-      const pdftoppm = timed(["pdftoppm", "-jpeg", "-r", String(dpi), "-f", "1", "-l", String(last), input, join(dir, "p")]);
-      const gs = timed(["gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=jpeg", `-r${dpi}`, "-dFirstPage=1", `-dLastPage=${last}`, `-sOutputFile=${join(dir, "g%d.jpg")}`, input]);
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir, { recursive: true });
-      const [m, p, g] = [mutool.ms / last, pdftoppm.ms / last, gs.ms / last];
-      const row = { file, dpi, pages: last, rasterP50, encodeP50, oursP50: pct(ms, 50), oursP95: pct(ms, 95), oursMean: mean, mutoolMean: m, pdftoppmMean: p, gsMean: g };
-      rows.push(row);
-      lines.push(`| ${file} | ${dpi} | ${last} | ${f1(row.oursP50)} / ${f1(row.oursP95)} | ${f1(rasterP50)} / ${f1(encodeP50)} | ${f1(mean)} | ${f1(m)} | ${f1(p)} | ${f1(g)} | ${f2(row.oursP50 / m)} | ${f2(mean / p)} | ${f2(mean / g)} |`);
+  const all = cpus().length;
+  const threads = all > 1 ? [1, all] : [1];
+  const dpis = ctx.quick ? [150] : [72, 150, 300];
+  const reps = ctx.quick ? 2 : 3;
+  const maxPages = (dpi: number) => (ctx.quick ? 8 : dpi === 300 ? 10 : 20);
+
+  const half = reportHalf({ quick: ctx.quick, full: ctx.full, quickN: 3, defaultN: 12 });
+  const c = (n: string) => join(ctx.corpusDir, "files", n);
+  const dev = ctx.quick ? ["geotopo-117-pages.pdf", "freeculture-book-352-pages.pdf"] : ["geotopo-117-pages.pdf", "freeculture-book-352-pages.pdf", "scanned-multipage-assembly.pdf"];
+  const inputs = [
+    ...half.files.map((f) => ({ set: "report" as const, file: f.name, path: f.path, pages: f.pages })),
+    ...dev.map((n) => ({ set: "development" as const, file: n, path: c(n), pages: 0 })),
+  ];
+  const rows: Row[] = [];
+  const skipped: string[] = [];
+  for (const inp of inputs) {
+    let pages = inp.pages;
+    if (!pages) {
+      const m = /^Pages:\s+(\d+)/m.exec(Bun.spawnSync(["pdfinfo", inp.path]).stdout.toString());
+      pages = m ? Number(m[1]) : 0;
+    }
+    if (pages < 1) { skipped.push(`${inp.file} (no page count)`); continue; }
+    for (const dpi of dpis) {
+      const n = Math.min(pages, maxPages(dpi));
+      for (const t of threads) rows.push({ set: inp.set, file: inp.file, dpi, pages: n, threads: t, sides: await measure(bin, inp.path, dpi, n, t, reps, dir, timeLimitS(ctx.quick)) });
     }
   }
-  // Throughput: 1 thread vs all cores on a multi-page document, whole job (open, render, encode, ZIP).
-  const book = join(ctx.corpusDir, "files", "freeculture-book-352-pages.pdf");
-  // Interleaved repetitions, medians (the machine may be shared).
+
+  // Ours on all cores against ours on one (the same whole job) on a multi-page document.
+  const book = c("freeculture-book-352-pages.pdf");
   const n = ctx.quick ? 30 : 120;
-  const reps = ctx.quick ? 2 : 3;
   const ones: number[] = [], alls: number[] = [];
-  for (let r = 0; r < reps; r++) {
-    ones.push(timed([bin, "render", book, join(dir, "t1.zip"), "150", "85", `0,${n - 1}`], { RENDER_THREADS: "1" }).ms);
-    alls.push(timed([bin, "render", book, join(dir, "t2.zip"), "150", "85", `0,${n - 1}`], { RENDER_THREADS: String(navigator.hardwareConcurrency || 2) }).ms);
+  for (let r = 0; r < (ctx.quick ? 2 : 3); r++) {
+    ones.push(timed([bin, "render", book, join(dir, "t1.zip"), "150", String(QUALITY), `0,${n - 1}`], { RENDER_THREADS: "1" }).ms);
+    alls.push(timed([bin, "render", book, join(dir, "t2.zip"), "150", String(QUALITY), `0,${n - 1}`], { RENDER_THREADS: String(all) }).ms);
   }
-  const one = { ms: pct(ones, 50) }, all = { ms: pct(alls, 50) };
-  const speedup = one.ms / all.ms;
-  // Before/after of the JPEG encoder: the pure-Rust jpeg-encoder (ENGINE_JPEG=rust, the
-  // fallback) vs libjpeg-turbo, geotopo pages 1-20 at 150 dpi, one thread.
-  const geo = join(ctx.corpusDir, "files", "geotopo-117-pages.pdf");
-  const enc = (e: string) => JSON.parse(timed([bin, "pagetimes", geo, "150", "85", "0", "19"], { ENGINE_JPEG: e }).out.split("\n")[0]!);
-  const rustEnc = enc("rust"), turboEnc = enc("turbo");
-  // Peak RSS of rendering the whole 352-page book at 150 dpi (all cores).
-  const whole = timed([bin, "render", book, join(dir, "book.zip"), "150", "85"]);
-  const mutoolWhole = timed(["mutool", "draw", "-q", "-r", "150", "-c", "rgb", "-o", join(dir, "w%d.pnm"), book]);
+  const speedup = median(ones) / median(alls);
+  // Peak RSS of rendering the whole 352-page book at 150 dpi on all cores.
+  const whole = timed([bin, "render", book, join(dir, "book.zip"), "150", String(QUALITY)]);
+  // The JPEG encoders, ours against ours, both warm in one process (examples/pagework pagetimes).
+  let encoder = "";
+  let encoderJson: unknown = null;
+  if (!ctx.quick) {
+    const geo = c("geotopo-117-pages.pdf");
+    const enc = (e: string) => JSON.parse(timed([bin, "pagetimes", geo, "150", String(QUALITY), "0", "19"], { ENGINE_JPEG: e }).out.split("\n")[0]!);
+    const rust = enc("rust"), turbo = enc("turbo");
+    encoderJson = { rustP50: pct(rust.ms, 50), turboP50: pct(turbo.ms, 50) };
+    encoder = `Our JPEG encoders (ours against ours, both warm, the document open), geotopo pages 1-20 at 150 dpi, one thread, per-page median ms (total / encode): jpeg-encoder (pure Rust, fallback) ${f1(pct(rust.ms, 50))} / ${f1(pct(rust.encode_ms, 50))}; libjpeg-turbo (default when installed) ${f1(pct(turbo.ms, 50))} / ${f1(pct(turbo.encode_ms, 50))}.`;
+  }
   rmSync(dir, { recursive: true, force: true });
-  const p150 = rows.filter((r) => r.dpi === 150 && !r.file.startsWith("scanned"));
-  const v = (ok: boolean) => (ok ? "**met**" : "**missed**");
-  const goal = p150.map((r) => `- ${r.file}: p50 ours/mutool ${f2(r.oursP50 / r.mutoolMean)} (goal <= 1.5) ${v(r.oursP50 / r.mutoolMean <= 1.5)}; ours/pdftoppm -jpeg ${f2(r.oursMean / r.pdftoppmMean)}, ours/gs jpeg ${f2(r.oursMean / r.gsMean)} (goal < 1) ${v(r.oursMean < r.pdftoppmMean && r.oursMean < r.gsMean)}`).join("\n");
-  const loadAfter = load1();
+
+  // Goals at 150 dpi on the report half, per file, median against median of whole processes.
+  const judged = rows.filter((r) => r.set === "report" && r.dpi === 150);
+  const failed = rows.filter((r) => SIDES.some((s) => r.sides[s].error));
+  const one = judged.filter((r) => r.threads === 1 && !r.sides.ours.error);
+  const ratioOf = (r: Row, s: Side) => r.sides.ours.median / r.sides[s].median;
+  const overMutool = one.filter((r) => !r.sides.mutool.error && !(ratioOf(r, "mutool") <= 1.5));
+  const notFaster = one.filter((r) => SIDES.slice(1, 3).some((s) => !r.sides[s as Side].error && !(ratioOf(r, s as Side) < 1)));
+  const oursFailed = judged.filter((r) => r.sides.ours.error);
+  const sum = (rs: Row[], s: Side) => rs.reduce((a, r) => a + r.sides[s].median, 0);
+  const inSum = (s: Side) => f2(sum(one, "ours") / sum(one, s));
+  // The cores' speed-up per report-half file where there are pages enough to share.
+  const multi = judged.filter((r) => r.threads === 1 && r.pages >= 8).map((r) => {
+    const m = judged.find((x) => x.file === r.file && x.threads === all)!;
+    return { file: r.file, pages: r.pages, speedup: r.sides.ours.median / m.sides.ours.median };
+  });
+  const missing = half.missing;
+  const v = (ok: boolean) => verdict(ok, missing);
+  const named = (rs: Row[], s: Side) => rs.map((r) => `${r.file} ${f2(ratioOf(r, s))}`).join(", ");
+  const goals = missing ? [] : [
+    `- **150 dpi, one thread: ours within 1.5x of \`mutool draw -c rgb\` to PNM** (whole process both sides, median against median, per file): ${inSum("mutool")} in sum over ${one.length} files ${v(overMutool.length === 0 && oursFailed.length === 0)}${overMutool.length ? `; over 1.5x on ${named(overMutool, "mutool")}` : ""}.`,
+    `- **150 dpi, one thread: faster than \`pdftoppm -jpeg\` and \`gs -sDEVICE=jpeg\`** (per file): ours/pdftoppm ${inSum("pdftoppm")}, ours/gs ${inSum("gs")} in sum ${v(notFaster.length === 0 && oursFailed.length === 0)}${notFaster.length ? `; not faster on ${notFaster.map((r) => `${r.file} (pdftoppm ${f2(ratioOf(r, "pdftoppm"))}, gs ${f2(ratioOf(r, "gs"))})`).join(", ")}` : ""}.`,
+    `- **All ${all} cores at least 1.7x one thread's pages/s on a multi-page document**: report-half files with 8 pages or more: ${multi.length ? `${multi.map((x) => `${x.file} ${f2(x.speedup)}x`).join(", ")} ${v(multi.every((x) => x.speedup >= 1.7))}` : "none in this sample (judged on the book below only)"}; the corpus book (${n} pages, whole job, median of interleaved runs): **${f2(speedup)}x** ${verdict(speedup >= 1.7)}.`,
+    `- **Peak RSS rendering the whole 352-page corpus book at 150 dpi under 400 MB** (the goal names that file): ${f1(whole.rssMb)} MB in ${f2(whole.ms / 1000)} s ${verdict(whole.rssMb < 400)}.`,
+    `- Files ours could not render: ${oursFailed.length ? oursFailed.map((r) => `${r.file} (${r.sides.ours.error})`).join("; ") : "none"}.`,
+  ];
   const markdown = [
-    loadNote(loadBefore, loadAfter),
+    `Whole processes on both sides (start, open, render, encode, write), the same pages (1 to N), DPI and JPEG quality (${QUALITY}); ours = \`examples/pagework render\` writing the pages' JPEGs into one ZIP; pdftoppm and gs write one JPEG per page (gs with \`-dTextAlphaBits=4 -dGraphicsAlphaBits=4\`, anti-aliased as MuPDF and poppler are); \`mutool draw -c rgb\` writes raw PNM (the cost of the raster alone). Threads: with ${all}, ours runs ${all} render threads and each reference tool ${all} processes on equal shares of the pages, started together. Median and mean of ${reps} interleaved runs (ours, pdftoppm, gs, mutool, repeated; a run over ${timeLimitS(ctx.quick)} s is stopped and counted as failed); CPU-seconds (median) in brackets. Per-page figures are not given: the per-page time of a whole process is its wall time over N.`,
     "",
-    "Per-page times: ours from the engine's per-page timer on one thread (render + grey check + JPEG encode, q85, 4:2:0, baseline); the other tools' mean = wall time of one process over the same pages / pages (includes their start-up, a few ms).",
+    half.line,
     "",
-    ...lines,
+    "**Goals** (issue 5), at 150 dpi, judged on the report half:",
     "",
-    `Encoder, geotopo pages 1-20 at 150 dpi, one thread, p50 ms (total / encode): jpeg-encoder (pure Rust, fallback) ${f1(pct(rustEnc.ms, 50))} / ${f1(pct(rustEnc.encode_ms, 50))}; libjpeg-turbo (default when installed) ${f1(pct(turboEnc.ms, 50))} / ${f1(pct(turboEnc.encode_ms, 50))}.`,
+    ...goals,
+    ...(missing ? [`- The book's figures (development set): cores ${f2(speedup)}x one thread, peak RSS ${f1(whole.rssMb)} MB.`] : []),
     "",
-    `Throughput (median of ${reps} interleaved runs), ${n} pages of the 352-page book at 150 dpi, whole job: 1 thread ${f1((n / one.ms) * 1000)} pages/s, all cores ${f1((n / all.ms) * 1000)} pages/s, speed-up **${f2(speedup)}x** (goal >= 1.7) ${v(speedup >= 1.7)} (runs: 1 thread ${ones.map((x) => f1(x)).join(", ")} ms; all cores ${alls.map((x) => f1(x)).join(", ")} ms).${speedup >= 1.7 ? "" : " Why: each render thread opens the document in a MuPDF context of its own (csrc/render_thread.c: no lock, store or glyph cache shared between threads) and the serial part (open, page checks, ZIP writing) is a few percent of the job, so the ceiling is about 1.85x (two separate processes rendering half the pages each measure that); on a 2-core machine any other process takes CPU from the second render thread, and this run was measured at the load average shown above. To close: measure on an idle machine."}`,
+    ...(missing ? [] : ["Report half:", "", ...table(rows.filter((r) => r.set === "report")), ""]),
+    "### Development set (the corpus files the renderer was tuned on)",
     "",
-    `Whole 352-page book at 150 dpi, all cores: ${f1(whole.ms / 1000)} s, peak RSS **${f1(whole.rssMb)} MB** (goal < 400 MB) ${v(whole.rssMb < 400)}; mutool draw -c rgb (1 thread, PNM files): ${f1(mutoolWhole.ms / 1000)} s, ${f1(mutoolWhole.rssMb)} MB.`,
+    ...table(rows.filter((r) => r.set === "development")),
     "",
-    "Goals at 150 dpi, one thread:",
-    "",
-    goal,
+    `Cores: ${n} pages of the book at 150 dpi, ours whole job, 1 thread ${ones.map((x) => f1(x)).join(", ")} ms, ${all} threads ${alls.map((x) => f1(x)).join(", ")} ms (interleaved).`,
+    ...(encoder ? ["", encoder] : []),
+    ...(failed.length || skipped.length ? ["", `Not rendered: ${[...failed.flatMap((r) => SIDES.filter((s) => r.sides[s].error).map((s) => `${s} on ${r.file} at ${r.dpi} dpi, ${r.threads} thread(s): ${r.sides[s].error}`)), ...skipped].join("; ")}.`] : []),
   ].join("\n");
-  return { title: "Render: PDF pages to JPEG", markdown, json: { rows, throughput: { pages: n, oneThreadMs: one.ms, allCoresMs: all.ms, speedup, ones, alls }, encoder: { rustP50: pct(rustEnc.ms, 50), turboP50: pct(turboEnc.ms, 50) }, book: { ms: whole.ms, rssMb: whole.rssMb, mutoolMs: mutoolWhole.ms, mutoolRssMb: mutoolWhole.rssMb } } };
+  return { title: "Render: PDF pages to JPEG", markdown, json: { evalSet: missing ? "missing" : { files: half.files.length, total: half.total }, rows, speedup: { pages: n, ones, alls, speedup }, book: { ms: whole.ms, rssMb: whole.rssMb }, encoder: encoderJson } };
 }
