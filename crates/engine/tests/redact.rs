@@ -129,11 +129,13 @@ fn assert_page_streams_gone(name: &str, index: i32) {
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn the_content_streams_of_a_redacted_text_page_are_gone_raw_and_decoded() {
     assert_page_streams_gone("latex-outline-4-pages.pdf", 1);
 }
 
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
 fn the_images_only_a_redacted_scanned_page_used_are_gone_raw_and_decoded() {
     assert_page_streams_gone("scanned-multipage-assembly.pdf", 1);
 }
