@@ -91,8 +91,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "",
     half.line,
     "",
-    "**Goals** (issue 5), judged on the report half:",
-    "",
+    ...(half.missing ? [] : ["**Goals** (issue 5), judged on the report half:", ""]),
     ...(half.missing ? [] : [
       `- **Redact one page at 150 dpi within 1.5x of rendering that page** (whole jobs, median against median, per file): ${f2(sum("redactMs") / sum("renderMs"))} in sum over ${ok.length} files, worst ${ok.length ? f2(Math.max(...ok.map((r) => r.redactMs / r.renderMs))) : "—"} ${verdict(over.length === 0 && ok.length === rep.length)}${over.length ? `; over 1.5x on ${over.map((r) => `${r.input} ${f2(r.redactMs / r.renderMs)}`).join(", ")}` : ""}${ok.length < rep.length ? `; failed on ${rep.filter((r) => r.error).map((r) => `${r.input} (${r.error})`).join(", ")}` : ""}.`,
       `- Every page kept on every file: ${verdict(ok.every((r) => r.pages === r.inPages))}${ok.some((r) => r.pages !== r.inPages) ? `; not on ${ok.filter((r) => r.pages !== r.inPages).map((r) => `${r.input} (${r.pages}/${r.inPages})`).join(", ")}` : ""}.`,
