@@ -7,6 +7,7 @@
 // the timing rules of bench/README.md.
 import { mkdirSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { corpusDir } from "../../test/support/corpus";
 import { codeVersion, machine } from "./machine";
 import { load1 } from "./pagework-lib";
 import { readReport, renderReport, type SectionRun, writeReport } from "./report";
@@ -48,7 +49,8 @@ if (argv[0] === "latency") {
 
 const ctx: BenchContext = {
   root,
-  corpusDir: process.env.CORPUS_DIR || resolve(root, "../shared/corpus"),
+  // One lookup order everywhere (CORPUS_DIR, <repo>/.corpus, ../shared/corpus): test/support/corpus.ts.
+  corpusDir,
   outDir: join(root, "bench/out"),
   quick: argv.includes("--quick") || process.env.BENCH_QUICK === "1",
   full: argv.includes("--full"),
