@@ -7,78 +7,9 @@
 //! a broken stage (lost spaces, wrong order, wrong orientation) fails while run-to-run noise
 //! does not.
 mod common;
+use common::cer::{bow, cer, corpus_pages, load};
 use common::{config, corpus, engine};
-use std::path::Path;
 
-fn normalise(s: &str) -> Vec<char> {
-    let mapped: String = s
-        .chars()
-        .map(|c| match c {
-            '\u{2018}' | '\u{2019}' | '\u{201A}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' => '"',
-            '\u{2013}' | '\u{2014}' => '-',
-            c => c,
-        })
-        .collect();
-    mapped.split_whitespace().collect::<Vec<_>>().join(" ").chars().collect()
-}
-
-fn levenshtein(a: &[char], b: &[char]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
-fn cer(reference: &str, hypothesis: &str) -> f64 {
-    let r = normalise(reference);
-    let h = normalise(hypothesis);
-    levenshtein(&r, &h) as f64 / r.len().max(1) as f64
-}
-
-fn bow(reference: &str, hypothesis: &str) -> f64 {
-    let words = |s: &str| -> Vec<String> {
-        s.split_whitespace()
-            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
-            .filter(|w| !w.is_empty())
-            .collect()
-    };
-    let r = words(reference);
-    let mut h = words(hypothesis);
-    let mut matched = 0;
-    for w in &r {
-        if let Some(p) = h.iter().position(|x| x == w) {
-            h.swap_remove(p);
-            matched += 1;
-        }
-    }
-    1.0 - matched as f64 / r.len().max(1) as f64
-}
-
-/// Every image of the corpus's ocr/ folder (the 7 reference pages), in name order.
-fn corpus_pages() -> Vec<std::path::PathBuf> {
-    let mut files: Vec<_> = std::fs::read_dir(corpus().join("ocr"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "png" || e == "jpg"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 7, "{files:?}");
-    files
-}
-
-fn load(path: &Path) -> ocr::Image {
-    let img = image::open(path).unwrap().to_luma8();
-    let (w, h) = img.dimensions();
-    ocr::Image::new(w as usize, h as usize, 1, img.into_raw()).unwrap()
-}
 
 #[test]
 #[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
@@ -180,37 +111,3 @@ fn batches_read_side_by_side_give_the_same_page_as_one_after_another() {
     }
 }
 
-/// Recognition on OpenVINO in bfloat16 (one line per run, widths on a grid) reads every
-/// corpus OCR page about as well as ONNX Runtime's float32 kernels in batches: within one CER
-/// point per page and 0.2 points over all of them. Both engines live in one process, so both
-/// use the runtime loaded first (OpenVINO's where installed); without it there is nothing to
-/// compare.
-#[test]
-#[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
-#[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
-#[cfg_attr(
-    all(has_ocr_corpus, has_ocr_models, not(has_openvino)),
-    ignore = "OpenVINO runtime missing: scripts/fetch-models.sh"
-)]
-fn recognition_on_openvino_reads_every_corpus_page_about_as_well_as_onnx_runtimes_kernels() {
-    let mut ov = config(2, None);
-    ov.tuning.openvino = Some(true);
-    let openvino = ocr::Ocr::new(&ov).unwrap();
-    assert!(openvino.uses_openvino(), "ONNX Runtime with OpenVINO is installed but the engine does not use it");
-    let mut cpu = config(2, None);
-    cpu.tuning.openvino = Some(false);
-    let cpu = ocr::Ocr::new(&cpu).unwrap();
-    assert!(!cpu.uses_openvino());
-    let (mut sum_ov, mut sum_cpu, mut n) = (0.0, 0.0, 0.0);
-    for f in corpus_pages() {
-        let gt = std::fs::read_to_string(f.with_extension("gt.txt")).unwrap();
-        let page = load(&f);
-        let chars = normalise(&gt).len() as f64;
-        let a = cer(&gt, &openvino.recognise(&page).unwrap().text());
-        let b = cer(&gt, &cpu.recognise(&page).unwrap().text());
-        eprintln!("{}: CER OpenVINO {:.2}%, ONNX Runtime {:.2}%", f.display(), a * 100.0, b * 100.0);
-        assert!(a <= b + 0.01, "{}: {a:.4} vs {b:.4}", f.display());
-        (sum_ov, sum_cpu, n) = (sum_ov + a * chars, sum_cpu + b * chars, n + chars);
-    }
-    assert!(sum_ov / n <= sum_cpu / n + 0.002, "{:.4} vs {:.4}", sum_ov / n, sum_cpu / n);
-}

@@ -2,6 +2,8 @@
 //! shipped models (models/manifest.json under node_modules) and an engine built from them.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod cer;
+
 use std::path::{Path, PathBuf};
 
 pub fn root() -> PathBuf {
