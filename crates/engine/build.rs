@@ -1,4 +1,4 @@
-//! Compiles csrc/compress.c, csrc/compress_images.c, csrc/compress_dedup.c, csrc/render_thread.c, csrc/graft.c, csrc/locks.c and csrc/g4.c (the MuPDF C shims of the engine) against the MuPDF headers of
+//! Compiles csrc/compress.c, csrc/compress_images.c, csrc/compress_dedup.c, csrc/render_thread.c, csrc/mcid.c, csrc/graft.c, csrc/locks.c and csrc/g4.c (the MuPDF C shims of the engine) against the MuPDF headers of
 //! the `mupdf-sys` crate in Cargo's registry; the MuPDF library itself is linked by
 //! `mupdf-sys`. Also csrc/turbo.c (JPEG encoding with the system libjpeg-turbo, loaded
 //! with dlopen) when /usr/include/jpeglib.h exists. csrc/compress.c uses libdeflate, built
@@ -42,6 +42,8 @@ fn main() {
     println!("cargo:rerun-if-changed=csrc/render_thread.c");
     println!("cargo:rerun-if-changed=csrc/caught.h");
     println!("cargo:rerun-if-changed=csrc/graft.c");
+    println!("cargo:rerun-if-changed=csrc/mcid.c");
+    println!("cargo:rerun-if-changed=csrc/mcid.h");
     println!("cargo:rerun-if-changed=csrc/locks.c");
     println!("cargo:rerun-if-changed=csrc/locks.h");
     println!("cargo:rerun-if-changed=csrc/g4.c");
@@ -52,6 +54,7 @@ fn main() {
         .file("csrc/compress_dedup.c")
         .file("csrc/render_thread.c")
         .file("csrc/graft.c")
+        .file("csrc/mcid.c")
         .file("csrc/locks.c")
         .file("csrc/g4.c")
         .include(mupdf_include())

@@ -9,6 +9,7 @@
 #include "compress.h"
 #include "caught.h"
 #include "locks.h"
+#include "mcid.h"
 
 /* As MuPDF's image rewriter: the dpi of one use, the smaller of the two axes. */
 static float dpi_from_ctm(fz_matrix ctm, int w, int h)
@@ -343,6 +344,9 @@ int engine_cz_gather(engine_cz *z)
 	{
 		int i, pages, len;
 		scan = pdf_open_document(ctx, z->path);
+		/* Read only, never saved: pages MuPDF would take hours to filter are read as
+		 * untagged (csrc/mcid.c). */
+		pdf_drop_obj(ctx, engine_mcid_untag_costly(ctx, scan));
 		pages = pdf_count_pages(ctx, scan);
 		if (pages != pdf_count_pages(ctx, z->doc))
 			fz_throw(ctx, FZ_ERROR_GENERIC, "page count differs between openings");
@@ -656,6 +660,9 @@ void engine_cz_isolated_rewrite(engine_cz *z, void (*rewrite)(fz_context *, pdf_
 	fz_try(ctx)
 	{
 		scan = pdf_open_document(ctx, z->path);
+		/* Only its new image streams are copied back (see above), so the structure it
+		 * filters need not survive (csrc/mcid.c). */
+		pdf_drop_obj(ctx, engine_mcid_untag_costly(ctx, scan));
 		if (pdf_count_pages(ctx, scan) != pdf_count_pages(ctx, z->doc))
 			fz_throw(ctx, FZ_ERROR_GENERIC, "page count differs between openings");
 		hide_handled_in(z, scan);

@@ -16,6 +16,7 @@
 #include <mupdf/fitz.h>
 #include "caught.h"
 #include "locks.h"
+#include "mcid.h"
 
 typedef struct {
 	fz_context *ctx;
@@ -52,6 +53,9 @@ int engine_rdoc_open(const char *path, size_t store_bytes, engine_rdoc **out, ch
 	fz_try(ctx) {
 		fz_register_document_handlers(ctx);
 		d->doc = fz_open_document(ctx, path);
+		/* Read only: pages MuPDF would take hours to run are read as untagged (csrc/mcid.c). */
+		if (pdf_document_from_fz_document(ctx, d->doc))
+			pdf_drop_obj(ctx, engine_mcid_untag_costly(ctx, pdf_document_from_fz_document(ctx, d->doc)));
 	}
 	fz_catch(ctx) {
 		copy_message(ctx, err, errlen);

@@ -47,6 +47,7 @@ pub mod tables;
 use crate::control::JobControl;
 use crate::error::{MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
+use crate::pdf::mcid::untag_costly_pages;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::checked_indexes;
 use extract::{Item, Line, Run, Style};
@@ -101,6 +102,8 @@ pub fn pdf_to_docx(
 ) -> Result<PdfToDocxResult> {
     control.checkpoint()?;
     let opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
+    // Only read: pages MuPDF would take hours to run stay untagged.
+    drop(untag_costly_pages(&opened.doc));
     let page_count = opened.page_count();
     let selected: Vec<usize> = match &options.pages {
         Some(p) if !p.is_empty() => checked_indexes(p, page_count)?.into_iter().collect(),

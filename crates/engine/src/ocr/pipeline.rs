@@ -64,6 +64,7 @@ use crate::pdf::pages::checked_indexes;
 use crate::pdf::save::{save_pdf, write_options};
 
 use crate::ocr::input::open_input;
+use crate::pdf::mcid::untag_costly_pages;
 pub use crate::ocr::input::MAX_IMAGE_PIXELS;
 use crate::ocr::json::blocks_json;
 pub use crate::ocr::json::{BlockJson, LineJson, OcrJson, PageJson, WordJson};
@@ -335,6 +336,8 @@ pub fn ocr_document(
     let engine = engine()?;
     let recogniser = recogniser_for(engine, options.languages.as_deref())?;
     let mut doc = open_input(input, options.max_pages)?;
+    // Pages MuPDF would take hours to run are read as untagged, and saved as they were.
+    let untagged = untag_costly_pages(&doc);
     let page_count = doc.page_count().ctx("counting pages")? as usize;
     if let Some(cap) = options.max_pages {
         if page_count > cap as usize {
@@ -402,6 +405,7 @@ pub fn ocr_document(
     })
     .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("serialising the result: {e}")))?;
     layer.finish()?;
+    untagged.restore();
     let output_bytes = match (options.output, output) {
         (OcrOutput::SearchablePdf, Some(out)) => save_pdf(&doc, out, write_options(Encryption::None), control)?,
         (OcrOutput::SearchablePdf, None) => {

@@ -37,6 +37,7 @@ use crate::control::JobControl;
 use crate::error::{EngineError, MuPdfResultExt, Result};
 use crate::pagework::render::{checked_dpi, encode_jpeg, raster_size, render_rgb, EncodedPage, JpegEncoder};
 use crate::pdf::content::repair_page_contents;
+use crate::pdf::mcid::untag_costly_pages;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::keep_encryption;
 use crate::pdf::save::{patch_write_options, save_pdf};
@@ -90,6 +91,8 @@ pub fn redact(input: &Path, output: &Path, options: &RedactOptions, control: &Jo
     }
     control.checkpoint()?;
     let mut opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
+    // Pages MuPDF would take hours to run are read as untagged, and saved as they were.
+    let untagged = untag_costly_pages(&opened.doc);
     let page_count = opened.page_count();
 
     let mut by_page: BTreeMap<usize, Vec<RedactRegion>> = BTreeMap::new();
@@ -132,6 +135,7 @@ pub fn redact(input: &Path, output: &Path, options: &RedactOptions, control: &Jo
 
     // Without recompression untouched streams are written as they are; a repaired
     // file has repaired (decoded) content streams, which are deflated.
+    untagged.restore();
     let options = patch_write_options(keep_encryption(opened.encrypted), opened.repaired);
     let output_bytes = save_pdf(&opened.doc, output, options, control)?;
     control.finish();

@@ -45,6 +45,7 @@ use crate::pdf::private_doc::PrivateDoc;
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
+use crate::pdf::mcid::untag_costly_pages;
 use crate::pdf::open::{open_pdf, path_str, PasswordPolicy, Source};
 use crate::pdf::pages::checked_indexes;
 use crate::pdf::save::write_atomically;
@@ -304,6 +305,8 @@ pub fn render_jpeg(input: &Path, output: &Path, options: &RenderOptions, control
     }
     control.checkpoint()?;
     let opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
+    // Only read: pages MuPDF would take hours to run stay untagged.
+    drop(untag_costly_pages(&opened.doc));
     let page_count = opened.page_count();
     let selected: Vec<usize> = match &options.pages {
         Some(p) if !p.is_empty() => checked_indexes(p, page_count)?.into_iter().collect(),

@@ -53,20 +53,20 @@ extern "C" {
 }
 
 /// The `pdf_obj` pointer inside a crate object (borrowed).
-fn raw(obj: &PdfObject) -> *mut c_void {
+pub(crate) fn raw(obj: &PdfObject) -> *mut c_void {
     // SAFETY: PdfObject is a single `*mut pdf_obj` field (size checked above).
     unsafe { std::mem::transmute_copy::<PdfObject, *mut c_void>(obj) }
 }
 
 /// A crate object owning the reference `ptr` (null is PDF null).
-fn owned(ptr: *mut c_void) -> PdfObject {
+pub(crate) fn owned(ptr: *mut c_void) -> PdfObject {
     // SAFETY: as in `raw`; the C side returned a reference we now own, dropped by
     // PdfObject's Drop.
     unsafe { std::mem::transmute::<*mut c_void, PdfObject>(ptr) }
 }
 
 /// This thread's MuPDF context, the one the crate uses for its objects.
-fn context() -> *mut c_void {
+pub(crate) fn context() -> *mut c_void {
     let ctx = Context::get();
     // SAFETY: Context is a single `*mut fz_context` field without Drop (size checked).
     unsafe { std::mem::transmute_copy::<Context, *mut c_void>(&ctx) }

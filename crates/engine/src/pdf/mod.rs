@@ -3,9 +3,10 @@
 
 pub(crate) mod content;
 pub(crate) mod content_syntax;
-mod graft;
+pub(crate) mod graft;
 pub(crate) mod lexer;
 mod links;
+pub(crate) mod mcid;
 pub mod merge;
 mod object;
 pub(crate) mod open;
