@@ -907,6 +907,7 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		 * encrypted per object. */
 		if (o->garbage >= 3 && !doc->crypt)
 		{
+			engine_cz_merge_icc_profiles(ctx, doc);
 			engine_cz_merge_duplicates(ctx, doc);
 			w.do_garbage = 2;
 		}

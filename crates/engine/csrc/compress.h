@@ -76,6 +76,7 @@ int engine_cz_written(engine_cz *z, int num);
 /* Merges duplicate objects by hash (csrc/compress_dedup.c): what the save does at
  * garbage level 3 and 4, in linear rather than quadratic time. Returns how many. */
 int engine_cz_merge_duplicates(fz_context *ctx, pdf_document *doc);
+int engine_cz_merge_icc_profiles(fz_context *ctx, pdf_document *doc);
 /* Pushes the references and containers among the values of `o` (a dictionary or an
  * array; a dictionary's `skip` key, when not NULL, left out) onto the stack `*stack`
  * (`*top` entries of `*cap`, grown as needed): the step of the object walks in

@@ -323,3 +323,146 @@ int engine_cz_merge_duplicates(fz_context *ctx, pdf_document *doc)
 		fz_rethrow(ctx);
 	return total;
 }
+
+/* ICC profiles equal but for the header's creation date and profile ID (bytes 24-35 and
+ * 84-99) are one profile: applications that write one copy per image or page stamp each with
+ * its time (test_2904.pdf from PyMuPDF's tests carries 20 copies of a 40 KB CMYK profile
+ * differing only there, 713 KB of its 1.8 MB). The duplicates are pointed at the
+ * lowest-numbered copy, as for byte-equal objects; colours are unchanged, since neither
+ * field takes part in colour conversion. Profiles over 16 MiB are left alone. */
+#define ICC_MAX_BYTES (16 << 20)
+
+typedef struct {
+	uint64_t hash;
+	int num;
+	fz_buffer *bytes;
+} icc_entry;
+
+static int icc_by_hash(const void *a, const void *b)
+{
+	const icc_entry *x = a, *y = b;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->num - y->num;
+}
+
+/* An ICCBased colour space's stream: /N, no /Type or /Subtype. */
+static int looks_like_icc(fz_context *ctx, pdf_obj *dict)
+{
+	return pdf_is_int(ctx, pdf_dict_get(ctx, dict, PDF_NAME(N))) && !pdf_dict_get(ctx, dict, PDF_NAME(Type))
+		&& !pdf_dict_get(ctx, dict, PDF_NAME(Subtype)) && !pdf_dict_get(ctx, dict, PDF_NAME(Length1));
+}
+
+/* The decoded profile with its date and ID zeroed; NULL when it is not an ICC profile. */
+static fz_buffer *normalised_profile(fz_context *ctx, pdf_document *doc, int num)
+{
+	fz_buffer *buf = NULL;
+	fz_var(buf);
+	fz_try(ctx)
+	{
+		fz_buffer *stored = pdf_load_stream_number(ctx, doc, num);
+		/* The stream's own buffer when it is held in memory unfiltered: changed on a copy. */
+		if (stored->len >= 128 && stored->len <= ICC_MAX_BYTES && memcmp(stored->data + 36, "acsp", 4) == 0)
+		{
+			fz_try(ctx)
+				buf = fz_new_buffer_from_copied_data(ctx, stored->data, stored->len);
+			fz_always(ctx)
+				fz_drop_buffer(ctx, stored);
+			fz_catch(ctx)
+				fz_rethrow(ctx);
+			memset(buf->data + 24, 0, 12);
+			memset(buf->data + 84, 0, 16);
+		}
+		else
+			fz_drop_buffer(ctx, stored);
+	}
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+		fz_drop_buffer(ctx, buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
+/* Same /N, /Alternate and /Range: the profile alone decides. */
+static int same_icc_dict(fz_context *ctx, pdf_obj *a, pdf_obj *b)
+{
+	return pdf_objcmp(ctx, pdf_dict_get(ctx, a, PDF_NAME(N)), pdf_dict_get(ctx, b, PDF_NAME(N))) == 0
+		&& pdf_objcmp(ctx, pdf_dict_get(ctx, a, PDF_NAME(Alternate)), pdf_dict_get(ctx, b, PDF_NAME(Alternate))) == 0
+		&& pdf_objcmp(ctx, pdf_dict_get(ctx, a, PDF_NAME(Range)), pdf_dict_get(ctx, b, PDF_NAME(Range))) == 0;
+}
+
+int engine_cz_merge_icc_profiles(fz_context *ctx, pdf_document *doc)
+{
+	int len = pdf_xref_len(ctx, doc), count = 0, merged = 0, i, j, k;
+	icc_entry *e = NULL;
+	int *map = NULL;
+	fz_var(e);
+	fz_var(map);
+	fz_var(count);
+	fz_try(ctx)
+	{
+		e = fz_calloc(ctx, len > 0 ? len : 1, sizeof *e);
+		map = fz_calloc(ctx, len > 0 ? len : 1, sizeof *map);
+		for (i = 1; i < len; i++)
+		{
+			pdf_obj *obj;
+			fz_buffer *bytes;
+			if (!pdf_obj_num_is_stream(ctx, doc, i))
+				continue;
+			obj = load(ctx, doc, i);
+			if (!obj || !looks_like_icc(ctx, obj) || !(bytes = normalised_profile(ctx, doc, i)))
+			{
+				pdf_drop_obj(ctx, obj);
+				continue;
+			}
+			pdf_drop_obj(ctx, obj);
+			e[count].hash = hash_bytes(bytes->data, bytes->len);
+			e[count].num = i;
+			e[count].bytes = bytes;
+			count++;
+		}
+		qsort(e, count, sizeof *e, icc_by_hash);
+		for (i = 0; i < count; i = j)
+		{
+			for (j = i + 1; j < count && e[j].hash == e[i].hash; j++)
+				;
+			for (k = i + 1; k < j; k++)
+			{
+				pdf_obj *a = pdf_load_object(ctx, doc, e[k].num), *b = pdf_load_object(ctx, doc, e[i].num);
+				int same = e[k].bytes->len == e[i].bytes->len
+					&& memcmp(e[k].bytes->data, e[i].bytes->data, e[i].bytes->len) == 0 && same_icc_dict(ctx, a, b);
+				pdf_drop_obj(ctx, a);
+				pdf_drop_obj(ctx, b);
+				if (same)
+				{
+					map[e[k].num] = e[i].num;
+					merged++;
+				}
+			}
+		}
+		if (merged)
+		{
+			for (i = 1; i < len; i++)
+			{
+				pdf_obj *obj = map[i] ? NULL : load(ctx, doc, i);
+				if (obj)
+					redirect(ctx, doc, obj, map, len, 0);
+				pdf_drop_obj(ctx, obj);
+			}
+			redirect(ctx, doc, pdf_trailer(ctx, doc), map, len, 0);
+		}
+	}
+	fz_always(ctx)
+	{
+		for (i = 0; i < count; i++)
+			fz_drop_buffer(ctx, e[i].bytes);
+		fz_free(ctx, e);
+		fz_free(ctx, map);
+	}
+	fz_catch(ctx)
+		fz_rethrow(ctx);
+	return merged;
+}

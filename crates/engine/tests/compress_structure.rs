@@ -169,3 +169,77 @@ fn objects_packed_in_object_streams_survive_the_drop_of_unreachable_objects() {
         }
     }
 }
+
+/// An ICC profile of `len` bytes whose header carries the creation date `second`.
+fn icc_profile(len: usize, second: u8) -> Vec<u8> {
+    let mut p: Vec<u8> = (0..len as u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    p[0..4].copy_from_slice(&(len as u32).to_be_bytes());
+    p[36..40].copy_from_slice(b"acsp");
+    p[24..36].copy_from_slice(&[0x07, 0xea, 0, 11, 0, 29, 0, 9, 0, 41, 0, second]);
+    p[84..100].fill(second);
+    p
+}
+
+/// A page drawing two RGB images, each with its own copy of one ICC profile whose copies
+/// differ in `differ` (the header's date and ID, or a byte of the profile itself).
+fn two_icc_images(differ: fn(&mut Vec<u8>)) -> Vec<u8> {
+    let mut second = icc_profile(6000, 1);
+    differ(&mut second);
+    let image = |icc: u32| {
+        stream(
+            &format!("/Type /XObject /Subtype /Image /Width 2 /Height 2 /BitsPerComponent 8 /ColorSpace [/ICCBased {icc} 0 R]"),
+            &[200, 10, 10, 10, 200, 10, 10, 10, 200, 90, 90, 90],
+        )
+    };
+    build_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R \
+           /Resources << /XObject << /Im1 5 0 R /Im2 6 0 R >> >> >>"
+            .to_vec(),
+        stream("", b"q 50 0 0 50 10 10 cm /Im1 Do Q q 50 0 0 50 100 100 cm /Im2 Do Q"),
+        image(7),
+        image(8),
+        stream("/N 3 /Alternate /DeviceRGB", &icc_profile(6000, 0)),
+        stream("/N 3 /Alternate /DeviceRGB", &second),
+    ])
+}
+
+/// The object numbers of the two images' ICC profiles in `path`.
+fn icc_numbers(path: &Path) -> (i32, i32) {
+    let doc = PdfDocument::open(path.to_str().unwrap()).unwrap();
+    let xo = doc.find_page(0).unwrap().get_dict("Resources").unwrap().unwrap().get_dict("XObject").unwrap().unwrap();
+    let icc = |name: &str| {
+        let cs = xo.get_dict(name).unwrap().unwrap().get_dict("ColorSpace").unwrap().unwrap();
+        cs.get_array(1).unwrap().unwrap().as_indirect().unwrap()
+    };
+    (icc("Im1"), icc("Im2"))
+}
+
+#[test]
+fn icc_profiles_differing_only_in_their_date_and_id_are_stored_once_at_every_level() {
+    let s = Scratch::new("compress-icc");
+    let input = s.path("icc.pdf");
+    std::fs::write(&input, two_icc_images(|_| {})).unwrap();
+    let (a, b) = icc_numbers(&input);
+    assert_ne!(a, b);
+    for level in LEVELS {
+        let out = s.path(&format!("{level:?}.pdf"));
+        compress_at(&input, &out, level);
+        let (a, b) = icc_numbers(&out);
+        assert_eq!(a, b, "{level:?}: one profile for both images");
+    }
+}
+
+#[test]
+fn icc_profiles_that_differ_in_content_are_both_kept() {
+    let s = Scratch::new("compress-icc-other");
+    let input = s.path("icc.pdf");
+    std::fs::write(&input, two_icc_images(|p| p[500] ^= 1)).unwrap();
+    for level in LEVELS {
+        let out = s.path(&format!("{level:?}.pdf"));
+        compress_at(&input, &out, level);
+        let (a, b) = icc_numbers(&out);
+        assert_ne!(a, b, "{level:?}: two profiles");
+    }
+}
