@@ -17,7 +17,7 @@
 # Also docproc-postgres:latest and docproc-garage:latest, the compose stack's other services
 # (deploy/compose.yaml; Garage from the binary scripts/setup-test.sh builds, GARAGE_BIN).
 #
-# Environment: ENGINE (podman|docker, default: podman if installed, else docker), BASE_IMAGE,
+# Environment: BASE_ONLY=1 (make the base images and stop), ENGINE (podman|docker, default: podman if installed, else docker), BASE_IMAGE,
 # RUST_IMAGE, IMAGE (default docproc), DEBIAN_MIRROR (default http://deb.debian.org/debian).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,6 +88,8 @@ if [ -z "${RUST_IMAGE:-}" ]; then
     rm -rf "$tmp"
   fi
 fi
+
+[ "${BASE_ONLY:-0}" = 1 ] && exit 0
 
 # --- the image ---------------------------------------------------------------------------------
 version="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' package.json | head -1)"

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The container test (run by scripts/test.sh): builds the images (scripts/build-images.sh),
+# brings the compose stack up (deploy/compose.yaml: Postgres, Garage, migrations, the API, two
+# workers), drives a job of every operation through it with the TypeScript client and SIGKILLs a
+# worker container mid-job (test/deploy/compose-stack.ts), then takes the stack down with its
+# volumes. Where the machine cannot run containers it prints ONE line starting "SKIP: containers:"
+# and exits 0 without claiming a pass; DOCPROC_CONTAINER_TEST=0 skips it the same way.
+# podman-compose comes from PyPI into a venv under /var/cache/docproc (a cache: made again when
+# missing); `docker compose` is used instead when docker works and podman is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+skip() { echo "SKIP: containers: $*"; exit 0; }
+[ "${DOCPROC_CONTAINER_TEST:-1}" = 0 ] && skip "DOCPROC_CONTAINER_TEST=0"
+start=$(date +%s)
+log() { echo "test-containers: $(( $(date +%s) - start )) s $*"; }
+
+if command -v podman >/dev/null; then ENGINE=podman
+elif command -v docker >/dev/null && docker info >/dev/null 2>&1; then ENGINE=docker
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then ENGINE=podman
+else skip "neither podman nor a working docker, and not root on Debian to install podman"; fi
+export ENGINE
+
+# Can this machine run a container at all? The base image first (made from Debian packages).
+BASE_ONLY=1 ./scripts/build-images.sh >/dev/null 2>&1 || skip "could not make the base image ($(BASE_ONLY=1 ./scripts/build-images.sh 2>&1 | tail -1))"
+probe=$("$ENGINE" run --rm "${BASE_IMAGE:-localhost/docproc-base:bookworm}" true 2>&1) || skip "$ENGINE cannot run a container here: $(tail -1 <<<"$probe")"
+
+garage_bin="${GARAGE_BIN:-${GARAGE_ROOT:-/var/cache/docproc/garage}/bin/garage}"
+[ -x "$garage_bin" ] || skip "no Garage binary at $garage_bin (scripts/setup-test.sh builds it)"
+
+if [ "$ENGINE" = podman ]; then
+  venv=/var/cache/docproc/podman-compose
+  if ! "$venv/bin/podman-compose" --version >/dev/null 2>&1; then
+    log "installing podman-compose from PyPI into $venv"
+    rm -rf "$venv" && python3 -m venv "$venv" && "$venv/bin/pip" install --quiet "podman-compose==1.6.0"
+  fi
+  compose=("$venv/bin/podman-compose")
+else
+  compose=(docker compose)
+fi
+
+log "building the images"
+./scripts/build-images.sh 2>&1 | grep -E '^build-images:|Error|error:' || true
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "test-containers: scripts/build-images.sh failed" >&2; exit 1; }
+
+work=$(mktemp -d)
+project="docproc-ct-$$"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# Test settings on top of fresh secrets: short leases so a killed worker's job is retried soon,
+# and a per-page delay so that a job is still running when its worker is killed.
+{ ./deploy/make-env.sh; printf 'JOB_LEASE_S=5\nQUEUE_POLL_MS=500\nJOB_TEST_PAGE_DELAY_MS=400\n'; } > "$work/docproc.env"
+export DOCPROC_ENV_FILE="$work/docproc.env" DOCPROC_PORT="$port"
+c() { "${compose[@]}" -p "$project" -f deploy/compose.yaml "$@"; }
+container() { "$ENGINE" ps -q --filter "label=com.docker.compose.project=$project" --filter "label=com.docker.compose.service=$1" | head -1; }
+down() {
+  log "compose down"
+  c down -v -t 20 >"$work/down.log" 2>&1 || { echo "test-containers: compose down failed:" >&2; tail -20 "$work/down.log" >&2; return 1; }
+  left=$("$ENGINE" ps -aq --filter "label=com.docker.compose.project=$project" | wc -l)
+  [ "$left" = 0 ] || { echo "test-containers: $left containers left after down" >&2; return 1; }
+}
+cleanup() {
+  local rc=$?
+  if [ $rc != 0 ]; then
+    echo "test-containers: FAILED; the stack's logs:" >&2
+    for s in migrate api worker garage postgres; do id=$(container "$s" || true); [ -n "$id" ] && { echo "--- $s" >&2; "$ENGINE" logs --tail 40 "$id" >&2 2>&1 || true; }; done
+    c down -v -t 5 >/dev/null 2>&1 || true
+  fi
+  rm -rf "$work"
+  exit $rc
+}
+trap cleanup EXIT
+
+log "compose up (2 workers) on 127.0.0.1:$port"
+c up -d --scale worker=2 >"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
+for i in $(seq 1 180); do
+  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+  [ "$i" = 180 ] && { echo "test-containers: the API never became ready" >&2; exit 1; }
+  sleep 1
+done
+log "API ready"
+
+api=$(container api)
+admin() { "$ENGINE" exec "$api" docproc admin "$@"; }
+account=$(admin account:create --email ops@example.com | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+keys=()
+for _ in 1 2 3 4 5 6 7 8; do keys+=("$(admin key:create --account "$account" --mode test | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')"); done
+live=$(admin key:create --account "$account" --mode live | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
+
+DOCPROC_URL="http://127.0.0.1:$port/api/v1" DOCPROC_KEYS="$(IFS=,; echo "${keys[*]}")" DOCPROC_LIVE_KEY="$live" \
+  CONTAINER_ENGINE="$ENGINE" PG_CONTAINER="$(container postgres)" bun test/deploy/compose-stack.ts
+
+down
+log "passed: the compose stack ran a job of every operation, survived a worker SIGKILL and came down cleanly"
