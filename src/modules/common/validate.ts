@@ -2,7 +2,7 @@
 // JSON, no 1.5 for an integer), JSON bodies bounded and checked for strings Postgres can store.
 import { Kind, type TObject } from "@sinclair/typebox";
 import { ApiError } from "../../domain/errors";
-import { config } from "../../config";
+import { readOrStall } from "./body-stall";
 import { check, pointerToParam } from "../../domain/validate";
 
 /** Query strings are text: coerce only unambiguous forms, then validate strictly. */
@@ -30,22 +30,6 @@ export function checkQuery<T>(schema: TObject | undefined, search: URLSearchPara
 }
 
 const maxJsonBytes = 1024 * 1024;
-
-/** One read of a JSON body; a client that sends nothing for BODY_STALL_TIMEOUT_S gets 408. */
-async function readOrStall(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ApiError("request_timeout", `The request body sent nothing for ${config.bodyStallTimeoutS} s.`, null)), config.bodyStallTimeoutS * 1000);
-  });
-  try {
-    return await Promise.race([reader.read(), stalled]);
-  } catch (e) {
-    void reader.cancel().catch(() => {});
-    throw e;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export async function readJson(request: Request): Promise<unknown> {
   const type = (request.headers.get("content-type") || "").split(";")[0]!.trim().toLowerCase();
