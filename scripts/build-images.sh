@@ -30,7 +30,7 @@ if [ -z "${ENGINE:-}" ]; then
   if command -v podman >/dev/null; then ENGINE=podman
   elif command -v docker >/dev/null && docker info >/dev/null 2>&1; then ENGINE=docker
   else
-    ./scripts/apt-install.sh podman buildah runc slirp4netns uidmap
+    ./scripts/apt-install.sh podman buildah runc slirp4netns uidmap netavark aardvark-dns
     ENGINE=podman
   fi
 fi
