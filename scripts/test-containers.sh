@@ -51,18 +51,27 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 export DOCPROC_ENV_FILE="$work/docproc.env" DOCPROC_PORT="$port"
 c() { "${compose[@]}" -p "$project" -f deploy/compose.yaml "$@"; }
 container() { "$ENGINE" ps -q --filter "label=com.docker.compose.project=$project" --filter "label=com.docker.compose.service=$1" | head -1; }
+# The containers' anonymous volumes (the image's DATA_DIR), which `down -v` may leave behind.
+anon_volumes() { "$ENGINE" ps -aq --filter "label=com.docker.compose.project=$project" | xargs -r "$ENGINE" inspect --format '{{range .Mounts}}{{if eq .Type "volume"}}{{.Name}} {{end}}{{end}}' | tr ' ' '\n' | grep -E '^[0-9a-f]{64}$' || true; }
 down() {
   log "compose down"
+  local anon; anon=$(anon_volumes)
   c down -v -t 20 >"$work/down.log" 2>&1 || { echo "test-containers: compose down failed:" >&2; tail -20 "$work/down.log" >&2; return 1; }
+  [ -z "$anon" ] || "$ENGINE" volume rm $anon >/dev/null 2>&1 || true
   left=$("$ENGINE" ps -aq --filter "label=com.docker.compose.project=$project" | wc -l)
   [ "$left" = 0 ] || { echo "test-containers: $left containers left after down" >&2; return 1; }
+  # podman-compose 1.6 with podman 4.3 may leave the named volumes after `down -v`.
+  "$ENGINE" volume ls -q | grep "^${project}_" | xargs -r "$ENGINE" volume rm >/dev/null
 }
 cleanup() {
   local rc=$?
   if [ $rc != 0 ]; then
     echo "test-containers: FAILED; the stack's logs:" >&2
     for s in migrate api worker garage postgres; do id=$(container "$s" || true); [ -n "$id" ] && { echo "--- $s" >&2; "$ENGINE" logs --tail 40 "$id" >&2 2>&1 || true; }; done
+    anon=$(anon_volumes)
     c down -v -t 5 >/dev/null 2>&1 || true
+    [ -z "$anon" ] || "$ENGINE" volume rm $anon >/dev/null 2>&1 || true
+    "$ENGINE" volume ls -q | grep "^${project}_" | xargs -r "$ENGINE" volume rm >/dev/null 2>&1 || true
   fi
   rm -rf "$work"
   exit $rc
@@ -97,8 +106,11 @@ if [ "$ENGINE" = podman ] && command -v kubectl >/dev/null && python3 -c 'import
   net=$("$ENGINE" network ls --format '{{.Name}}' | grep -x "${project}_default" || true)
   [ -n "$net" ] || { echo "test-containers: no network ${project}_default" >&2; exit 1; }
   "$ENGINE" stop -t 20 $("$ENGINE" ps -q --filter "label=com.docker.compose.project=$project" --filter "label=com.docker.compose.service=worker") >/dev/null
-  for role in api worker; do "$ENGINE" kube play --network "$net" --configmap "$kube/configmaps.yaml" "$kube/$role.yaml" >/dev/null; done
-  kube_down() { for role in api worker; do "$ENGINE" kube play --down "$kube/$role.yaml" >/dev/null 2>&1 || true; done; }
+  kube_down() { for role in api worker; do "$ENGINE" kube play --down "$kube/$role.yaml" >/dev/null 2>&1 || true; "$ENGINE" pod rm -f "docproc-$role-pod-0" >/dev/null 2>&1 || true; done; }
+  for role in api worker; do
+    "$ENGINE" kube play --network "$net" --configmap "$kube/configmap-secret.yaml" --configmap "$kube/configmap-settings.yaml" "$kube/$role.yaml" >/dev/null \
+      || { kube_down; echo "test-containers: podman kube play $role.yaml failed" >&2; exit 1; }
+  done
   for i in $(seq 1 60); do
     "$ENGINE" exec docproc-api-pod-0-api bun -e 'const r = await fetch("http://127.0.0.1:8080/readyz"); process.exit(r.ok ? 0 : 1)' >/dev/null 2>&1 && break
     [ "$i" = 60 ] && { kube_down; echo "test-containers: the kube-played API pod never became ready" >&2; exit 1; }

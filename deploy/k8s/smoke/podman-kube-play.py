@@ -2,7 +2,7 @@
 # can run against the compose stack, for scripts/test-containers.sh: the API and worker
 # Deployments with one replica, the Secret's variables from the stack's env file as a ConfigMap
 # (podman has no Secrets in kube play), the API on PORT inside the pod (no port mapping on a
-# compose network). Writes api.yaml, worker.yaml and configmaps.yaml into the directory argv[2].
+# compose network). Writes api.yaml, worker.yaml and the two configmap-*.yaml into the directory argv[2].
 import os, sys
 import yaml
 
@@ -21,4 +21,6 @@ for name, role in (("docproc-api", "api"), ("docproc-worker", "worker")):
         c["readinessProbe"]["httpGet"]["port"] = 8080
         c["livenessProbe"]["tcpSocket"]["port"] = 8080
     yaml.safe_dump(dep, open(os.path.join(out, f"{role}.yaml"), "w"))
-yaml.safe_dump_all([cm, secret_cm], open(os.path.join(out, "configmaps.yaml"), "w"))
+# One ConfigMap per file: podman 4.3 reads only the first document of each --configmap file.
+yaml.safe_dump(cm, open(os.path.join(out, "configmap-settings.yaml"), "w"))
+yaml.safe_dump(secret_cm, open(os.path.join(out, "configmap-secret.yaml"), "w"))
