@@ -96,6 +96,9 @@ live=$(admin key:create --account "$account" --mode live | python3 -c 'import js
 
 DOCPROC_URL="http://127.0.0.1:$port/api/v1" DOCPROC_KEYS="$(IFS=,; echo "${keys[*]}")" DOCPROC_LIVE_KEY="$live" \
   CONTAINER_ENGINE="$ENGINE" PG_CONTAINER="$(container postgres)" bun test/deploy/compose-stack.ts
+# Memory of each container after every operation ran (the figure deploy/k8s sizes workers by).
+"$ENGINE" stats --no-stream --format '{{.Name}} {{.MemUsage}}' $("$ENGINE" ps -q --filter "label=com.docker.compose.project=$project") 2>/dev/null \
+  | sed 's/^/test-containers: memory: /' || true
 
 # The Kubernetes manifests, smoke-run with `podman kube play` on the stack's network (podman only;
 # docker has no kube play): the API and worker Deployments as rendered, with the env file as their
