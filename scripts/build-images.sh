@@ -105,8 +105,7 @@ log "building $image:$version ($commit) on $BASE_IMAGE with $RUST_IMAGE using $E
 args=(build -f "$ctx/deploy/Containerfile"
   --build-arg "BASE_IMAGE=$BASE_IMAGE" --build-arg "RUST_IMAGE=$RUST_IMAGE"
   --build-arg "VERSION=$version" --build-arg "COMMIT=$commit" --build-arg "SOURCE_URL=$source_url"
-  --build-arg "CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  -t "$image:$version" -t "$image:latest")
+  --build-arg "CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ)")
 # HEALTHCHECK is part of the Docker image format only (OCI images drop it).
 fmt=()
 [ "$ENGINE" = podman ] && fmt=(--format docker --layers)
@@ -119,7 +118,12 @@ git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' 
 mkdir -p "$ctx/.build"
 ca="${BUILD_CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}"
 if [ -s "$ca" ]; then cp "$ca" "$ctx/.build/ca-certificates.crt"; else : > "$ctx/.build/ca-certificates.crt"; fi
-"$ENGINE" "${args[@]}" "$ctx"
+# The build stage is tagged too (docproc-build:latest, never shipped), so that removing outdated
+# layers below keeps it: its layers are the next build's cache.
+"$ENGINE" "${args[@]}" --target build -t docproc-build:latest "$ctx" >/dev/null
+"$ENGINE" "${args[@]}" -t "$image:$version" -t "$image:latest" "$ctx"
+# Layers of earlier builds of these images that no tag uses any more (only ours: by label).
+"$ENGINE" image prune -f --filter label=docproc.build-images=1 >/dev/null || true
 
 size=$("$ENGINE" image inspect "$image:$version" --format '{{.Size}}')
 log "built $image:$version and $image:latest: $((size / 1000000)) MB, in $(( $(date +%s) - start )) s ($(date -u +%F), $(nproc) cores)"
