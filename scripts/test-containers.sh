@@ -56,7 +56,7 @@ anon_volumes() { "$ENGINE" ps -aq --filter "label=com.docker.compose.project=$pr
 down() {
   log "compose down"
   local anon; anon=$(anon_volumes)
-  c down -v -t 20 >"$work/down.log" 2>&1 || { echo "test-containers: compose down failed:" >&2; tail -20 "$work/down.log" >&2; return 1; }
+  c down -v --remove-orphans -t 20 >"$work/down.log" 2>&1 || { echo "test-containers: compose down failed:" >&2; tail -20 "$work/down.log" >&2; return 1; }
   [ -z "$anon" ] || "$ENGINE" volume rm $anon >/dev/null 2>&1 || true
   left=$("$ENGINE" ps -aq --filter "label=com.docker.compose.project=$project" | wc -l)
   [ "$left" = 0 ] || { echo "test-containers: $left containers left after down" >&2; return 1; }
@@ -69,7 +69,7 @@ cleanup() {
     echo "test-containers: FAILED; the stack's logs:" >&2
     for s in migrate api worker garage postgres; do id=$(container "$s" || true); [ -n "$id" ] && { echo "--- $s" >&2; "$ENGINE" logs --tail 40 "$id" >&2 2>&1 || true; }; done
     anon=$(anon_volumes)
-    c down -v -t 5 >/dev/null 2>&1 || true
+    c down -v --remove-orphans -t 5 >/dev/null 2>&1 || true
     [ -z "$anon" ] || "$ENGINE" volume rm $anon >/dev/null 2>&1 || true
     "$ENGINE" volume ls -q | grep "^${project}_" | xargs -r "$ENGINE" volume rm >/dev/null 2>&1 || true
   fi
