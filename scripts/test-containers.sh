@@ -61,7 +61,7 @@ down() {
   left=$("$ENGINE" ps -aq --filter "label=com.docker.compose.project=$project" | wc -l)
   [ "$left" = 0 ] || { echo "test-containers: $left containers left after down" >&2; return 1; }
   # podman-compose 1.6 with podman 4.3 may leave the named volumes after `down -v`.
-  "$ENGINE" volume ls -q | grep "^${project}_" | xargs -r "$ENGINE" volume rm >/dev/null
+  { "$ENGINE" volume ls -q | grep "^${project}_" || true; } | xargs -r "$ENGINE" volume rm >/dev/null
 }
 cleanup() {
   local rc=$?
@@ -71,7 +71,7 @@ cleanup() {
     anon=$(anon_volumes)
     c down -v --remove-orphans -t 5 >/dev/null 2>&1 || true
     [ -z "$anon" ] || "$ENGINE" volume rm $anon >/dev/null 2>&1 || true
-    "$ENGINE" volume ls -q | grep "^${project}_" | xargs -r "$ENGINE" volume rm >/dev/null 2>&1 || true
+    { "$ENGINE" volume ls -q | grep "^${project}_" || true; } | xargs -r "$ENGINE" volume rm >/dev/null 2>&1 || true
   fi
   rm -rf "$work"
   exit $rc
