@@ -39,3 +39,12 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.installed" 2>/dev/null)" != "
   "$venv/bin/pip" install --quiet -e "clients/python[test]"
   echo "$stamp" > "$venv/.installed"
 fi
+
+# kubernetes-validate (PyPI) for test/deploy/k8s-manifests.test.ts, in a venv outside the clone
+# (a cache: made again when missing).
+k8s_venv=/var/cache/docproc/venv-k8s
+if ! "$k8s_venv/bin/kubernetes-validate" --version 2>/dev/null | grep -qx "1.37.0"; then
+  echo "setup: installing kubernetes-validate into $k8s_venv"
+  rm -rf "$k8s_venv" && mkdir -p "$(dirname "$k8s_venv")" && /usr/bin/python3 -m venv "$k8s_venv"
+  "$k8s_venv/bin/pip" install --quiet "kubernetes-validate==1.37.0"
+fi

@@ -29,7 +29,11 @@ bun x tsc --noEmit -p .
 bun x tsc --noEmit -p console
 (cd clients/typescript && bun x tsc --noEmit -p . && bun x tsc --noEmit -p tsconfig.test.json)
 bun test --timeout 120000 2>&1 | tee "$logs/bun.log"
+# The images, the compose stack, a job of every operation through it, a worker container killed
+# mid-job (deploy/README.md); one "SKIP: containers: ..." line where containers cannot run.
+./scripts/test-containers.sh 2>&1 | tee "$logs/containers.log"
 # What did not run, and why: a test without its inputs is ignored (cargo) or skipped (bun).
 echo "cargo: $(grep -c ' \.\.\. ignored' "$logs/cargo.log" || true) ignored"; grep -o 'ignored, .*' "$logs/cargo.log" | sort | uniq -c || true
 skips="$(grep -oE '^ *[0-9]+ skip$' "$logs/bun.log" | tail -1 | tr -dc 0-9 || true)"
 echo "bun: ${skips:-0} skipped"; grep -m1 '^SKIP: ' "$logs/bun.log" || true
+grep -m1 '^SKIP: containers: ' "$logs/containers.log" || true

@@ -61,6 +61,9 @@ export const config = {
   maxUploadBytes: int("MAX_UPLOAD_BYTES", 100 * 1024 * 1024, 1),
   /** Not in the contract: wall-clock limit for receiving one upload (408 request_timeout after). */
   uploadTimeoutS: int("UPLOAD_TIMEOUT_S", 900, 1),
+  /** Not in the contract: a request body (upload or JSON) that sends no byte for this long is cut
+   * with 408 request_timeout and nothing is stored (a stalled client behind a load balancer). */
+  bodyStallTimeoutS: int("BODY_STALL_TIMEOUT_S", 10, 1),
   /** Not in the contract: wall-clock limit per job (spec: "not shown"). */
   jobTimeoutS: int("JOB_TIMEOUT_S", 600, 1),
   /** Not in the contract: port of the embedded Postgres when DATABASE_URL is unset. */

@@ -66,7 +66,7 @@ export const errorCatalogue = {
   job_timeout: def(500, "api_error", "The job exceeded the per-job wall-clock limit (JOB_TIMEOUT_S) and was stopped.", "extension", ["job"]),
   store_unavailable: def(503, "api_error", "The object store (S3_*) is unreachable or failed; nothing was half-written, safe to retry. A job that cannot read its input or store its result fails with this code.", "extension", ["http", "job"]),
   upload_size_mismatch: def(400, "invalid_request_error", "POST /files/{file_id}/complete: the uploaded object's size differs from the declared `size_bytes`; the object and the file are deleted.", "extension"),
-  request_timeout: def(408, "invalid_request_error", "The upload was not received within UPLOAD_TIMEOUT_S (default 900 s); nothing was stored.", "extension"),
+  request_timeout: def(408, "invalid_request_error", "The request body was not received within UPLOAD_TIMEOUT_S (default 900 s), or sent nothing for BODY_STALL_TIMEOUT_S (default 10 s); nothing was stored.", "extension"),
   headers_too_large: def(431, "invalid_request_error", "The request headers (names, values and the request line) exceed 32 KiB.", "extension"),
   storage_full: def(503, "api_error", "The service's disk (DATA_DIR) is full; nothing was stored. Retry later (see Retry-After).", "extension"),
   conversion_failed: def(422, "invalid_request_error", "The converter could not produce an output from this input.", "extension", ["job"]),

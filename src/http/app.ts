@@ -11,6 +11,7 @@ import { authenticate } from "../auth/authenticate";
 import { authorize } from "../auth/authorize";
 import { takeToken, rateLimitedError } from "./rate-limit";
 import { db } from "../db/client";
+import { blobStore } from "../storage/blobs";
 import { log } from "../log";
 import { metricsAuthorized, renderMetrics } from "../modules/metrics/collect";
 import { ApiError, errorCatalogue, type ErrorCode } from "../domain/errors";
@@ -99,6 +100,18 @@ export function buildApp(routes: RouteDef[], extra?: (app: any) => void) {
     } catch {
       return json(503, { ok: false }, {});
     }
+  });
+  // An extension (not in the contract): ready to serve = Postgres and the blob store both answer
+  // within 3 s (a load balancer's or Kubernetes' readiness probe); /healthz stays the contract's
+  // database-only check. 503 names what failed.
+  app.get("/readyz", async () => {
+    const within = <T>(p: Promise<T>) => Promise.race([p, Bun.sleep(3000).then(() => Promise.reject(new Error("timed out")))]);
+    const [database, store] = await Promise.all([
+      within(db()`SELECT 1`).then(() => "ok", () => "unreachable"),
+      within(blobStore().size("readyz-probe")).then(() => "ok", () => "unreachable"),
+    ]);
+    const ok = database === "ok" && store === "ok";
+    return json(ok ? 200 : 503, { ok, database, store }, { "cache-control": "no-store" });
   });
   // Outside /api/v1: for operators' scrapers, not API keys (METRICS_TOKEN guards it if set).
   app.get("/metrics", async ({ request }: { request: Request }) => {

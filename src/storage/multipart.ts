@@ -2,6 +2,7 @@
 // arrives, so a 500 MB upload never sits in memory. Any other part is an error.
 import { open, rm, type FileHandle } from "node:fs/promises";
 import { ApiError } from "../domain/errors";
+import { config } from "../config";
 
 export interface UploadedPart {
   /** As sent (null when the part has none); the caller checks and cleans it. */
@@ -70,8 +71,19 @@ function parseHeaders(block: string): { name: string | null; filename: string | 
  */
 async function readBefore(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> }, deadline: number, timeoutMs: number): Promise<{ done: boolean; value?: Uint8Array }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Whichever comes first: the upload's deadline, or BODY_STALL_TIMEOUT_S without a byte.
+  const stallMs = config.bodyStallTimeoutS * 1000;
+  const stalled = Date.now() + stallMs < deadline;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ApiError("request_timeout", `The upload took longer than ${Math.round(timeoutMs / 1000)} s; send it faster or in a smaller file.`, "file")), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(
+      () =>
+        reject(
+          stalled
+            ? new ApiError("request_timeout", `The upload sent nothing for ${config.bodyStallTimeoutS} s; nothing was stored.`, "file")
+            : new ApiError("request_timeout", `The upload took longer than ${Math.round(timeoutMs / 1000)} s; send it faster or in a smaller file.`, "file"),
+        ),
+      Math.max(0, Math.min(deadline, Date.now() + stallMs) - Date.now()),
+    );
   });
   try {
     return await Promise.race([reader.read(), late]);

@@ -2,6 +2,7 @@
 // JSON, no 1.5 for an integer), JSON bodies bounded and checked for strings Postgres can store.
 import { Kind, type TObject } from "@sinclair/typebox";
 import { ApiError } from "../../domain/errors";
+import { readOrStall } from "./body-stall";
 import { check, pointerToParam } from "../../domain/validate";
 
 /** Query strings are text: coerce only unambiguous forms, then validate strictly. */
@@ -44,7 +45,7 @@ export async function readJson(request: Request): Promise<unknown> {
   if (request.body) {
     const reader = request.body.getReader();
     for (;;) {
-      const { value, done } = await reader.read();
+      const { value, done } = await readOrStall(reader);
       if (done) break;
       size += value.length;
       if (size > maxJsonBytes) {
