@@ -10,7 +10,6 @@ mod common;
 use common::cer::{bow, cer, corpus_pages, load};
 use common::{config, corpus, engine};
 
-
 #[test]
 #[cfg_attr(not(has_ocr_corpus), ignore = "corpus ocr/ pages missing (three are not fetchable): set CORPUS_DIR")]
 #[cfg_attr(all(has_ocr_corpus, not(has_ocr_models)), ignore = "OCR models missing: run scripts/setup.sh")]
@@ -110,4 +109,3 @@ fn batches_read_side_by_side_give_the_same_page_as_one_after_another() {
         assert!(a == b, "{}: the two ways read the page differently", f.display());
     }
 }
-

@@ -64,10 +64,10 @@ use crate::pdf::pages::checked_indexes;
 use crate::pdf::save::{save_pdf, write_options};
 
 use crate::ocr::input::open_input;
-use crate::pdf::mcid::untag_costly_pages;
 pub use crate::ocr::input::MAX_IMAGE_PIXELS;
 use crate::ocr::json::blocks_json;
 pub use crate::ocr::json::{BlockJson, LineJson, OcrJson, PageJson, WordJson};
+use crate::pdf::mcid::untag_costly_pages;
 
 /// Resolution of pages without images.
 pub const DEFAULT_OCR_DPI: f32 = 300.0;
