@@ -34,15 +34,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { libreOfficeConfig } from "../config";
+import { JobError } from "../domain/errors";
 
 const SERVER = join(import.meta.dir, "uno_server.py");
 
-export class ConversionError extends Error {
-  constructor(
-    message: string,
-    readonly jobCode: "conversion_failed" | "internal_error" = "conversion_failed",
-  ) {
-    super(message);
+/** A conversion's failure: `conversion_failed` (this document) or `internal_error` (the converter). */
+export class ConversionError extends JobError {
+  constructor(message: string, code: "conversion_failed" | "internal_error" = "conversion_failed") {
+    super(code, message);
   }
 }
 
@@ -199,7 +198,7 @@ export function stopLibreOffice() {
 }
 
 /**
- * Converts a DOCX file to PDF at `output`. Rejects with a ConversionError whose `jobCode` is
+ * Converts a DOCX file to PDF at `output`. Rejects with a ConversionError (a JobError) whose `code` is
  * `conversion_failed` (the document cannot be converted, or the timeout was hit) or
  * `internal_error` (the converter could not start). Any failure recycles the converter.
  */

@@ -20,11 +20,17 @@ export interface ErrorDefinition {
   /** "spec" codes are the API contract's own; "extension" codes are this service's documented additions. */
   origin: "spec" | "extension";
   /** "http" codes answer a request; "job" codes appear in a failed job's `error.code`. */
-  usedIn: ("http" | "job")[];
+  usedIn: readonly ("http" | "job")[];
 }
 
-function def(status: number, type: ErrorType, meaning: string, origin: "spec" | "extension" = "spec", usedIn: ("http" | "job")[] = ["http"]): ErrorDefinition {
-  return { status, type, meaning, origin, usedIn };
+function def<const U extends readonly ("http" | "job")[] = readonly ["http"]>(
+  status: number,
+  type: ErrorType,
+  meaning: string,
+  origin: "spec" | "extension" = "spec",
+  usedIn?: U,
+): ErrorDefinition & { usedIn: U } {
+  return { status, type, meaning, origin, usedIn: (usedIn ?? ["http"]) as U };
 }
 
 export const errorCatalogue = {
@@ -89,5 +95,22 @@ export class ApiError extends Error {
   }
   get status(): number {
     return errorCatalogue[this.code].status;
+  }
+}
+
+/** The codes a failed job may carry (`usedIn` "job" in the catalogue). */
+export type JobErrorCode = { [C in ErrorCode]: "job" extends (typeof errorCatalogue)[C]["usedIn"][number] ? C : never }[ErrorCode];
+
+/**
+ * A job's failure as the job shows it: a job error code and a message for the client. Thrown by
+ * executors and the converters for failures of their own; the worker turns every other
+ * rejection into one (src/worker/errors.ts `toJobError`) before it stores it.
+ */
+export class JobError extends Error {
+  constructor(
+    readonly code: JobErrorCode,
+    message: string,
+  ) {
+    super(message);
   }
 }

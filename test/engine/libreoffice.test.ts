@@ -91,7 +91,7 @@ describe("docx -> pdf through the warm LibreOffice", () => {
     writeFileSync(bad, Buffer.from("PK\u0003\u0004 this is not a real zip archive at all"));
     const err = await docxToPdf(bad, join(dir, "broken.pdf")).catch((e) => e);
     expect(err).toBeInstanceOf(ConversionError);
-    expect(err.jobCode).toBe("conversion_failed");
+    expect(err.code).toBe("conversion_failed");
     expect(existsSync(join(dir, "broken.pdf"))).toBe(false);
     expect(libreOfficeStatus().running).toBe(false);
     await Bun.sleep(200);

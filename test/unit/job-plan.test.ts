@@ -4,7 +4,7 @@
 // the pages a job is estimated (and billed) for.
 import { describe, expect, test } from "bun:test";
 import { checkRequestShape, planJob, type InputFile, type JobRequest } from "../../src/domain/job-plan";
-import { convertPairs, operations } from "../../src/domain/operations";
+import { convertPairs, type OperationName, operations } from "../../src/domain/operations";
 import { ApiError } from "../../src/domain/errors";
 
 const F1 = "11111111-1111-4111-8111-111111111111";
@@ -29,7 +29,8 @@ function fails(fn: () => unknown, code: string, param?: string | null): ApiError
 
 /** Shape + plan over one PDF of `pages` pages. */
 function plan(req: JobRequest, files: InputFile[] = [pdf(4)]) {
-  return planJob(checkRequestShape(req), files);
+  const p = planJob(checkRequestShape(req), files);
+  return { ...p, options: p.options as Record<string, unknown> };
 }
 
 describe("operation names", () => {
@@ -49,7 +50,7 @@ describe("operation names", () => {
   });
 
   test("the structural page operations are available", () => {
-    const available = Object.values(operations).filter((o) => o.available).map((o) => o.name);
+    const available: string[] = Object.values(operations).filter((o) => o.available).map((o) => o.name);
     for (const name of ["delete_pages", "merge", "protect", "reorder", "rotate", "split", "unlock"]) expect(available).toContain(name);
   });
 
@@ -87,7 +88,7 @@ describe("operation names", () => {
       ocr: "ocr", searchable_pdf: "ocr", convert: "convert", compress: "compress", merge: "merge", split: "split",
       rotate: "page_ops", reorder: "page_ops", delete_pages: "page_ops", protect: "protect", unlock: "unlock", redact: "redact",
     };
-    for (const [name, kind] of Object.entries(kinds)) expect(operations[name]!.kind).toBe(kind as never);
+    for (const [name, kind] of Object.entries(kinds)) expect(operations[name as OperationName].kind).toBe(kind as never);
     expect(Object.keys(operations).sort()).toEqual(Object.keys(kinds).sort());
   });
 

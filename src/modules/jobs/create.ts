@@ -10,7 +10,7 @@ import { ApiError } from "../../domain/errors";
 import { checkRequestShape, planJob, type InputFile, type JobRequest } from "../../domain/job-plan";
 import { limits } from "../../domain/pricing";
 import { reserveCredits } from "../../billing/credits";
-import { isActive } from "../../queue/guards";
+import { countActiveJobs, insertJob } from "../../queue/jobs";
 import { presentJob } from "../../presenters/job";
 import { claimIdempotencyKey } from "./idempotency";
 
@@ -53,7 +53,7 @@ export async function createJob(auth: AuthenticatedKey, req: JobRequest, idempot
     if (plan.pagesEstimated > cap) {
       throw new ApiError("page_limit_exceeded", `This job has ${plan.pagesEstimated} pages; the limit per job is ${cap} in ${auth.mode === "live" ? "live" : "sandbox"} mode.`, param);
     }
-    const [{ active }] = (await tx`SELECT count(*)::int AS active FROM jobs WHERE key_id = ${auth.keyId} AND ${tx.unsafe(isActive)}`) as unknown as [{ active: number }];
+    const active = await countActiveJobs(tx, auth.keyId);
     const maxActive = limits[auth.mode].concurrent_jobs;
     if (active >= maxActive) {
       throw new ApiError("concurrency_limit", `This key already has ${active} queued or running jobs (the limit is ${maxActive}); retry when one finishes.`, null, {}, { "retry-after": String(concurrencyRetryAfterS) });
@@ -66,15 +66,23 @@ export async function createJob(auth: AuthenticatedKey, req: JobRequest, idempot
       // Lock the account so concurrent jobs of all its keys see each other's reservations.
       await tx`SELECT id FROM accounts WHERE id = ${auth.account.id} FOR UPDATE`;
     }
-    const [job] = await tx`
-      INSERT INTO jobs (id, account_id, key_id, mode, operation, kind, file_ids, options, metadata, pages_estimated,
-                        credits_per_page, credits_reserved, billed)
-      VALUES (${id}, ${auth.account.id}, ${auth.keyId}, ${auth.mode}, ${plan.operation.name}, ${plan.operation.kind},
-              ${plan.fileIds}, ${tx.json(plan.options as never)}, ${tx.json((req.metadata ?? {}) as never)}, ${plan.pagesEstimated},
-              ${plan.operation.creditsPerPage}, ${credits}, ${billed})
-      RETURNING *`;
+    const job = await insertJob(tx, {
+      id,
+      accountId: auth.account.id,
+      keyId: auth.keyId,
+      mode: auth.mode,
+      operation: plan.name,
+      kind: plan.operation.kind,
+      fileIds: plan.fileIds,
+      options: plan.options,
+      metadata: req.metadata ?? {},
+      pagesEstimated: plan.pagesEstimated,
+      creditsPerPage: plan.operation.creditsPerPage,
+      creditsReserved: credits,
+      billed,
+    });
     if (billed) await reserveCredits(tx, auth.account, id, plan.operation.name, credits, plan.pagesEstimated);
-    const body = presentJob(job!);
+    const body = presentJob(job);
     if (idempotencyKey) {
       await tx`UPDATE idempotency_records SET state = 'done', response_status = 202, response_body = ${tx.json(body as never)}
                WHERE key_id = ${auth.keyId} AND idempotency_key = ${idempotencyKey}`;

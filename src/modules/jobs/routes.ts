@@ -4,7 +4,7 @@ import { route } from "../common/route";
 import { ApiError } from "../../domain/errors";
 import { assertOwned } from "../common/ownership";
 import { cursorRow, listPage } from "../common/pagination";
-import { db } from "../../db/client";
+import { findJob, listJobRows, type JobRow } from "../../queue/jobs";
 import { blobStore } from "../../storage/blobs";
 import { check } from "../../domain/validate";
 import { CreateJobRequest, JobIdParams, JobObject, ListJobsQuery, ResultQuery } from "./models";
@@ -52,20 +52,14 @@ export const listJobs = route({
   errors: ["not_found", "mode_mismatch"],
   handler: async ({ auth, query }) => {
     const limit = query.limit ?? 20;
-    const sql = db();
     const cursor = await cursorRow("jobs", query.starting_after, auth, "job");
-    const rows = await sql`
-      SELECT * FROM jobs WHERE account_id = ${auth.account.id} AND mode = ${auth.mode}
-        ${query.status ? sql`AND status = ${query.status}` : sql``}
-        ${cursor ? sql`AND (created_at, id) < (${cursor.created_at}, ${cursor.id})` : sql``}
-      ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`;
+    const rows = await listJobRows({ accountId: auth.account.id, mode: auth.mode, status: query.status, cursor, limit });
     return { status: 200, body: listPage(rows, limit, presentJob) };
   },
 });
 
-async function ownedJob(auth: Parameters<typeof assertOwned>[1], id: string) {
-  const [row] = await db()`SELECT * FROM jobs WHERE id = ${id}`;
-  return assertOwned(row as any, auth, "job", "job_id") as Record<string, any>;
+async function ownedJob(auth: Parameters<typeof assertOwned>[1], id: string): Promise<JobRow> {
+  return assertOwned(await findJob(id), auth, "job", "job_id");
 }
 
 export const getJob = route({
@@ -125,11 +119,11 @@ export const getJobResult = route({
     if (job.result_deleted_at || (job.result_expires_at && job.result_expires_at <= new Date())) {
       throw new ApiError("result_expired", "The result was removed after its time-to-live; run the job again.");
     }
-    const result = job.result as { type: string; storage_key?: string; filename?: string; content_type?: string; bytes?: number; json?: unknown };
+    const result = job.result!;
     const sandbox: Record<string, string> = job.mode === "test" ? { "x-service-sandbox": "true" } : {};
     if (format === "url") {
       if (result.type !== "file" || !result.storage_key) throw new ApiError("no_downloadable_result", "This job's result is JSON only; request it with format=json.");
-      const ttlS = Math.max(1, Math.min(RESULT_URL_TTL_S, job.result_expires_at ? Math.floor(((job.result_expires_at as Date).getTime() - Date.now()) / 1000) : RESULT_URL_TTL_S));
+      const ttlS = Math.max(1, Math.min(RESULT_URL_TTL_S, job.result_expires_at ? Math.floor((job.result_expires_at.getTime() - Date.now()) / 1000) : RESULT_URL_TTL_S));
       const store = blobStore();
       if (store.kind === "s3" && (await store.size(result.storage_key)) === null) throw new ApiError("result_expired", "The result is no longer stored; run the job again.");
       const url = store.presign(result.storage_key, { method: "GET", expiresInS: ttlS, downloadName: result.filename ?? "result" });
