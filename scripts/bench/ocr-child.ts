@@ -10,6 +10,8 @@
 // load (spawn to the first page mark, right after `ready`) and each page (one mark to the next,
 // the last one to the exit, so the output written at the end counts in the last page, as
 // Tesseract's teardown does).
+// The engine's comparison switches (OCR_OPENVINO, ...) from the environment, before the engine loads.
+import "./engine-switches";
 import { engine } from "../../src/engine/native";
 import { ocrPaths } from "../../src/worker/operations/ocr";
 import { readFileSync, writeSync } from "node:fs";
