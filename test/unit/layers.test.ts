@@ -15,7 +15,7 @@ const layers: string[][] = [
   ["modules"], // one folder per resource: routes, models, services; modules/common is their shared kit
   ["queue", "billing", "storage", "webhooks"], // job transitions, credits, blobs and uploads, delivery
   ["presenters", "auth", "events"], // public shapes of objects, API keys, the event log
-  ["db", "engine", "convert"], // Postgres, the native addon, LibreOffice
+  ["db", "engine", "convert", "ipc"], // Postgres, the native addon, LibreOffice, JSON-lines child processes
   ["domain"], // catalogues and pure rules: operations, errors, pricing, job states, plans
   ["config.ts", "log.ts"], // environment and logging, used by everything
 ];
