@@ -104,7 +104,7 @@ export const libreOfficeConfig = {
 /**
  * Secrets, kept apart from `config` so they are never printed or passed along with it.
  * WEBHOOK_SECRET_KEY: the server key that encrypts webhook signing secrets at rest (parsed and
- * checked by webhooks/secrets.ts); unset = a key generated once and kept in the database.
+ * checked by delivery/secrets.ts); unset = a key generated once and kept in the database.
  */
 export const secretsConfig = {
   webhookSecretKey: process.env.WEBHOOK_SECRET_KEY || null,

@@ -1,6 +1,6 @@
 // docx -> pdf through a supervised, long-lived LibreOffice, one per worker process.
 //
-// The converter is src/convert/uno_server.py run by Debian's /usr/bin/python3 (python3-uno): it
+// The converter is libexec/uno_server.py run by Debian's /usr/bin/python3 (python3-uno): it
 // starts soffice.bin headless with a private profile directory and talks UNO to it over a named
 // pipe (a Unix socket; no TCP port is opened). This module talks to the Python process with one
 // JSON line per request over stdin/stdout.
@@ -36,7 +36,7 @@ import { libreOfficeConfig } from "../config";
 import { JobError } from "../domain/errors";
 import { LineRpc } from "../ipc/line-rpc";
 
-const SERVER = join(import.meta.dir, "uno_server.py");
+const SERVER = join(import.meta.dir, "../../libexec/uno_server.py");
 
 /** A conversion's failure: `conversion_failed` (this document) or `internal_error` (the converter). */
 export class ConversionError extends JobError {

@@ -2,7 +2,7 @@
 // which files, which options (typed by the catalogue's schema), and how many pages it will bill.
 // Every rule that can be checked before the job runs is checked here, with the spec's codes.
 import { ApiError } from "./errors";
-import { check } from "./validate";
+import { check } from "./schema-check";
 import {
   convertOptionsByTarget,
   convertPairs,

@@ -5,7 +5,7 @@ import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { client } from "../support/service";
 import { useService } from "../support/use-service";
 import { emit, startReceiver, until } from "../support/webhook-receiver";
-import { leaseS } from "../../src/webhooks/dispatcher";
+import { leaseS } from "../../src/delivery/dispatcher";
 
 setDefaultTimeout(120_000);
 

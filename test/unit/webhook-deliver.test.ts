@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Stripe from "stripe";
-import { deliverOnce } from "../../src/webhooks/deliver";
+import { deliverOnce } from "../../src/delivery/deliver";
 
 const secret = "whsec_unit";
 const body = JSON.stringify({ id: "evt_unit", object: "event", type: "webhook.test", data: { object: {} } });

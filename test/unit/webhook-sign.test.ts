@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import Stripe from "stripe";
-import { computeSignature, signatureHeader, verifySignature } from "../../src/webhooks/sign";
+import { computeSignature, signatureHeader, verifySignature } from "../../src/delivery/sign";
 
 const secret = "whsec_test_secret_value";
 const body = '{"id":"evt_1","object":"event","type":"webhook.test"}';

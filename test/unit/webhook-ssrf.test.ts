@@ -1,6 +1,6 @@
 // The address classifier behind the webhook SSRF guard: only public unicast addresses pass.
 import { describe, expect, test } from "bun:test";
-import { canonicalAddress, classifyAddress, isPublicAddress, resolveTarget, TargetRefused } from "../../src/webhooks/ssrf-guard";
+import { canonicalAddress, classifyAddress, isPublicAddress, resolveTarget, TargetRefused } from "../../src/delivery/ssrf-guard";
 
 const refused: [string, string][] = [
   ["0.0.0.0", "unspecified"],

@@ -6,7 +6,7 @@ import { assertOwned } from "../common/ownership";
 import { cursorRow, listPage } from "../common/pagination";
 import { findJob, listJobRows, type JobRow } from "../../queue/jobs";
 import { blobStore } from "../../storage/blobs";
-import { check } from "../../domain/validate";
+import { check } from "../../domain/schema-check";
 import { CreateJobRequest, JobIdParams, JobObject, ListJobsQuery, ResultQuery } from "./models";
 import { listOf } from "../files/models";
 import { presentJob } from "../../presenters/job";

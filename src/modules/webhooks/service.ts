@@ -9,10 +9,10 @@ import { listPage } from "../common/pagination";
 import type { AuthenticatedKey } from "../../auth/authenticate";
 import { otherLimits } from "../../domain/pricing";
 import { recordEvent, type EventType } from "../../events/record";
-import { generateEndpointSecret, openSecret, sealSecret } from "../../webhooks/secrets";
-import { TargetRefused, bareHost, resolveTarget } from "../../webhooks/ssrf-guard";
-import { deliverOnce } from "../../webhooks/deliver";
-import { eventBody, leaseS, recordOutcome } from "../../webhooks/dispatcher";
+import { generateEndpointSecret, openSecret, sealSecret } from "../../delivery/secrets";
+import { TargetRefused, bareHost, resolveTarget } from "../../delivery/ssrf-guard";
+import { deliverOnce } from "../../delivery/deliver";
+import { eventBody, leaseS, recordOutcome } from "../../delivery/dispatcher";
 
 type Row = Record<string, any>;
 

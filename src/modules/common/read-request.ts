@@ -2,7 +2,7 @@
 // JSON, no 1.5 for an integer), JSON bodies bounded and checked for strings Postgres can store.
 import { Kind, type TObject } from "@sinclair/typebox";
 import { ApiError } from "../../domain/errors";
-import { check, pointerToParam } from "../../domain/validate";
+import { check, pointerToParam } from "../../domain/schema-check";
 
 /** Query strings are text: coerce only unambiguous forms, then validate strictly. */
 export function checkQuery<T>(schema: TObject | undefined, search: URLSearchParams): T {

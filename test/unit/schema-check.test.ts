@@ -1,9 +1,9 @@
-// src/domain/validate.ts and src/modules/common/validate.ts (issue 2: malformed bodies and parameters answer 422 validation_error,
+// src/domain/schema-check.ts and src/modules/common/read-request.ts (issue 2: malformed bodies and parameters answer 422 validation_error,
 // unknown fields are rejected, integers are integers, `param` names the field).
 import { describe, expect, test } from "bun:test";
 import { Type as T } from "@sinclair/typebox";
-import { check, pointerToParam } from "../../src/domain/validate";
-import { checkQuery, readJson } from "../../src/modules/common/validate";
+import { check, pointerToParam } from "../../src/domain/schema-check";
+import { checkQuery, readJson } from "../../src/modules/common/read-request";
 import { ApiError } from "../../src/domain/errors";
 
 function fails(fn: () => unknown): ApiError {
