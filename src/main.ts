@@ -27,7 +27,7 @@ if (applied.length) log.info("migrations applied", { applied });
 // First start on an empty embedded database: a demo account and sandbox key, so the README's
 // curl examples work at once. The key is printed here once and stored only as a hash.
 if (database.embedded) {
-  const [{ n }] = (await sql`SELECT count(*)::int AS n FROM accounts`) as unknown as [{ n: number }];
+  const [{ n }] = await sql<[{ n: number }]>`SELECT count(*)::int AS n FROM accounts`;
   if (n === 0) {
     const account = await createAccount(sql, "demo@example.com", "starter", true);
     const key = await createKey(sql, account.id, "test");

@@ -2,6 +2,8 @@
 import postgres from "postgres";
 
 export type Sql = postgres.Sql<{}>;
+/** The pool or a transaction (`db().begin(tx => ...)`): what a query function needs. */
+export type Queryable = postgres.ISql<{}>;
 
 let pool: Sql | null = null;
 

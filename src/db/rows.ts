@@ -44,3 +44,22 @@ export interface JobRow {
   updated_at: Date;
 }
 
+
+/** One row of `files` (src/db/migrations/002_files_jobs.sql). `size_bytes` is a bigint. */
+export interface FileRow {
+  id: string;
+  account_id: string;
+  mode: "live" | "test";
+  filename: string;
+  content_type: string;
+  kind: string;
+  size_bytes: bigint | number;
+  page_count: number | null;
+  encrypted: boolean;
+  status: "pending_upload" | "ready" | "deleted" | "expired";
+  /** Written with the row (POST /files and presigned creation alike). */
+  storage_key: string;
+  created_at: Date;
+  expires_at: Date;
+  deleted_at: Date | null;
+}

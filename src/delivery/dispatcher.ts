@@ -88,7 +88,7 @@ interface DueAttempt extends ClaimedAttempt {
 
 /** Claims up to `n` due attempts (pending and due, or in flight with an expired lease). */
 async function claimDue(sql: Sql, lockedBy: string, n: number, busyEndpoints: string[]): Promise<DueAttempt[]> {
-  const rows = await sql`
+  const rows = await sql<DueAttempt[]>`
     WITH due AS (
       SELECT d.id, e.url, e.secret_ciphertext, e.secret_key_id, ev.payload
         FROM webhook_deliveries d
@@ -106,7 +106,7 @@ async function claimDue(sql: Sql, lockedBy: string, n: number, busyEndpoints: st
       FROM due
      WHERE d.id = due.id
     RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, due.url, due.secret_ciphertext, due.secret_key_id, due.payload`;
-  return rows as unknown as DueAttempt[];
+  return rows;
 }
 
 async function msUntilNextDue(sql: Sql): Promise<number> {

@@ -1,7 +1,6 @@
 // The final transitions of a job. Each is one transaction: the job's new status, its ledger
 // entry and its event row commit together. Guards on the current status make every call safe
 // to repeat and let a cancel win over a worker that finishes late.
-import type { Sql } from "../db/client";
 import { db } from "../db/client";
 import { recordEvent } from "../events/record";
 import { releaseCredits, settleCredits } from "../billing/credits";
@@ -26,8 +25,8 @@ export async function completeJob(jobId: string, workerId: string, result: Store
        WHERE id = ${jobId} AND ${tx.unsafe(canMoveTo("succeeded"))} AND worker_id = ${workerId}
        RETURNING *`;
     if (!job) return false;
-    if (job.billed) await settleCredits(tx as unknown as Sql, jobId, pagesProcessed, job.credits_per_page);
-    await recordEvent(tx as unknown as Sql, job.account_id, job.mode, "job.succeeded", presentJob(job));
+    if (job.billed) await settleCredits(tx, jobId, pagesProcessed, job.credits_per_page);
+    await recordEvent(tx, job.account_id, job.mode, "job.succeeded", presentJob(job));
     return true;
   }) as Promise<boolean>;
 }
@@ -40,8 +39,8 @@ export async function failJob(jobId: string, error: { code: JobErrorCode; messag
        WHERE id = ${jobId} AND ${tx.unsafe(canMoveTo("failed"))} ${workerId ? tx`AND worker_id = ${workerId}` : tx``}
        RETURNING *`;
     if (!job) return false;
-    if (job.billed) await releaseCredits(tx as unknown as Sql, jobId);
-    await recordEvent(tx as unknown as Sql, job.account_id, job.mode, "job.failed", presentJob(job));
+    if (job.billed) await releaseCredits(tx, jobId);
+    await recordEvent(tx, job.account_id, job.mode, "job.failed", presentJob(job));
     return true;
   }) as Promise<boolean>;
 }
@@ -58,8 +57,8 @@ export async function cancelJob(jobId: string): Promise<JobRow | undefined> {
        WHERE id = ${jobId} AND ${tx.unsafe(canMoveTo("cancelled"))}
        RETURNING *`;
     if (job) {
-      if (job.billed) await releaseCredits(tx as unknown as Sql, jobId);
-      await recordEvent(tx as unknown as Sql, job.account_id, job.mode, "job.cancelled", presentJob(job));
+      if (job.billed) await releaseCredits(tx, jobId);
+      await recordEvent(tx, job.account_id, job.mode, "job.cancelled", presentJob(job));
       await tx`SELECT pg_notify('job_cancel', ${jobId})`;
       return job;
     }

@@ -1,7 +1,7 @@
 // The `jobs` table's reads and insert that the API's modules need, over its typed row
 // (src/db/rows.ts). The transitions (claim, heartbeat, finish, reap) are the other files of this
 // folder and return the same row; route handlers hold no SQL on jobs.
-import type { Sql } from "../db/client";
+import type { Queryable } from "../db/client";
 export type { JobRow, StoredResult } from "../db/rows";
 import { db } from "../db/client";
 import type { JobRow } from "../db/rows";
@@ -32,7 +32,7 @@ export async function listJobRows(q: {
 }
 
 /** Queued or running jobs of an API key (its concurrency limit). */
-export async function countActiveJobs(tx: Sql, keyId: string): Promise<number> {
+export async function countActiveJobs(tx: Queryable, keyId: string): Promise<number> {
   const [row] = await tx<{ active: number }[]>`SELECT count(*)::int AS active FROM jobs WHERE key_id = ${keyId} AND ${tx.unsafe(isActive)}`;
   return row!.active;
 }
@@ -54,7 +54,7 @@ export interface NewJob {
 }
 
 /** Inserts a queued job (inside the caller's transaction) and returns its row. */
-export async function insertJob(tx: Sql, j: NewJob): Promise<JobRow> {
+export async function insertJob(tx: Queryable, j: NewJob): Promise<JobRow> {
   const [row] = await tx<JobRow[]>`
     INSERT INTO jobs (id, account_id, key_id, mode, operation, kind, file_ids, options, metadata, pages_estimated,
                       credits_per_page, credits_reserved, billed)

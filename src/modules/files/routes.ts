@@ -18,7 +18,8 @@ import { inspect } from "../../engine/inspector-client";
 import { declaredKind, typeMismatch } from "../../domain/file-types";
 import { cleanFilename } from "./filename";
 import { Deleted, FileIdParams, FileObject, ListQuery, PresignRequest, PresignedUpload, listOf } from "./models";
-import { fileColumns, presentFile } from "../../presenters/file";
+import { fileColumns, type PresentedFileRow, presentFile } from "../../presenters/file";
+import type { FileRow } from "../../db/rows";
 
 /** The part's media type as stored: printable ASCII of at most 255 characters, else the generic type. */
 function cleanContentType(raw: string): string {
@@ -28,10 +29,12 @@ function cleanContentType(raw: string): string {
 
 const notFoundStatuses = ["deleted", "expired"];
 
+type OwnedFile = PresentedFileRow & Pick<FileRow, "account_id" | "storage_key">;
+
 /** A live file of the caller's account and mode; deleted and expired files are gone (404). */
-async function ownedFile(auth: Parameters<typeof assertOwned>[1], id: string): Promise<Record<string, any>> {
-  const [row] = await db()`SELECT account_id, storage_key, ${db().unsafe(fileColumns)} FROM files WHERE id = ${id}`;
-  const file = assertOwned(row as any, auth, "file", "file_id") as Record<string, any>;
+async function ownedFile(auth: Parameters<typeof assertOwned>[1], id: string): Promise<OwnedFile> {
+  const [row] = await db()<OwnedFile[]>`SELECT account_id, storage_key, ${db().unsafe(fileColumns)} FROM files WHERE id = ${id}`;
+  const file = assertOwned(row, auth, "file", "file_id");
   if (notFoundStatuses.includes(file.status)) throw new ApiError("not_found", "No such file (deleted or expired).", "file_id");
   return file;
 }
@@ -69,7 +72,7 @@ async function presignUpload(body: unknown, auth: { account: { id: string }; mod
   const ttlS = Math.min(UPLOAD_URL_TTL_S, config.fileTtlS);
   const url = store.presign(key, { method: "PUT", expiresInS: ttlS });
   // `kind` holds the declared kind until complete replaces it with the sniffed one.
-  const [row] = await db()`
+  const [row] = await db()<PresentedFileRow[]>`
     INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
     VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${req.filename}, ${req.content_type}, ${declared.kind === "any" ? "unknown" : declared.kind}, ${req.size_bytes},
             NULL, false, 'pending_upload', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
@@ -93,7 +96,7 @@ async function uploadMultipart(request: Request, auth: { account: { id: string }
     // crash between the two leaves an orphan that the sweeper's orphan check removes).
     await blobStore().put(key, tmp, contentType);
     try {
-      const [row] = await db()`
+      const [row] = await db()<PresentedFileRow[]>`
         INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
         VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${filename}, ${contentType}, ${identified.kind}, ${part.size},
                 ${identified.pageCount}, ${identified.encrypted}, 'ready', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
@@ -176,7 +179,7 @@ export const completeFile = route({
         if (e instanceof ApiError) throw await refuse(e);
         throw e;
       }
-      const [row] = await db()`
+      const [row] = await db()<PresentedFileRow[]>`
         UPDATE files SET status = 'ready', kind = ${identified.kind}, page_count = ${identified.pageCount}, encrypted = ${identified.encrypted}
          WHERE id = ${file.id} AND status IN ('pending_upload', 'ready')
          RETURNING ${db().unsafe(fileColumns)}`;
@@ -201,7 +204,7 @@ export const listFiles = route({
   handler: async ({ auth, query }) => {
     const limit = query.limit ?? 20;
     const cursor = await cursorRow("files", query.starting_after, auth, "file");
-    const rows = await db()`
+    const rows = await db()<PresentedFileRow[]>`
       SELECT ${db().unsafe(fileColumns)} FROM files
       WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND status IN ('ready', 'pending_upload')
         ${cursor ? db()`AND (created_at, id) < (${cursor.created_at}, ${cursor.id})` : db()``}

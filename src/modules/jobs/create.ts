@@ -3,7 +3,6 @@
 // the idempotent response, and wake a worker. The Idempotency-Key is claimed in the same
 // transaction, so a failure or a crash leaves neither a job nor a record behind.
 import { randomUUID } from "node:crypto";
-import type { Sql } from "../../db/client";
 import { db } from "../../db/client";
 import type { AuthenticatedKey } from "../../auth/authenticate";
 import { ApiError } from "../../domain/errors";
@@ -27,8 +26,7 @@ export interface Created {
 export async function createJob(auth: AuthenticatedKey, req: JobRequest, idempotency: { key: string; hash: string } | null): Promise<Created> {
   const shape = checkRequestShape(req);
   const idempotencyKey = idempotency?.key ?? null;
-  return db().begin(async (txRaw) => {
-    const tx = txRaw as unknown as Sql;
+  return db().begin(async (tx) => {
     await tx`SELECT id FROM api_keys WHERE id = ${auth.keyId} FOR UPDATE`;
     if (idempotency) {
       const claim = await claimIdempotencyKey(tx, auth.keyId, idempotency.key, idempotency.hash);

@@ -3,7 +3,7 @@
 // not at all: a request that fails or an API process killed mid-request leaves no record (the
 // retry creates the job), and a concurrent retry waits on the record's row, then replays.
 import { createHash } from "node:crypto";
-import type { Sql } from "../../db/client";
+import type { Queryable } from "../../db/client";
 import { ApiError } from "../../domain/errors";
 
 /** An in_progress record older than this is taken to be from a crashed request. */
@@ -24,7 +24,7 @@ export function requestHash(body: unknown): string {
 export type Claim = { kind: "new" } | { kind: "replay"; status: number; body: unknown };
 
 /** Claims the key inside the caller's transaction `tx`. */
-export async function claimIdempotencyKey(tx: Sql, keyId: string, idemKey: string, hash: string): Promise<Claim> {
+export async function claimIdempotencyKey(tx: Queryable, keyId: string, idemKey: string, hash: string): Promise<Claim> {
   {
     const inserted = await tx`
       INSERT INTO idempotency_records (key_id, idempotency_key, request_hash, state, expires_at)

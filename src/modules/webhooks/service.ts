@@ -95,8 +95,8 @@ export async function createEndpoint(auth: AuthenticatedKey, body: { url: string
   const row = await db().begin(async (tx) => {
     // Serialize creations per account and mode so the limit holds under concurrent requests.
     await tx`SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext(${auth.account.id + ":" + auth.mode}))`;
-    const [{ n }] = (await tx`SELECT count(*)::int AS n FROM webhook_endpoints
-                               WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND deleted_at IS NULL`) as unknown as [{ n: number }];
+    const [{ n }] = await tx<[{ n: number }]>`SELECT count(*)::int AS n FROM webhook_endpoints
+                               WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND deleted_at IS NULL`;
     if (n >= endpointLimit) {
       throw new ApiError("webhook_limit_reached", `This ${auth.mode === "live" ? "live" : "sandbox"} mode already has ${endpointLimit} webhook endpoints, the maximum; delete one first.`);
     }
