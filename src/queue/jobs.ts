@@ -64,3 +64,18 @@ export async function insertJob(tx: Queryable, j: NewJob): Promise<JobRow> {
     RETURNING *`;
   return row!;
 }
+
+/** Per UTC day and operation: the jobs of an account's mode that succeeded in [start, end), and their pages. */
+export async function succeededPerDay(
+  accountId: string,
+  mode: "live" | "test",
+  bounds: { start: string; end: string },
+): Promise<{ date: string; operation: OperationName; pages: number; jobs: number }[]> {
+  return db()<{ date: string; operation: OperationName; pages: number; jobs: number }[]>`
+    SELECT to_char(finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, operation,
+           COALESCE(SUM(pages_processed), 0)::int AS pages, count(*)::int AS jobs
+      FROM jobs
+     WHERE account_id = ${accountId} AND mode = ${mode} AND status = 'succeeded'
+       AND finished_at >= ${bounds.start} AND finished_at < ${bounds.end}
+     GROUP BY 1, 2`;
+}

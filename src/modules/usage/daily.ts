@@ -4,6 +4,7 @@ import { Type as T } from "@sinclair/typebox";
 import { route } from "../common/route";
 import { db } from "../../db/client";
 import { currentPeriod, periodBounds } from "../../billing/credits";
+import { succeededPerDay } from "../../queue/jobs";
 
 const DailyUsage = T.Object({
   object: T.Literal("usage_daily"),
@@ -40,17 +41,11 @@ export const getDailyUsage = route({
     const live = auth.mode === "live";
     const sql = db();
     const charges = live
-      ? await sql`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, operation, SUM(credits)::int AS credits
+      ? await sql<{ date: string; operation: string; credits: number }[]>`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, operation, SUM(credits)::int AS credits
                     FROM credit_ledger WHERE account_id = ${auth.account.id} AND period = ${period} AND entry = 'charge'
                    GROUP BY 1, 2`
       : [];
-    const done = await sql`
-      SELECT to_char(finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, operation,
-             COALESCE(SUM(pages_processed), 0)::int AS pages, count(*)::int AS jobs
-        FROM jobs
-       WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND status = 'succeeded'
-         AND finished_at >= ${bounds.start} AND finished_at < ${bounds.end}
-       GROUP BY 1, 2`;
+    const done = await succeededPerDay(auth.account.id, auth.mode, bounds);
     const rows = new Map<string, { date: string; operation: string; credits: number; pages: number; jobs: number }>();
     const at = (date: string, operation: string) => {
       const k = `${date} ${operation}`;
