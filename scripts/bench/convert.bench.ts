@@ -49,7 +49,7 @@ function coldSoffice(input: string, outDir: string, profile: string, convertTo: 
  * Numbers are written as their number format displays them (like LibreOffice), so a number
  * that differs is not explained here: it counts against us.
  */
-function classify(ours: string, lo: string): string | null {
+function classify(ours: string, _lo: string): string | null {
   if (/^\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d)?$/.test(ours) || /^\d+:\d\d:\d\d$/.test(ours)) return "date/time display format: ours is ISO 8601";
   if (/^#(NULL!|DIV\/0!|N\/A|NAME\?|NUM!|REF!|VALUE!)$/.test(ours)) return "error cell: ours is Excel's cached error";
   if (ours === "TRUE" || ours === "FALSE") return "boolean spelling";
@@ -266,7 +266,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   md.push(
     "### xlsx -> csv: cell-by-cell agreement with LibreOffice's CSV export",
     "",
-    `First sheet of every corpus XLSX (the evaluation set holds none; the encrypted one excluded: ours fails with \`file_encrypted\`, LibreOffice cannot open it either). Both write numbers as their number format shows them; ours writes dates ISO 8601 and Excel's cached error values (see docs/conversions.md). Non-empty cells compared. LibreOffice's CSVs come from one soffice process over every workbook. Time: both cold whole processes, one run each (ours: \`bun scripts/bench/convert-child.ts\`; soffice with a kept profile, one file per process${ctx.quick ? ", on two files with \`--quick\`" : ""}); wall ms, CPU-seconds in brackets.`,
+    `First sheet of every corpus XLSX (the evaluation set holds none; the encrypted one excluded: ours fails with \`file_encrypted\`, LibreOffice cannot open it either). Both write numbers as their number format shows them; ours writes dates ISO 8601 and Excel's cached error values (see docs/conversions.md). Non-empty cells compared. LibreOffice's CSVs come from one soffice process over every workbook. Time: both cold whole processes, one run each (ours: \`bun scripts/bench/convert-child.ts\`; soffice with a kept profile, one file per process${ctx.quick ? ", on two files with `--quick`" : ""}); wall ms, CPU-seconds in brackets.`,
     "",
     "| file | cells | identical | differing, ours documented as more correct | ours cold | soffice cold |",
     "|---|---:|---:|---:|---:|---:|",

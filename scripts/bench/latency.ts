@@ -498,7 +498,7 @@ async function runAt(opts: LatencyOptions, s: Setup, rate: number): Promise<RunR
       finish(rec, "ok");
     } else if (a.status === 429 && a.code === "rate_limited") {
       // The harness's own budget estimate was off: not the job's failure, fetch again.
-      pollErrors["result_rate_limited"] = (pollErrors["result_rate_limited"] ?? 0) + 1;
+      pollErrors.result_rate_limited = (pollErrors.result_rate_limited ?? 0) + 1;
       resultQueue.unshift(rec);
     } else finish(rec, "error", `result_${a.code ?? a.status}`);
   };

@@ -59,7 +59,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const second = c("latex-outline-4-pages.pdf");
   const pw = "bench-pw";
   const o = join(dir, "o.pdf"), q = join(dir, "q.pdf");
-  const common = (input: string, n: number): Op[] => [
+  const common = (input: string, _n: number): Op[] => [
     { op: "merge (+4-page file)", ours: ["merge", input, o, second], qpdf: ["qpdf", "--empty", "--pages", input, second, "--", q], out: o, qOut: q },
     { op: "split into single pages", ours: ["split", input, join(dir, "o.zip")], qpdf: ["qpdf", "--split-pages", input, join(dir, "q-%d.pdf")], out: join(dir, "o.zip"), qOut: join(dir, "q-1.pdf") },
     { op: "rotate +90 (all pages)", ours: ["rotate", input, o], qpdf: ["qpdf", "--rotate=+90", input, q], out: o, qOut: q },

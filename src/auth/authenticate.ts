@@ -24,7 +24,7 @@ export interface AuthenticatedKey {
 }
 
 export async function authenticate(authorization: string | null): Promise<AuthenticatedKey> {
-  if (!authorization || !authorization.trim()) {
+  if (!authorization?.trim()) {
     throw new ApiError("authentication_required", "Send your API key as `Authorization: Bearer <key>`. Cookies are not accepted.");
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());

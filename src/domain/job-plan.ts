@@ -74,7 +74,7 @@ export function checkRequestShape(req: JobRequest): RequestShape {
     fileIds = req.file_ids ?? [];
     if (fileIds.length < 2 || fileIds.length > 50) throw new ApiError("validation_error", `${operation.name} needs 2 to 50 files in \`file_ids\`.`, "file_ids");
   } else {
-    if (req.file_ids && req.file_ids.length) throw new ApiError("validation_error", `${operation.name} takes one \`file_id\`, not \`file_ids\`.`, "file_ids");
+    if (req.file_ids?.length) throw new ApiError("validation_error", `${operation.name} takes one \`file_id\`, not \`file_ids\`.`, "file_ids");
     if (!req.file_id) throw new ApiError("validation_error", "`file_id` is required.", "file_id");
     fileIds = [req.file_id];
   }

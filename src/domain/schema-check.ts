@@ -36,7 +36,7 @@ export function check<T>(schema: TSchema, value: unknown, paramPrefix = "", code
   let param = first ? pointerToParam(first.path, paramPrefix) : paramPrefix || null;
   let message = first ? first.message : "Invalid value";
   // TypeBox reports an unknown property at the object's path; name the property itself.
-  if (first && first.schema && (first.schema as TObject).additionalProperties === false && first.value && typeof first.value === "object" && !Array.isArray(first.value)) {
+  if (first?.schema && (first.schema as TObject).additionalProperties === false && first.value && typeof first.value === "object" && !Array.isArray(first.value)) {
     const known = Object.keys((first.schema as TObject).properties ?? {});
     const extra = Object.keys(first.value as object).find((k) => !known.includes(k));
     if (extra !== undefined) {

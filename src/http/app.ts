@@ -13,7 +13,7 @@ import { takeToken, rateLimitedError } from "./rate-limit";
 import { db } from "../db/client";
 import { log } from "../log";
 import { metricsAuthorized, renderMetrics } from "../modules/metrics/collect";
-import { ApiError, errorCatalogue, type ErrorCode } from "../domain/errors";
+import { ApiError, } from "../domain/errors";
 
 export const apiPrefix = "/api/v1";
 
@@ -45,7 +45,7 @@ async function runRoute(def: RouteDef, request: Request, params: Record<string, 
   }
   const validParams = def.params ? check(def.params, params) : {};
   const query = checkQuery(def.query, new URL(request.url).searchParams);
-  let body: unknown = undefined;
+  let body: unknown ;
   if (def.body) body = check(def.body, await readJson(request));
   const out = await def.handler({ request, requestId: ctx.requestId, auth: ctx.auth!, params: validParams, query, body });
   if (out instanceof Response) {

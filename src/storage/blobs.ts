@@ -177,7 +177,7 @@ class S3Store implements BlobStore {
       method: opts.method,
       expiresIn: opts.expiresInS,
       ...(opts.contentType ? { type: opts.contentType } : {}),
-      ...(opts.downloadName ? { contentDisposition: `attachment; filename="${opts.downloadName.replace(/[^\w.\-]/g, "_")}"` } : {}),
+      ...(opts.downloadName ? { contentDisposition: `attachment; filename="${opts.downloadName.replace(/[^\w.-]/g, "_")}"` } : {}),
     });
   }
 }

@@ -30,7 +30,7 @@ export async function stageInputs(job: JobRow, workDir: string): Promise<InputOn
   const inputs: InputOnDisk[] = [];
   for (const [i, id] of job.file_ids.entries()) {
     const f = byId.get(id);
-    if (!f || f.status !== "ready") throw new JobError("not_found", `Input file ${id} was deleted or expired before the job ran.`);
+    if (f?.status !== "ready") throw new JobError("not_found", `Input file ${id} was deleted or expired before the job ran.`);
     const path = await blobStore().localCopy(f.storage_key, join(workDir, "inputs", `${i}-${id}`));
     inputs.push({ id, path, kind: f.kind, pageCount: f.page_count, filename: f.filename });
   }

@@ -3,7 +3,7 @@
 // or a clear documented error. Outputs are downloaded and checked with pdfinfo / pdftotext /
 // pdfimages and by reading the XLSX parts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { client, expectEnvelope, type Service, hasCorpus } from "../support/service";

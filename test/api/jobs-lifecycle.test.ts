@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { client, expectEnvelope, type Service, hasCorpus } from "../support/service";
+import { client, expectEnvelope, hasCorpus } from "../support/service";
 import { useService } from "../support/use-service";
 import { createJob, download, eventsFor, finalStatuses, finishedJob, keyFor, tempDir, uploadMadePdfOk, uploadOk, waitJobRow, writeTemp } from "../support/jobs";
 import { makePdf as makeBlankPdf } from "../support/make-pdf";

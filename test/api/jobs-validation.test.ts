@@ -9,7 +9,7 @@ import { client, expectEnvelope } from "../support/service";
 import { useService } from "../support/use-service";
 import { makePdf } from "../support/make-pdf";
 import { pngHeader } from "../support/pdf";
-import { createJob, keyFor, uploadBytes, uploadOk } from "../support/jobs";
+import { keyFor, uploadBytes, } from "../support/jobs";
 import { convertPairs, operations } from "../../src/domain/operations";
 
 const svc = useService({ workers: 1 }, 60_000);

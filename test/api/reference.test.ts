@@ -3,7 +3,7 @@
 // document, with a real OpenAPI 3.1 validator from the npm registry.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { client, freePort, type Service } from "../support/service";
+import { client, freePort, } from "../support/service";
 import { useService } from "../support/use-service";
 import { spawnBun, waitHealthy } from "../support/wait";
 import { documentedOperations, specErrors, specErrorTypes, specOperationCredits, specUnsupportedConvertTargets, specUnsupportedOperations } from "../support/spec";

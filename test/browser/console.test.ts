@@ -4,7 +4,7 @@
 // the offline API reference; desktop and 360 px, light and dark. Screenshots of every step go
 // to test/artifacts/console/ (not committed).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { corpusDir, root, startService, type Service } from "../support/service";

@@ -3,7 +3,7 @@
 // documented error code, never a crash or a hang — and pdf -> docx keeps the text of born-digital
 // PDFs (word recall against pdftotext).
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";

@@ -2,7 +2,7 @@
 // valid PDF, the process is reused warm, recycled after failures, timeouts and N conversions,
 // killed as a process group, and documents cannot read neighbour files or reach the network.
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";

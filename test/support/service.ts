@@ -1,7 +1,7 @@
 // Starts the real service (supervisor, API and workers as separate processes) against a fresh
 // Postgres database for one test file, and offers helpers to create accounts and keys.
 import postgres from "postgres";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createServer } from "node:net";

@@ -4,7 +4,6 @@
 // verifies and a tampered one is refused; errors arrive as typed ApiError.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { startService, type Service } from "../../../test/support/service";
 import { rotations, tempDir, writeTemp } from "../../../test/support/jobs";
 import { startReceiver } from "../../../test/support/webhook-receiver";

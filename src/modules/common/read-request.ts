@@ -98,6 +98,7 @@ export function assertStorableStrings(value: unknown, path = "", depth = 0): voi
     for (const [k, v] of Object.entries(value)) {
       const why = unstorable(k);
       if (why) {
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character reported here
         const param = pointerToParam(`${path}/${k.replace(/\u0000/g, "\\u0000")}`);
         throw new ApiError("validation_error", `A field name ${why}.`, param);
       }

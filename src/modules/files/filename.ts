@@ -17,6 +17,7 @@ export function cleanFilename(raw: string | null): string {
   // Browsers on Windows send full paths; only the last segment is the name.
   let name = raw.split(/[\\/]/).pop()!;
   // Control characters (C0, DEL, C1), quotes and bidi overrides make headers and listings lie.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
   name = name.replace(/[\u0000-\u001f\u007f-\u009f"\u202a-\u202e\u2066-\u2069]/g, "").trim();
   if (!name || name === "." || name === "..") throw new ApiError("validation_error", "The filename is empty once path and control characters are removed.", "file");
   const chars = [...name]; // code points, so a surrogate pair is never cut in half

@@ -142,7 +142,7 @@ export const getJobResult = route({
       status: 200,
       headers: {
         "content-type": "application/octet-stream",
-        "content-disposition": `attachment; filename="${(result.filename ?? "result").replace(/[^\w.\-]/g, "_")}"`,
+        "content-disposition": `attachment; filename="${(result.filename ?? "result").replace(/[^\w.-]/g, "_")}"`,
         "x-result-content-type": result.content_type ?? "application/octet-stream",
         ...sandbox,
       },

@@ -28,7 +28,7 @@ const xlsxToCsvHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.csv");
   const o = input.options;
   const r = await engine().xlsxToCsv(input.inputs[0]!.path, out, { sheet: o.sheet, delimiter: o.delimiter }, input.control);
-  const sheet = r.sheetName.replace(/[^\w.\-]+/g, "_").slice(0, 31) || `sheet${r.sheetIndex + 1}`;
+  const sheet = r.sheetName.replace(/[^\w.-]+/g, "_").slice(0, 31) || `sheet${r.sheetIndex + 1}`;
   return {
     pagesProcessed: 1,
     result: {

@@ -76,7 +76,7 @@ export function ensureOcr(): Promise<void> {
 function selectedPages(options: OptionsOf<"ocr" | "searchable_pdf">): number[] | undefined {
   const { pages } = options;
   if (options.mode === "gundam") return [pages?.[0] ?? 0];
-  return pages && pages.length ? pages : undefined;
+  return pages?.length ? pages : undefined;
 }
 
 const fixtureDir = join(import.meta.dir, "fixtures");
