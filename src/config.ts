@@ -31,15 +31,16 @@ export const config = {
   databaseUrl: process.env.DATABASE_URL || "",
   dataDir: resolve(process.env.DATA_DIR || "./.data"),
   workers: int("WORKERS", availableParallelism(), 0),
-  s3: process.env.S3_ENDPOINT && process.env.S3_BUCKET
-    ? {
-        endpoint: process.env.S3_ENDPOINT,
-        bucket: process.env.S3_BUCKET,
-        accessKeyId: process.env.S3_ACCESS_KEY_ID || "",
-        secretAccessKey: process.env.S3_SECRET_ACCESS_KEY || "",
-        region: process.env.S3_REGION || "us-east-1",
-      }
-    : null,
+  s3:
+    process.env.S3_ENDPOINT && process.env.S3_BUCKET
+      ? {
+          endpoint: process.env.S3_ENDPOINT,
+          bucket: process.env.S3_BUCKET,
+          accessKeyId: process.env.S3_ACCESS_KEY_ID || "",
+          secretAccessKey: process.env.S3_SECRET_ACCESS_KEY || "",
+          region: process.env.S3_REGION || "us-east-1",
+        }
+      : null,
   webhookRetryDelaysS: list("WEBHOOK_RETRY_DELAYS_S", [60, 300, 1800, 7200, 43200]),
   webhookAllowPrivateTargets: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS === "1",
   fileTtlS: int("FILE_TTL_S", 86400, 1),

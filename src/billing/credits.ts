@@ -57,11 +57,21 @@ export async function reserveCredits(
     const overageAfter = Math.max(0, committed + credits - included);
     const cap = account.spendingCapEur;
     if (cap !== null && cap <= 0) {
-      throw new ApiError("insufficient_credits", `This job needs ${credits} credits but only ${remainingIncluded} included credits remain, and overage is disabled (spending cap 0).`, null, { pages, remaining: remainingIncluded });
+      throw new ApiError(
+        "insufficient_credits",
+        `This job needs ${credits} credits but only ${remainingIncluded} included credits remain, and overage is disabled (spending cap 0).`,
+        null,
+        { pages, remaining: remainingIncluded },
+      );
     }
     if (cap !== null && overageEur(overageAfter) > cap) {
       const affordable = Math.max(0, Math.floor(cap / overage.eur_per_credit) - Math.max(0, committed - included));
-      throw new ApiError("spending_cap_reached", `This job would bring overage to ${overageEur(overageAfter).toFixed(3)} EUR, past the spending cap of ${cap} EUR.`, null, { pages, remaining: remainingIncluded + affordable });
+      throw new ApiError(
+        "spending_cap_reached",
+        `This job would bring overage to ${overageEur(overageAfter).toFixed(3)} EUR, past the spending cap of ${cap} EUR.`,
+        null,
+        { pages, remaining: remainingIncluded + affordable },
+      );
     }
   }
   await tx`INSERT INTO credit_ledger (account_id, job_id, entry, credits, pages, operation, period)
@@ -77,7 +87,12 @@ export async function releaseCredits(tx: Queryable, jobId: string): Promise<void
 }
 
 /** Success: release the hold and charge the pages actually processed — idempotent per job. */
-export async function settleCredits(tx: Queryable, jobId: string, pagesProcessed: number, creditsPerPage: number): Promise<void> {
+export async function settleCredits(
+  tx: Queryable,
+  jobId: string,
+  pagesProcessed: number,
+  creditsPerPage: number,
+): Promise<void> {
   await releaseCredits(tx, jobId);
   await tx`INSERT INTO credit_ledger (account_id, job_id, entry, credits, pages, operation, period)
            SELECT account_id, job_id, 'charge', ${pagesProcessed * creditsPerPage}, ${pagesProcessed}, operation, period

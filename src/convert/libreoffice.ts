@@ -71,10 +71,14 @@ class Converter {
 
   constructor() {
     this.profile = mkdtempSync(join(tmpdir(), "docproc-lo-profile-"));
-    const useNetns = libreOfficeConfig.netns === "1" || (libreOfficeConfig.netns === "auto" && networkNamespaceAvailable());
-    if (libreOfficeConfig.netns === "1" && !networkNamespaceAvailable()) throw new ConversionError("LIBREOFFICE_NETNS=1 but `unshare --net` is not available", "internal_error");
+    const useNetns =
+      libreOfficeConfig.netns === "1" || (libreOfficeConfig.netns === "auto" && networkNamespaceAvailable());
+    if (libreOfficeConfig.netns === "1" && !networkNamespaceAvailable())
+      throw new ConversionError("LIBREOFFICE_NETNS=1 but `unshare --net` is not available", "internal_error");
     this.isolated = useNetns;
-    const argv = useNetns ? ["unshare", "--net", "--", libreOfficeConfig.python, SERVER, this.profile] : [libreOfficeConfig.python, SERVER, this.profile];
+    const argv = useNetns
+      ? ["unshare", "--net", "--", libreOfficeConfig.python, SERVER, this.profile]
+      : [libreOfficeConfig.python, SERVER, this.profile];
     let readyResolve!: () => void;
     let readyReject!: (e: Error) => void;
     this.ready = new Promise<void>((res, rej) => {
@@ -83,7 +87,9 @@ class Converter {
     });
     this.ready.catch(() => {});
     const startTimer = setTimeout(() => {
-      readyReject(new ConversionError(`LibreOffice did not start within ${libreOfficeConfig.startTimeoutS} s`, "internal_error"));
+      readyReject(
+        new ConversionError(`LibreOffice did not start within ${libreOfficeConfig.startTimeoutS} s`, "internal_error"),
+      );
       this.stop();
     }, libreOfficeConfig.startTimeoutS * 1000);
     // detached: the Python process leads a new process group, which stop() kills as a whole.
@@ -109,7 +115,8 @@ class Converter {
         readyReject(new ConversionError(`LibreOffice exited during start-up (${signal ?? code})`, "internal_error"));
         rmSync(this.profile, { recursive: true, force: true });
       },
-      onSpawnError: (e) => readyReject(new ConversionError(`LibreOffice could not be started: ${e.message}`, "internal_error")),
+      onSpawnError: (e) =>
+        readyReject(new ConversionError(`LibreOffice could not be started: ${e.message}`, "internal_error")),
     });
   }
 
@@ -120,7 +127,11 @@ class Converter {
   async convert(input: string, output: string, timeoutS: number): Promise<void> {
     await this.ready;
     this.conversions++;
-    const answer = await this.rpc.request({ input, output }, timeoutS * 1000, () => new ConversionError(`The conversion took longer than ${timeoutS} s and was stopped.`));
+    const answer = await this.rpc.request(
+      { input, output },
+      timeoutS * 1000,
+      () => new ConversionError(`The conversion took longer than ${timeoutS} s and was stopped.`),
+    );
     // After a crash the server converted once more with a one-shot soffice and is exiting.
     if (answer.fallback) {
       this.dead = true;
@@ -154,7 +165,9 @@ function converter(): Converter {
 
 /** The running converter's state (tests and diagnostics). */
 export function libreOfficeStatus(): { running: boolean; pid?: number; conversions: number; isolated?: boolean } {
-  return current && !current.dead ? { running: true, pid: current.pid, conversions: current.conversions, isolated: current.isolated } : { running: false, conversions: 0 };
+  return current && !current.dead
+    ? { running: true, pid: current.pid, conversions: current.conversions, isolated: current.isolated }
+    : { running: false, conversions: 0 };
 }
 
 /** Stops the converter (worker shutdown). The next conversion would start a new one. */

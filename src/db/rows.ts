@@ -44,7 +44,6 @@ export interface JobRow {
   updated_at: Date;
 }
 
-
 /** One row of `files` (src/db/migrations/002_files_jobs.sql). `size_bytes` is a bigint. */
 export interface FileRow {
   id: string;

@@ -86,8 +86,16 @@ const catalogue = {
     summary: "Recognise text: OCR blocks as JSON, or a searchable PDF.",
     options: T.Object(
       {
-        mode: withDefault(T.Union([T.Literal("gundam"), T.Literal("base")], { description: "gundam = single page, base = multi-page (default base)" }), "base"),
-        output: withDefault(T.Union([T.Literal("blocks"), T.Literal("searchable_pdf")], { description: "default blocks" }), "blocks"),
+        mode: withDefault(
+          T.Union([T.Literal("gundam"), T.Literal("base")], {
+            description: "gundam = single page, base = multi-page (default base)",
+          }),
+          "base",
+        ),
+        output: withDefault(
+          T.Union([T.Literal("blocks"), T.Literal("searchable_pdf")], { description: "default blocks" }),
+          "blocks",
+        ),
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
         languages: ocrLanguagesOption(),
       },
@@ -127,10 +135,18 @@ const catalogue = {
         dpi: T.Optional(T.Integer({ minimum: 36, maximum: 600, description: "jpg only; default 150" })),
         quality: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "jpg only; default 85" })),
         pages: T.Optional(pageIndexes("jpg and docx: 0-based page indexes; default all")),
-        sheet: T.Optional(T.Union([T.Integer({ minimum: 0 }), T.String({ minLength: 1, maxLength: 31 })], { description: "csv: sheet index (0-based) or name; default the first sheet" })),
-        delimiter: T.Optional(T.String({ minLength: 1, maxLength: 1, description: "csv: default ','; xlsx: sniffed when absent" })),
+        sheet: T.Optional(
+          T.Union([T.Integer({ minimum: 0 }), T.String({ minLength: 1, maxLength: 31 })], {
+            description: "csv: sheet index (0-based) or name; default the first sheet",
+          }),
+        ),
+        delimiter: T.Optional(
+          T.String({ minLength: 1, maxLength: 1, description: "csv: default ','; xlsx: sniffed when absent" }),
+        ),
         sheet_name: T.Optional(T.String({ minLength: 1, maxLength: 31, description: "xlsx: default 'Sheet1'" })),
-        has_header: T.Optional(T.Boolean({ description: "xlsx: first row is a header (styled, frozen); default false" })),
+        has_header: T.Optional(
+          T.Boolean({ description: "xlsx: first row is a header (styled, frozen); default false" }),
+        ),
       },
       strict,
     ),
@@ -145,7 +161,14 @@ const catalogue = {
     accepts: ["pdf"],
     summary: "Make a PDF smaller: light (lossless), balanced, strong.",
     options: T.Object(
-      { level: withDefault(T.Union([T.Literal("light"), T.Literal("balanced"), T.Literal("strong")], { description: "default balanced" }), "balanced") },
+      {
+        level: withDefault(
+          T.Union([T.Literal("light"), T.Literal("balanced"), T.Literal("strong")], {
+            description: "default balanced",
+          }),
+          "balanced",
+        ),
+      },
       strict,
     ),
   },
@@ -171,8 +194,19 @@ const catalogue = {
     summary: "Split a PDF into a ZIP of PDFs.",
     options: T.Object(
       {
-        mode: withDefault(T.Union([T.Literal("every_page"), T.Literal("ranges"), T.Literal("chunks")], { description: "default every_page" }), "every_page"),
-        ranges: T.Optional(T.Array(T.Tuple([T.Integer({ minimum: 1 }), T.Integer({ minimum: 1 })]), { minItems: 1, maxItems: 1000, description: "1-based inclusive [start, end] pairs; mode ranges" })),
+        mode: withDefault(
+          T.Union([T.Literal("every_page"), T.Literal("ranges"), T.Literal("chunks")], {
+            description: "default every_page",
+          }),
+          "every_page",
+        ),
+        ranges: T.Optional(
+          T.Array(T.Tuple([T.Integer({ minimum: 1 }), T.Integer({ minimum: 1 })]), {
+            minItems: 1,
+            maxItems: 1000,
+            description: "1-based inclusive [start, end] pairs; mode ranges",
+          }),
+        ),
         chunk_size: T.Optional(T.Integer({ minimum: 1, description: "pages per part; mode chunks" })),
       },
       strict,
@@ -204,7 +238,16 @@ const catalogue = {
     produces: ["file"],
     accepts: ["pdf"],
     summary: "Reorder pages by a full permutation.",
-    options: T.Object({ order: T.Array(T.Integer({ minimum: 0 }), { minItems: 1, maxItems: 10000, description: "a full permutation of the 0-based page indexes" }) }, strict),
+    options: T.Object(
+      {
+        order: T.Array(T.Integer({ minimum: 0 }), {
+          minItems: 1,
+          maxItems: 10000,
+          description: "a full permutation of the 0-based page indexes",
+        }),
+      },
+      strict,
+    ),
   },
   delete_pages: {
     name: "delete_pages" as const,
@@ -215,7 +258,17 @@ const catalogue = {
     produces: ["file"],
     accepts: ["pdf"],
     summary: "Delete pages (not all of them).",
-    options: T.Object({ pages: T.Array(T.Integer({ minimum: 0 }), { minItems: 1, maxItems: 10000, uniqueItems: true, description: "0-based page indexes" }) }, strict),
+    options: T.Object(
+      {
+        pages: T.Array(T.Integer({ minimum: 0 }), {
+          minItems: 1,
+          maxItems: 10000,
+          uniqueItems: true,
+          description: "0-based page indexes",
+        }),
+      },
+      strict,
+    ),
   },
   protect: {
     name: "protect" as const,
@@ -247,7 +300,12 @@ const catalogue = {
     produces: ["file"],
     accepts: ["pdf"],
     summary: "Remove a PDF's encryption.",
-    options: T.Object({ password: T.Optional(T.String({ maxLength: 127, description: "required when the file has an open password" })) }, strict),
+    options: T.Object(
+      {
+        password: T.Optional(T.String({ maxLength: 127, description: "required when the file has an open password" })),
+      },
+      strict,
+    ),
   },
   redact: {
     name: "redact" as const,
@@ -297,7 +355,10 @@ type DefaultedKeys<S extends TObject> = {
 export type OptionsOf<Op extends OperationName> = Omit<RequestOptionsOf<Op>, DefaultedKeys<OptionsSchemaOf<Op>>> &
   Required<Pick<RequestOptionsOf<Op>, DefaultedKeys<OptionsSchemaOf<Op>> & keyof RequestOptionsOf<Op>>>;
 /** What a job of the operation stores as its result before storage: a file in the work directory, or JSON. */
-export type ResultOf<Op extends OperationName> = Extract<ProducedResult, { type: (typeof catalogue)[Op]["produces"][number] }>;
+export type ResultOf<Op extends OperationName> = Extract<
+  ProducedResult,
+  { type: (typeof catalogue)[Op]["produces"][number] }
+>;
 export type ProducedResult =
   | { type: "file"; path: string; filename: string; content_type: string; note?: string }
   | { type: "json"; json: unknown };

@@ -3,7 +3,19 @@
 import type { JobErrorCode } from "../domain/errors";
 
 /** Every engine code, as crates/engine/src/error.rs `ErrorCode::ALL` lists them (test/unit/engine-errors.test.ts compares). */
-export const engineErrorCodes = ["invalid_pdf", "encrypted_input", "invalid_password", "invalid_options", "cancelled", "page_limit", "io_error", "page_too_large", "ocr_unavailable", "invalid_image", "engine_error"] as const;
+export const engineErrorCodes = [
+  "invalid_pdf",
+  "encrypted_input",
+  "invalid_password",
+  "invalid_options",
+  "cancelled",
+  "page_limit",
+  "io_error",
+  "page_too_large",
+  "ocr_unavailable",
+  "invalid_image",
+  "engine_error",
+] as const;
 export type EngineErrorCode = (typeof engineErrorCodes)[number];
 
 /** The public job error code (GET /errors, `usedIn` "job") for each engine code. */

@@ -23,11 +23,25 @@ export function newEventId(): string {
 }
 
 export function buildEvent(type: EventType, mode: Mode, object: unknown, at = new Date()): EventEnvelope {
-  return { id: newEventId(), object: "event", type, api_version: apiVersion, livemode: mode === "live", created_at: at.toISOString(), data: { object } };
+  return {
+    id: newEventId(),
+    object: "event",
+    type,
+    api_version: apiVersion,
+    livemode: mode === "live",
+    created_at: at.toISOString(),
+    data: { object },
+  };
 }
 
 /** `tx` must be the transaction that makes the announced change. */
-export async function recordEvent(tx: Queryable, accountId: string, mode: Mode, type: EventType, object: unknown): Promise<EventEnvelope> {
+export async function recordEvent(
+  tx: Queryable,
+  accountId: string,
+  mode: Mode,
+  type: EventType,
+  object: unknown,
+): Promise<EventEnvelope> {
   const event = buildEvent(type, mode, object);
   await tx`INSERT INTO events (id, account_id, mode, type, payload, created_at)
            VALUES (${event.id}, ${accountId}, ${mode}, ${type}, ${tx.json(event as never)}, ${event.created_at})`;

@@ -38,7 +38,11 @@ export class LineRpc<Answer extends { id: number }> {
 
   constructor(private readonly options: LineRpcOptions) {
     const [cmd, ...args] = options.argv;
-    this.proc = spawn(cmd!, args, { stdio: ["pipe", "pipe", options.stderr ?? "inherit"], detached: options.detached, env: options.env });
+    this.proc = spawn(cmd!, args, {
+      stdio: ["pipe", "pipe", options.stderr ?? "inherit"],
+      detached: options.detached,
+      env: options.env,
+    });
     createInterface({ input: this.proc.stdout! }).on("line", (line) => this.receive(line));
     this.proc.on("exit", (code, signal) => {
       this.exited = true;

@@ -2,10 +2,24 @@
 // expires_at) are this service's documented additions.
 import type { FileRow } from "../db/rows";
 
-export const fileColumns = "id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, created_at, expires_at";
+export const fileColumns =
+  "id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, created_at, expires_at";
 
 /** The columns `fileColumns` names. */
-export type PresentedFileRow = Pick<FileRow, "id" | "mode" | "filename" | "content_type" | "kind" | "size_bytes" | "page_count" | "encrypted" | "status" | "created_at" | "expires_at">;
+export type PresentedFileRow = Pick<
+  FileRow,
+  | "id"
+  | "mode"
+  | "filename"
+  | "content_type"
+  | "kind"
+  | "size_bytes"
+  | "page_count"
+  | "encrypted"
+  | "status"
+  | "created_at"
+  | "expires_at"
+>;
 
 export function presentFile(r: PresentedFileRow) {
   return {

@@ -14,9 +14,13 @@ import type { JobErrorCode } from "../domain/errors";
 // Passwords in options are needed only while the job may still run; a final state erases them.
 const eraseSecrets = ["options", ...secretOptionNames.map((n) => `'${n}'`)].join(" - ");
 
-
 /** Succeeds a running job held by `workerId`; false if the job is no longer ours (cancelled, reaped). */
-export async function completeJob(jobId: string, workerId: string, result: StoredResult, pagesProcessed: number): Promise<boolean> {
+export async function completeJob(
+  jobId: string,
+  workerId: string,
+  result: StoredResult,
+  pagesProcessed: number,
+): Promise<boolean> {
   return db().begin(async (tx) => {
     const [job] = await tx<JobRow[]>`
       UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'succeeded', result = ${tx.json(result as never)}, pages_processed = ${pagesProcessed},
@@ -32,7 +36,11 @@ export async function completeJob(jobId: string, workerId: string, result: Store
 }
 
 /** Fails a queued or running job. With `workerId`, only if that worker still holds it. */
-export async function failJob(jobId: string, error: { code: JobErrorCode; message: string }, workerId?: string): Promise<boolean> {
+export async function failJob(
+  jobId: string,
+  error: { code: JobErrorCode; message: string },
+  workerId?: string,
+): Promise<boolean> {
   return db().begin(async (tx) => {
     const [job] = await tx<JobRow[]>`
       UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'failed', error = ${tx.json(error)}, finished_at = now(), updated_at = now(), lease_expires_at = NULL

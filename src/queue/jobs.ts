@@ -33,7 +33,9 @@ export async function listJobRows(q: {
 
 /** Queued or running jobs of an API key (its concurrency limit). */
 export async function countActiveJobs(tx: Queryable, keyId: string): Promise<number> {
-  const [row] = await tx<{ active: number }[]>`SELECT count(*)::int AS active FROM jobs WHERE key_id = ${keyId} AND ${tx.unsafe(isActive)}`;
+  const [row] = await tx<
+    { active: number }[]
+  >`SELECT count(*)::int AS active FROM jobs WHERE key_id = ${keyId} AND ${tx.unsafe(isActive)}`;
   return row!.active;
 }
 

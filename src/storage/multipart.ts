@@ -68,10 +68,24 @@ function parseHeaders(block: string): { name: string | null; filename: string | 
  * (Bun's idle timeout only catches one that stops sending altogether). A body that breaks off
  * (the client went away) is a client error, not a fault.
  */
-async function readBefore(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> }, deadline: number, timeoutMs: number): Promise<{ done: boolean; value?: Uint8Array }> {
+async function readBefore(
+  reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> },
+  deadline: number,
+  timeoutMs: number,
+): Promise<{ done: boolean; value?: Uint8Array }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ApiError("request_timeout", `The upload took longer than ${Math.round(timeoutMs / 1000)} s; send it faster or in a smaller file.`, "file")), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(
+      () =>
+        reject(
+          new ApiError(
+            "request_timeout",
+            `The upload took longer than ${Math.round(timeoutMs / 1000)} s; send it faster or in a smaller file.`,
+            "file",
+          ),
+        ),
+      Math.max(0, deadline - Date.now()),
+    );
   });
   try {
     return await Promise.race([reader.read(), late]);
@@ -85,11 +99,17 @@ async function readBefore(reader: { read(): Promise<{ done: boolean; value?: Uin
 }
 
 /** Writes the `file` part to `dest`; throws ApiError on malformed input, when over `maxBytes`, or after `timeoutMs`. */
-export async function receiveMultipartFile(request: Request, dest: string, maxBytes: number, timeoutMs: number): Promise<UploadedPart> {
+export async function receiveMultipartFile(
+  request: Request,
+  dest: string,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<UploadedPart> {
   const boundary = boundaryOf(request.headers.get("content-type") || "");
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const declared = Number(request.headers.get("content-length") || "0");
-  if (declared > maxBytes + 64 * 1024) throw new ApiError("file_too_large", `The upload is larger than the maximum of ${maxBytes} bytes.`, "file");
+  if (declared > maxBytes + 64 * 1024)
+    throw new ApiError("file_too_large", `The upload is larger than the maximum of ${maxBytes} bytes.`, "file");
   if (!request.body) throw new ApiError("validation_error", "The multipart body is empty.", "file");
 
   const fh = await open(dest, "w", 0o600);
@@ -110,7 +130,8 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
         if (state === "preamble") {
           const i = buf.indexOf(delimiter);
           if (i < 0) {
-            if (buf.length > 64 * 1024) throw new ApiError("validation_error", "Malformed multipart body: no boundary found.", "file");
+            if (buf.length > 64 * 1024)
+              throw new ApiError("validation_error", "Malformed multipart body: no boundary found.", "file");
             break;
           }
           buf = buf.subarray(i + delimiter.length);
@@ -131,7 +152,8 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
         } else if (state === "headers") {
           const end = buf.indexOf("\r\n\r\n");
           if (end < 0) {
-            if (buf.length > 16 * 1024) throw new ApiError("validation_error", "Malformed multipart body: part headers too long.", "file");
+            if (buf.length > 16 * 1024)
+              throw new ApiError("validation_error", "Malformed multipart body: part headers too long.", "file");
             break;
           }
           let block: string;
@@ -142,7 +164,12 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
           }
           part = parseHeaders(block);
           buf = buf.subarray(end + 4);
-          if (part.name !== "file") throw new ApiError("validation_error", `Unexpected multipart field \`${part.name ?? "(unnamed)"}\`; send exactly one part named \`file\`.`, part.name ?? "file");
+          if (part.name !== "file")
+            throw new ApiError(
+              "validation_error",
+              `Unexpected multipart field \`${part.name ?? "(unnamed)"}\`; send exactly one part named \`file\`.`,
+              part.name ?? "file",
+            );
           if (found) throw new ApiError("validation_error", "Send exactly one `file` part.", "file");
           state = "body";
         } else if (state === "body") {
@@ -150,7 +177,12 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
           const writable = i >= 0 ? i : Math.max(0, buf.length - delimiter.length);
           if (writable > 0) {
             size += writable;
-            if (size > maxBytes) throw new ApiError("file_too_large", `The upload is larger than the maximum of ${maxBytes} bytes.`, "file");
+            if (size > maxBytes)
+              throw new ApiError(
+                "file_too_large",
+                `The upload is larger than the maximum of ${maxBytes} bytes.`,
+                "file",
+              );
             await writeAll(fh, buf.subarray(0, writable));
             buf = buf.subarray(writable);
           }
@@ -162,7 +194,12 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
       }
       if (state === "done" || done) break;
     }
-    if (state !== "done" || !found) throw new ApiError("validation_error", "Malformed multipart body: send one part named `file` and close the body with the final boundary.", "file");
+    if (state !== "done" || !found)
+      throw new ApiError(
+        "validation_error",
+        "Malformed multipart body: send one part named `file` and close the body with the final boundary.",
+        "file",
+      );
     ok = true;
     return found;
   } finally {

@@ -16,7 +16,9 @@ export const DELIVERY_LOG_RETENTION_DAYS = 30;
 
 let lastOrphanCheck = 0;
 
-export async function sweepExpired(batch = 100): Promise<{ files: number; results: number; deliveries: number; orphans: OrphanReport | null }> {
+export async function sweepExpired(
+  batch = 100,
+): Promise<{ files: number; results: number; deliveries: number; orphans: OrphanReport | null }> {
   const keys: string[] = [];
   const files = (await db().begin(async (tx) => {
     const rows = await tx<FileRow[]>`

@@ -24,7 +24,10 @@ export function jobErrorFrom(e: unknown): JobError {
 export function toJobError(e: unknown): JobError {
   if (e instanceof JobError) return e;
   if (e instanceof ApiError && e.code === "store_unavailable") {
-    return new JobError(e.code, "The object store was unreachable while the job read its input or stored its result; run the job again.");
+    return new JobError(
+      e.code,
+      "The object store was unreachable while the job read its input or stored its result; run the job again.",
+    );
   }
   return jobErrorFrom(e);
 }

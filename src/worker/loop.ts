@@ -56,19 +56,38 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
     // The wall-clock limit: native code cannot be interrupted safely, so the job is failed
     // and this worker process exits; the supervisor starts a fresh one.
     const deadline = setTimeout(() => {
-      log.error("job exceeded its wall-clock limit; restarting worker", { job_id: job.id, limit_s: config.jobTimeoutS });
-      void failJob(job.id, { code: "job_timeout", message: `The job ran longer than the limit of ${config.jobTimeoutS} s and was stopped.` }, workerId).finally(() => process.exit(70));
+      log.error("job exceeded its wall-clock limit; restarting worker", {
+        job_id: job.id,
+        limit_s: config.jobTimeoutS,
+      });
+      void failJob(
+        job.id,
+        {
+          code: "job_timeout",
+          message: `The job ran longer than the limit of ${config.jobTimeoutS} s and was stopped.`,
+        },
+        workerId,
+      ).finally(() => process.exit(70));
     }, config.jobTimeoutS * 1000);
     try {
       const inputs = await stageInputs(job, workDir);
       await testPageDelay(inputs, control);
-      const out = await execute(job, { jobId: job.id, operation: job.operation, options: withDefaults(job.operation, job.options), inputs, workDir, control, mode: job.mode });
+      const out = await execute(job, {
+        jobId: job.id,
+        operation: job.operation,
+        options: withDefaults(job.operation, job.options),
+        inputs,
+        workDir,
+        control,
+        mode: job.mode,
+      });
       if (control.cancelled) return;
       await storeResult(job, workerId, out);
     } catch (e) {
       if (control.cancelled) return; // cancelled or reaped: someone else already settled the job
       const err = toJobError(e);
-      if (err.code === "internal_error") log.error("job failed", { job_id: job.id, error: String((e as Error)?.stack ?? e) });
+      if (err.code === "internal_error")
+        log.error("job failed", { job_id: job.id, error: String((e as Error)?.stack ?? e) });
       await failJob(job.id, { code: err.code, message: err.message }, workerId);
     } finally {
       clearInterval(beat);

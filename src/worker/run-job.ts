@@ -25,12 +25,15 @@ interface InputFileRow {
 /** Copies the job's input files, in file_ids order, from the blob store into `workDir/inputs`:
  * on disk the blob itself, on S3 a copy streamed in (nothing is read from another process's disk). */
 export async function stageInputs(job: JobRow, workDir: string): Promise<InputOnDisk[]> {
-  const files = await db()<InputFileRow[]>`SELECT id, kind, page_count, filename, storage_key, status FROM files WHERE id IN ${db()(job.file_ids)}`;
+  const files = await db()<
+    InputFileRow[]
+  >`SELECT id, kind, page_count, filename, storage_key, status FROM files WHERE id IN ${db()(job.file_ids)}`;
   const byId = new Map(files.map((f) => [f.id, f]));
   const inputs: InputOnDisk[] = [];
   for (const [i, id] of job.file_ids.entries()) {
     const f = byId.get(id);
-    if (f?.status !== "ready") throw new JobError("not_found", `Input file ${id} was deleted or expired before the job ran.`);
+    if (f?.status !== "ready")
+      throw new JobError("not_found", `Input file ${id} was deleted or expired before the job ran.`);
     const path = await blobStore().localCopy(f.storage_key, join(workDir, "inputs", `${i}-${id}`));
     inputs.push({ id, path, kind: f.kind, pageCount: f.page_count, filename: f.filename });
   }
@@ -45,7 +48,10 @@ export async function testPageDelay(inputs: InputOnDisk[], control: JobControl):
 }
 
 /** Runs the operation's executor. */
-export function execute<Op extends OperationName>(job: JobRow, input: ExecutionInput<Op>): Promise<ExecutionOutput<Op>> {
+export function execute<Op extends OperationName>(
+  job: JobRow,
+  input: ExecutionInput<Op>,
+): Promise<ExecutionOutput<Op>> {
   const executor: ExecutorMap[Op] = executors[input.operation];
   if (!executor) throw new JobError("internal_error", `No executor for ${job.operation}.`);
   return executor(input);
@@ -59,7 +65,14 @@ export async function storeResult(job: JobRow, workerId: string, out: ExecutionO
     const { path, note, ...file } = out.result;
     const key = resultKey(job.id, job.attempts, file.filename);
     const bytes = await blobStore().put(key, path, file.content_type);
-    stored = { type: "file", storage_key: key, filename: file.filename, content_type: file.content_type, bytes, ...(note ? { note } : {}) };
+    stored = {
+      type: "file",
+      storage_key: key,
+      filename: file.filename,
+      content_type: file.content_type,
+      bytes,
+      ...(note ? { note } : {}),
+    };
   } else stored = { type: "json", json: out.result.json };
   const ok = await completeJob(job.id, workerId, stored, out.pagesProcessed);
   if (!ok && stored.type === "file") await deletePrefix(resultKey(job.id, job.attempts, ""));

@@ -9,11 +9,15 @@ import { resolve } from "node:path";
 const root = resolve(import.meta.dir, "../..");
 
 export function envReads(source: string): string[] {
-  return source.split("\n").filter((line) => /process\.env|Bun\.env|import\.meta\.env/.test(line.replace(/\.\.\.process\.env\b/g, "")));
+  return source
+    .split("\n")
+    .filter((line) => /process\.env|Bun\.env|import\.meta\.env/.test(line.replace(/\.\.\.process\.env\b/g, "")));
 }
 
 test("the environment is read only in src/config.ts", () => {
-  expect(envReads('const a = process.env.FOO;\nspawn(x, { env: { ...process.env, HOME: h } });')).toEqual(["const a = process.env.FOO;"]);
+  expect(envReads("const a = process.env.FOO;\nspawn(x, { env: { ...process.env, HOME: h } });")).toEqual([
+    "const a = process.env.FOO;",
+  ]);
   const offenders: string[] = [];
   for (const file of new Glob("src/**/*.ts").scanSync(root)) {
     if (file === "src/config.ts") continue;
@@ -24,7 +28,9 @@ test("the environment is read only in src/config.ts", () => {
 
 /** The variables src/config.ts reads: `process.env.NAME` and the parsers' `int("NAME", ...)`. */
 export function configVariables(source: string): string[] {
-  const names = [...source.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)|\b(?:int|list)\("([A-Z][A-Z0-9_]*)"/g)].map((m) => (m[1] ?? m[2])!);
+  const names = [...source.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)|\b(?:int|list)\("([A-Z][A-Z0-9_]*)"/g)].map(
+    (m) => (m[1] ?? m[2])!,
+  );
   return [...new Set(names)].sort();
 }
 
@@ -34,7 +40,12 @@ export function readmeRows(readme: string): string[][] {
   return section
     .split("\n")
     .filter((l) => /^\| [A-Z]/.test(l) && !l.startsWith("| variable"))
-    .map((l) => l.split("|")[1]!.split(",").map((v) => v.trim()));
+    .map((l) =>
+      l
+        .split("|")[1]!
+        .split(",")
+        .map((v) => v.trim()),
+    );
 }
 
 test("config.ts reads only the variables of the README's Configuration tables, each documented in one row", () => {

@@ -35,7 +35,9 @@ function importGraph(pattern = "src/**/*.ts"): Graph {
       // An import that leaves the checked tree has no layer (src/engine/native.ts -> native/, the
       // addon and its generated declarations, which exist only after `bun run build:native`).
       if (base.split("/")[0] !== file.split("/")[0]) continue;
-      const target = [`${base}.ts`, join(base, "index.ts"), base].find((c) => existsSync(join(root, c)) && !statSync(join(root, c)).isDirectory());
+      const target = [`${base}.ts`, join(base, "index.ts"), base].find(
+        (c) => existsSync(join(root, c)) && !statSync(join(root, c)).isDirectory(),
+      );
       if (!target) throw new Error(`${file}: cannot resolve import "${spec}"`);
       if (target.endsWith(".ts")) targets.add(target); // modules only, not a stylesheet
     }

@@ -50,8 +50,14 @@ describe("webhook signatures", () => {
   test("verifySignature refuses timestamps older than 5 minutes (and as far in the future)", () => {
     const now = 1_800_000_000;
     expect(verifySignature(secret, body, signatureHeader(secret, body, now - 300), 300, now).ok).toBe(true);
-    expect(verifySignature(secret, body, signatureHeader(secret, body, now - 301), 300, now)).toEqual({ ok: false, reason: "too_old" });
-    expect(verifySignature(secret, body, signatureHeader(secret, body, now + 301), 300, now)).toEqual({ ok: false, reason: "in_future" });
+    expect(verifySignature(secret, body, signatureHeader(secret, body, now - 301), 300, now)).toEqual({
+      ok: false,
+      reason: "too_old",
+    });
+    expect(verifySignature(secret, body, signatureHeader(secret, body, now + 301), 300, now)).toEqual({
+      ok: false,
+      reason: "in_future",
+    });
   });
 
   test("verifySignature accepts any matching v1 among several (secret rollover)", () => {

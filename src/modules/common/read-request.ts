@@ -86,7 +86,12 @@ export function unstorable(s: string): string | null {
  * here, at the edge, so every route is covered; nesting deeper than 32 levels is refused too.
  */
 export function assertStorableStrings(value: unknown, path = "", depth = 0): void {
-  if (depth > maxJsonDepth) throw new ApiError("validation_error", `The JSON body is nested deeper than ${maxJsonDepth} levels.`, pointerToParam(path));
+  if (depth > maxJsonDepth)
+    throw new ApiError(
+      "validation_error",
+      `The JSON body is nested deeper than ${maxJsonDepth} levels.`,
+      pointerToParam(path),
+    );
   if (typeof value === "string") {
     const why = unstorable(value);
     if (why) {

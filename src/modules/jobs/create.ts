@@ -23,7 +23,11 @@ export interface Created {
   replayed: boolean;
 }
 
-export async function createJob(auth: AuthenticatedKey, req: JobRequest, idempotency: { key: string; hash: string } | null): Promise<Created> {
+export async function createJob(
+  auth: AuthenticatedKey,
+  req: JobRequest,
+  idempotency: { key: string; hash: string } | null,
+): Promise<Created> {
   const shape = checkRequestShape(req);
   const idempotencyKey = idempotency?.key ?? null;
   return db().begin(async (tx) => {
@@ -33,7 +37,8 @@ export async function createJob(auth: AuthenticatedKey, req: JobRequest, idempot
       if (claim.kind === "replay") return { status: claim.status, body: claim.body, replayed: true };
     }
 
-    const rows = await tx`SELECT id, account_id, mode, kind, page_count, encrypted, status FROM files WHERE id IN ${tx(shape.fileIds)}`;
+    const rows =
+      await tx`SELECT id, account_id, mode, kind, page_count, encrypted, status FROM files WHERE id IN ${tx(shape.fileIds)}`;
     const byId = new Map(rows.map((r) => [r.id as string, r]));
     const param = shape.operation.inputs === "many" ? "file_ids" : "file_id";
     const files: InputFile[] = shape.fileIds.map((id) => {
@@ -41,20 +46,36 @@ export async function createJob(auth: AuthenticatedKey, req: JobRequest, idempot
       if (!f || f.account_id !== auth.account.id || f.status === "deleted" || f.status === "expired") {
         throw new ApiError("not_found", `No such file: ${id}.`, param);
       }
-      if (f.mode !== auth.mode) throw new ApiError("mode_mismatch", `File ${id} belongs to ${f.mode === "live" ? "live" : "sandbox"} mode; use a key of that mode.`, param);
-      if (f.status !== "ready") throw new ApiError("file_not_ready", `File ${id} is not ready: complete its upload first.`, param);
+      if (f.mode !== auth.mode)
+        throw new ApiError(
+          "mode_mismatch",
+          `File ${id} belongs to ${f.mode === "live" ? "live" : "sandbox"} mode; use a key of that mode.`,
+          param,
+        );
+      if (f.status !== "ready")
+        throw new ApiError("file_not_ready", `File ${id} is not ready: complete its upload first.`, param);
       return { id, kind: f.kind, page_count: f.page_count, encrypted: f.encrypted };
     });
     const plan = planJob(shape, files);
 
     const cap = limits[auth.mode].pages_per_job;
     if (plan.pagesEstimated > cap) {
-      throw new ApiError("page_limit_exceeded", `This job has ${plan.pagesEstimated} pages; the limit per job is ${cap} in ${auth.mode === "live" ? "live" : "sandbox"} mode.`, param);
+      throw new ApiError(
+        "page_limit_exceeded",
+        `This job has ${plan.pagesEstimated} pages; the limit per job is ${cap} in ${auth.mode === "live" ? "live" : "sandbox"} mode.`,
+        param,
+      );
     }
     const active = await countActiveJobs(tx, auth.keyId);
     const maxActive = limits[auth.mode].concurrent_jobs;
     if (active >= maxActive) {
-      throw new ApiError("concurrency_limit", `This key already has ${active} queued or running jobs (the limit is ${maxActive}); retry when one finishes.`, null, {}, { "retry-after": String(concurrencyRetryAfterS) });
+      throw new ApiError(
+        "concurrency_limit",
+        `This key already has ${active} queued or running jobs (the limit is ${maxActive}); retry when one finishes.`,
+        null,
+        {},
+        { "retry-after": String(concurrencyRetryAfterS) },
+      );
     }
 
     const id = randomUUID();

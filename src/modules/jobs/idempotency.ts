@@ -12,7 +12,10 @@ const abandonAfterS = 60;
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (v && typeof v === "object") {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(",")}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
   }
   return JSON.stringify(v);
 }
@@ -43,10 +46,20 @@ export async function claimIdempotencyKey(tx: Queryable, keyId: string, idemKey:
       return { kind: "new" } as Claim;
     }
     if (rec.request_hash !== hash) {
-      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was already used with a different request body; use a new key for a new request.", "Idempotency-Key");
+      throw new ApiError(
+        "idempotency_key_reused",
+        "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
+        "Idempotency-Key",
+      );
     }
     if (rec.state === "in_progress") {
-      throw new ApiError("idempotency_in_progress", "The original request with this Idempotency-Key is still being processed; retry shortly.", "Idempotency-Key", {}, { "retry-after": "1" });
+      throw new ApiError(
+        "idempotency_in_progress",
+        "The original request with this Idempotency-Key is still being processed; retry shortly.",
+        "Idempotency-Key",
+        {},
+        { "retry-after": "1" },
+      );
     }
     return { kind: "replay", status: rec.response_status, body: rec.response_body } as Claim;
   }

@@ -18,8 +18,17 @@ const docxToPdfHandler: Executor<"convert"> = async (input) => {
   await docxToPdf(input.inputs[0]!.path, out);
   // Pages processed = pages of the produced PDF (the engine's identify).
   const id = await engine().identify(out);
-  if (id.kind !== "pdf" || !id.pageCount) throw new JobError("conversion_failed", "LibreOffice produced an unreadable PDF.");
-  return { pagesProcessed: id.pageCount, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}.pdf`, content_type: "application/pdf" } };
+  if (id.kind !== "pdf" || !id.pageCount)
+    throw new JobError("conversion_failed", "LibreOffice produced an unreadable PDF.");
+  return {
+    pagesProcessed: id.pageCount,
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}.pdf`,
+      content_type: "application/pdf",
+    },
+  };
 };
 
 // xlsx -> csv: one sheet per job (options.sheet, default the first); the result names it.
@@ -27,7 +36,12 @@ const docxToPdfHandler: Executor<"convert"> = async (input) => {
 const xlsxToCsvHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.csv");
   const o = input.options;
-  const r = await engine().xlsxToCsv(input.inputs[0]!.path, out, { sheet: o.sheet, delimiter: o.delimiter }, input.control);
+  const r = await engine().xlsxToCsv(
+    input.inputs[0]!.path,
+    out,
+    { sheet: o.sheet, delimiter: o.delimiter },
+    input.control,
+  );
   const sheet = r.sheetName.replace(/[^\w.-]+/g, "_").slice(0, 31) || `sheet${r.sheetIndex + 1}`;
   return {
     pagesProcessed: 1,
@@ -45,7 +59,12 @@ const xlsxToCsvHandler: Executor<"convert"> = async (input) => {
 const csvToXlsxHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.xlsx");
   const o = input.options;
-  const r = await engine().csvToXlsx(input.inputs[0]!.path, out, { delimiter: o.delimiter, hasHeader: o.has_header, sheetName: o.sheet_name }, input.control);
+  const r = await engine().csvToXlsx(
+    input.inputs[0]!.path,
+    out,
+    { delimiter: o.delimiter, hasHeader: o.has_header, sheetName: o.sheet_name },
+    input.control,
+  );
   return {
     pagesProcessed: Math.max(1, input.inputs[0]!.pageCount ?? 1),
     result: {
@@ -80,8 +99,14 @@ const pdfToDocxHandler: Executor<"convert"> = async (input) => {
   }
   const notes = [`${r.paragraphs} paragraphs, ${r.tables} tables, ${r.images} pictures`];
   if (r.imagesSkipped) notes.push(`${r.imagesSkipped} picture(s) over 40 megapixels left out`);
-  if (r.pagesOcred.length) notes.push(`page(s) ${r.pagesOcred.join(", ")} (0-based) are scans without a text layer: their text was recognised by OCR (editable paragraphs replace the page picture)`);
-  if (ocrSkipped) notes.push(`page(s) ${r.pagesWithoutText.join(", ")} (0-based) have no text layer and were kept as pictures only (${ocrSkipped})`);
+  if (r.pagesOcred.length)
+    notes.push(
+      `page(s) ${r.pagesOcred.join(", ")} (0-based) are scans without a text layer: their text was recognised by OCR (editable paragraphs replace the page picture)`,
+    );
+  if (ocrSkipped)
+    notes.push(
+      `page(s) ${r.pagesWithoutText.join(", ")} (0-based) have no text layer and were kept as pictures only (${ocrSkipped})`,
+    );
   return {
     pagesProcessed: r.pagesProcessed,
     result: {
@@ -109,4 +134,3 @@ export const convert: Executor<"convert"> = async (input) => {
   if (!handler) throw new JobError("internal_error", `No converter for ${from} -> ${to} in this worker.`);
   return handler(input);
 };
-

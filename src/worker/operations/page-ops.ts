@@ -5,13 +5,31 @@ import type { FileResult } from "../../domain/operations";
 import type { ExecutionInput, Executor } from "./types";
 import { baseName } from "./naming";
 
-function pdfResult(input: ExecutionInput, out: string, suffix: string, pages: number): { pagesProcessed: number; result: FileResult } {
-  return { pagesProcessed: pages, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-${suffix}.pdf`, content_type: "application/pdf" } };
+function pdfResult(
+  input: ExecutionInput,
+  out: string,
+  suffix: string,
+  pages: number,
+): { pagesProcessed: number; result: FileResult } {
+  return {
+    pagesProcessed: pages,
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}-${suffix}.pdf`,
+      content_type: "application/pdf",
+    },
+  };
 }
 
 export const rotate: Executor<"rotate"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().rotate(input.inputs[0]!.path, out, { degrees: input.options.degrees, pages: input.options.pages }, input.control);
+  const r = await engine().rotate(
+    input.inputs[0]!.path,
+    out,
+    { degrees: input.options.degrees, pages: input.options.pages },
+    input.control,
+  );
   return pdfResult(input, out, "rotated", r.pageCount);
 };
 
@@ -29,15 +47,35 @@ export const deletePages: Executor<"delete_pages"> = async (input) => {
 
 export const merge: Executor<"merge"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().merge(input.inputs.map((i) => i.path), out, input.control);
-  return { pagesProcessed: r.pageCount, result: { type: "file", path: out, filename: "merged.pdf", content_type: "application/pdf" } };
+  const r = await engine().merge(
+    input.inputs.map((i) => i.path),
+    out,
+    input.control,
+  );
+  return {
+    pagesProcessed: r.pageCount,
+    result: { type: "file", path: out, filename: "merged.pdf", content_type: "application/pdf" },
+  };
 };
 
 export const split: Executor<"split"> = async (input) => {
   const out = join(input.workDir, "out.zip");
   const o = input.options;
-  const r = await engine().split(input.inputs[0]!.path, out, { mode: o.mode, ranges: o.ranges, chunkSize: o.chunk_size }, input.control);
-  return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-split.zip`, content_type: "application/zip" } };
+  const r = await engine().split(
+    input.inputs[0]!.path,
+    out,
+    { mode: o.mode, ranges: o.ranges, chunkSize: o.chunk_size },
+    input.control,
+  );
+  return {
+    pagesProcessed: r.pagesProcessed,
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}-split.zip`,
+      content_type: "application/zip",
+    },
+  };
 };
 
 export const protect: Executor<"protect"> = async (input) => {
@@ -46,7 +84,14 @@ export const protect: Executor<"protect"> = async (input) => {
   const r = await engine().protect(
     input.inputs[0]!.path,
     out,
-    { userPassword: o.user_password, ownerPassword: o.owner_password, allowPrint: o.allow_print, allowModify: o.allow_modify, allowCopy: o.allow_copy, allowAnnotate: o.allow_annotate },
+    {
+      userPassword: o.user_password,
+      ownerPassword: o.owner_password,
+      allowPrint: o.allow_print,
+      allowModify: o.allow_modify,
+      allowCopy: o.allow_copy,
+      allowAnnotate: o.allow_annotate,
+    },
     input.control,
   );
   return pdfResult(input, out, "protected", r.pageCount);

@@ -13,17 +13,37 @@ const renderThreads = config.renderThreads;
 export const pdfToJpg: Executor<"convert"> = async (input) => {
   const o = input.options;
   const out = join(input.workDir, "out.bin");
-  const r = await engine().renderJpeg(input.inputs[0]!.path, out, { dpi: o.dpi, quality: o.quality, pages: o.pages, threads: renderThreads }, input.control);
+  const r = await engine().renderJpeg(
+    input.inputs[0]!.path,
+    out,
+    { dpi: o.dpi, quality: o.quality, pages: o.pages, threads: renderThreads },
+    input.control,
+  );
   const base = baseName(input.inputs[0]!.filename);
-  if (r.zip) return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${base}-jpg.zip`, content_type: "application/zip" } };
-  return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${base}.jpg`, content_type: "image/jpeg" } };
+  if (r.zip)
+    return {
+      pagesProcessed: r.pagesProcessed,
+      result: { type: "file", path: out, filename: `${base}-jpg.zip`, content_type: "application/zip" },
+    };
+  return {
+    pagesProcessed: r.pagesProcessed,
+    result: { type: "file", path: out, filename: `${base}.jpg`, content_type: "image/jpeg" },
+  };
 };
 
 export const redact: Executor<"redact"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
   const o = input.options;
   const r = await engine().redact(input.inputs[0]!.path, out, { regions: o.regions, dpi: o.dpi }, input.control);
-  return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-redacted.pdf`, content_type: "application/pdf" } };
+  return {
+    pagesProcessed: r.pagesProcessed,
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}-redacted.pdf`,
+      content_type: "application/pdf",
+    },
+  };
 };
 
 export const compress: Executor<"compress"> = async (input) => {
@@ -42,6 +62,12 @@ export const compress: Executor<"compress"> = async (input) => {
     : fallback;
   return {
     pagesProcessed: r.pageCount,
-    result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-compressed.pdf`, content_type: "application/pdf", ...(note ? { note } : {}) },
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}-compressed.pdf`,
+      content_type: "application/pdf",
+      ...(note ? { note } : {}),
+    },
   };
 };
