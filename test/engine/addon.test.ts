@@ -135,12 +135,12 @@ describe("page operations", () => {
 
   withCorpus("split returns parts and merge concatenates", async () => {
     const zip = out("parts.zip");
-    const s = await engine.split(corpus("scanned-mixed-3-pages.pdf"), zip, { mode: "chunks", chunkSize: 2 });
+    const s = await engine.split(corpus("scanned-mixed-3-pages.pdf"), zip, { mode: "chunks", chunk_size: 2 });
     expect(s).toEqual({ parts: 2, pagesProcessed: 3, outputBytes: statSync(zip).size });
     const merged = out("merged.pdf");
     const m = await engine.merge([corpus("scanned-mixed-3-pages.pdf"), corpus("latex-outline-4-pages.pdf")], merged);
     expect(m.pageCount).toBe(7);
-    const p = await engine.protect(corpus("scanned-mixed-3-pages.pdf"), out("protected.pdf"), { userPassword: "pw" });
+    const p = await engine.protect(corpus("scanned-mixed-3-pages.pdf"), out("protected.pdf"), { user_password: "pw" });
     expect(p.pageCount).toBe(3);
     expect(await engine.identify(out("protected.pdf"))).toMatchObject({ encrypted: true, passwordRequired: true });
   });

@@ -103,7 +103,7 @@ describe("csv -> xlsx (engine)", () => {
   for (const name of corpusOf(".csv")) {
     test.skipIf(!hasCorpus)(`${name}: a workbook with every record, header frozen`, async () => {
       const out = join(dir, `${name}.xlsx`);
-      const r = await engine().csvToXlsx(join(files, name), out, { hasHeader: true });
+      const r = await engine().csvToXlsx(join(files, name), out, { has_header: true });
       expect(r.delimiter).toBe(",");
       expect(unzipList(out)).toContain("xl/worksheets/sheet1.xml");
       const sheet = unzipPart(out, "xl/worksheets/sheet1.xml");
@@ -129,7 +129,7 @@ describe("csv -> xlsx (engine)", () => {
   test("an empty CSV gives an empty but valid workbook", async () => {
     const p = join(dir, "empty.csv");
     writeFileSync(p, "");
-    const r = await engine().csvToXlsx(p, join(dir, "empty.xlsx"), { hasHeader: true });
+    const r = await engine().csvToXlsx(p, join(dir, "empty.xlsx"), { has_header: true });
     expect(r.rows).toBe(0);
     expect(wellFormed(unzipPart(join(dir, "empty.xlsx"), "xl/worksheets/sheet1.xml"))).toBe(true);
   });

@@ -75,7 +75,7 @@ describe("the engine on self-made inputs", () => {
   });
 
   test("protect then unlock: encrypted with the password, plain again after, a wrong password is refused", async () => {
-    await engine().protect(text3, at("locked.pdf"), { userPassword: "fixture-pw" });
+    await engine().protect(text3, at("locked.pdf"), { user_password: "fixture-pw" });
     expect(await engine().identify(at("locked.pdf"))).toMatchObject({ kind: "pdf", encrypted: true });
     expect((await rejection(engine().unlock(at("locked.pdf"), at("bad.pdf"), { password: "wrong" }))).code).toBe(
       "invalid_password",

@@ -36,12 +36,7 @@ const docxToPdfHandler: Executor<"convert"> = async (input) => {
 const xlsxToCsvHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.csv");
   const o = input.options;
-  const r = await engine().xlsxToCsv(
-    input.inputs[0]!.path,
-    out,
-    { sheet: o.sheet, delimiter: o.delimiter },
-    input.control,
-  );
+  const r = await engine().xlsxToCsv(input.inputs[0]!.path, out, o, input.control);
   const sheet = r.sheetName.replace(/[^\w.-]+/g, "_").slice(0, 31) || `sheet${r.sheetIndex + 1}`;
   return {
     pagesProcessed: 1,
@@ -59,12 +54,7 @@ const xlsxToCsvHandler: Executor<"convert"> = async (input) => {
 const csvToXlsxHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.xlsx");
   const o = input.options;
-  const r = await engine().csvToXlsx(
-    input.inputs[0]!.path,
-    out,
-    { delimiter: o.delimiter, hasHeader: o.has_header, sheetName: o.sheet_name },
-    input.control,
-  );
+  const r = await engine().csvToXlsx(input.inputs[0]!.path, out, o, input.control);
   return {
     pagesProcessed: Math.max(1, input.inputs[0]!.pageCount ?? 1),
     result: {

@@ -1,4 +1,5 @@
 // Structural PDF operations, run by the native engine page by page with cancel checkpoints.
+// The job's options go to the addon as they are: its option objects use the API's names.
 import { join } from "node:path";
 import { engine } from "../../engine/native";
 import type { FileResult } from "../../domain/operations";
@@ -24,24 +25,19 @@ function pdfResult(
 
 export const rotate: Executor<"rotate"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().rotate(
-    input.inputs[0]!.path,
-    out,
-    { degrees: input.options.degrees, pages: input.options.pages },
-    input.control,
-  );
+  const r = await engine().rotate(input.inputs[0]!.path, out, input.options, input.control);
   return pdfResult(input, out, "rotated", r.pageCount);
 };
 
 export const reorder: Executor<"reorder"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().reorder(input.inputs[0]!.path, out, { order: input.options.order }, input.control);
+  const r = await engine().reorder(input.inputs[0]!.path, out, input.options, input.control);
   return pdfResult(input, out, "reordered", r.pageCount);
 };
 
 export const deletePages: Executor<"delete_pages"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().deletePages(input.inputs[0]!.path, out, { pages: input.options.pages }, input.control);
+  const r = await engine().deletePages(input.inputs[0]!.path, out, input.options, input.control);
   return pdfResult(input, out, "pages-deleted", r.pageCount);
 };
 
@@ -60,13 +56,7 @@ export const merge: Executor<"merge"> = async (input) => {
 
 export const split: Executor<"split"> = async (input) => {
   const out = join(input.workDir, "out.zip");
-  const o = input.options;
-  const r = await engine().split(
-    input.inputs[0]!.path,
-    out,
-    { mode: o.mode, ranges: o.ranges, chunkSize: o.chunk_size },
-    input.control,
-  );
+  const r = await engine().split(input.inputs[0]!.path, out, input.options, input.control);
   return {
     pagesProcessed: r.pagesProcessed,
     result: {
@@ -80,25 +70,12 @@ export const split: Executor<"split"> = async (input) => {
 
 export const protect: Executor<"protect"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const o = input.options;
-  const r = await engine().protect(
-    input.inputs[0]!.path,
-    out,
-    {
-      userPassword: o.user_password,
-      ownerPassword: o.owner_password,
-      allowPrint: o.allow_print,
-      allowModify: o.allow_modify,
-      allowCopy: o.allow_copy,
-      allowAnnotate: o.allow_annotate,
-    },
-    input.control,
-  );
+  const r = await engine().protect(input.inputs[0]!.path, out, input.options, input.control);
   return pdfResult(input, out, "protected", r.pageCount);
 };
 
 export const unlock: Executor<"unlock"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().unlock(input.inputs[0]!.path, out, { password: input.options.password }, input.control);
+  const r = await engine().unlock(input.inputs[0]!.path, out, input.options, input.control);
   return pdfResult(input, out, "unlocked", r.pageCount);
 };

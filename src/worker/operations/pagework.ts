@@ -13,12 +13,7 @@ const renderThreads = config.renderThreads;
 export const pdfToJpg: Executor<"convert"> = async (input) => {
   const o = input.options;
   const out = join(input.workDir, "out.bin");
-  const r = await engine().renderJpeg(
-    input.inputs[0]!.path,
-    out,
-    { dpi: o.dpi, quality: o.quality, pages: o.pages, threads: renderThreads },
-    input.control,
-  );
+  const r = await engine().renderJpeg(input.inputs[0]!.path, out, { ...o, threads: renderThreads }, input.control);
   const base = baseName(input.inputs[0]!.filename);
   if (r.zip)
     return {
@@ -34,7 +29,7 @@ export const pdfToJpg: Executor<"convert"> = async (input) => {
 export const redact: Executor<"redact"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
   const o = input.options;
-  const r = await engine().redact(input.inputs[0]!.path, out, { regions: o.regions, dpi: o.dpi }, input.control);
+  const r = await engine().redact(input.inputs[0]!.path, out, o, input.control);
   return {
     pagesProcessed: r.pagesProcessed,
     result: {
@@ -49,7 +44,7 @@ export const redact: Executor<"redact"> = async (input) => {
 export const compress: Executor<"compress"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
   const { level } = input.options;
-  const r = await engine().compress(input.inputs[0]!.path, out, { level }, input.control);
+  const r = await engine().compress(input.inputs[0]!.path, out, input.options, input.control);
   // The engine redid a lossy level on a safer path when the first one lost content.
   const fallback =
     r.path === "own_image_pass_only"
