@@ -26,8 +26,9 @@ const ocrLanguagesOption = () =>
     }),
   );
 
-/** An optional option whose absence means `value`: the schema carries it as `default` (shown by
- * GET /operations and the OpenAPI document), `withDefaults` fills it in, `OptionsOf` types it as present. */
+/** An optional option whose absence means `value`: the schema carries it as `default` (its
+ * description says it too; the published documents leave the keyword out, publishedOptionsSchema),
+ * `withDefaults` fills it in, `OptionsOf` types it as present. */
 function withDefault<S extends TSchema>(schema: S, value: Static<S>): TOptional<S & { default: Static<S> }> {
   return T.Optional(Object.assign(schema, { default: value })) as TOptional<S & { default: Static<S> }>;
 }
@@ -377,6 +378,16 @@ export function operationNamed(name: string): OperationDefinition | undefined {
 /** The one place defaults are applied: the options with every absent defaulted field filled in from the schema. */
 export function withDefaults<Op extends OperationName>(operation: Op, options: RequestOptionsOf<Op>): OptionsOf<Op> {
   return Value.Default(operations[operation].options, structuredClone(options)) as OptionsOf<Op>;
+}
+
+/**
+ * An operation's options schema as GET /operations and the OpenAPI document publish it: plain
+ * JSON without the `default` keywords (the descriptions say each default). The documents, and
+ * the client types generated from them, stay as they were: openapi-typescript would turn a
+ * field with a default into a required one.
+ */
+export function publishedOptionsSchema(operation: OperationDefinition): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(operation.options, (key, value) => (key === "default" ? undefined : value)));
 }
 
 export const unsupportedOperations: Record<string, string> = {

@@ -3,7 +3,7 @@
 import { Type as T, type TSchema } from "@sinclair/typebox";
 import type { RouteDef } from "../modules/common/route";
 import { errorCatalogue, type ErrorCode } from "../domain/errors";
-import { operations } from "../domain/operations";
+import { operations, publishedOptionsSchema } from "../domain/operations";
 import { apiVersion } from "../domain/pricing";
 import { config } from "../config";
 
@@ -205,7 +205,7 @@ export function buildOpenApi(routes: RouteDef[]): object {
         ...Object.fromEntries(
           Object.values(operations).map((o) => [
             `Options_${o.name}`,
-            { ...plain(o.options), description: `\`options\` of POST /jobs for operation ${o.name}.` },
+            { ...publishedOptionsSchema(o), description: `\`options\` of POST /jobs for operation ${o.name}.` },
           ]),
         ),
       },

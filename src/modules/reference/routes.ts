@@ -9,6 +9,7 @@ import {
   convertOptionsByTarget,
   convertPairs,
   operations,
+  publishedOptionsSchema,
   unsupportedConvertTargets,
   unsupportedOperations,
 } from "../../domain/operations";
@@ -115,7 +116,7 @@ export function operationCatalogue() {
       ...(o.available ? {} : { unavailable_reason: o.unavailableReason }),
       input: o.inputs === "many" ? "file_ids" : "file_id",
       accepts: o.accepts,
-      options: JSON.parse(JSON.stringify(o.options)),
+      options: publishedOptionsSchema(o),
       ...(o.name === "convert" ? { convert_pairs: convertPairs, options_by_target: convertOptionsByTarget } : {}),
     })),
     unsupported: [
