@@ -6,7 +6,8 @@ import { basename, join, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "..");
 const src = join(root, "console");
-const pkgVersion = (name: string) => JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version as string;
+const pkgVersion = (name: string) =>
+  JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version as string;
 
 export async function buildConsole(outDir = join(src, "dist")): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
@@ -34,12 +35,14 @@ export async function buildConsole(outDir = join(src, "dist")): Promise<void> {
   const pdfjsOut = join(assets, `pdfjs-${pkgVersion("pdfjs-dist")}`);
   mkdirSync(pdfjsOut, { recursive: true });
   cpSync(join(pdfjs, "build/pdf.worker.min.mjs"), join(pdfjsOut, "pdf.worker.min.mjs"));
-  for (const dir of ["wasm", "standard_fonts", "cmaps", "iccs"]) cpSync(join(pdfjs, dir), join(pdfjsOut, dir), { recursive: true });
+  for (const dir of ["wasm", "standard_fonts", "cmaps", "iccs"])
+    cpSync(join(pdfjs, dir), join(pdfjsOut, dir), { recursive: true });
 
   const redocName = `redoc-${pkgVersion("redoc")}.standalone.js`;
   cpSync(join(root, "node_modules/redoc/bundles/redoc.standalone.js"), join(assets, redocName));
 
-  const fill = (template: string, values: Record<string, string>) => template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => values[k] ?? "");
+  const fill = (template: string, values: Record<string, string>) =>
+    template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => values[k] ?? "");
   const base = "/console/assets/";
   writeFileSync(
     join(outDir, "index.html"),
@@ -48,7 +51,13 @@ export async function buildConsole(outDir = join(src, "dist")): Promise<void> {
       styles: css.map((c) => `<link rel="stylesheet" href="${base}${basename(c.path)}">`).join("\n    "),
     }),
   );
-  writeFileSync(join(outDir, "docs.html"), fill(readFileSync(join(src, "docs.html"), "utf8"), { redoc: base + redocName, docsInit: base + basename(await docsInit(assets)) }));
+  writeFileSync(
+    join(outDir, "docs.html"),
+    fill(readFileSync(join(src, "docs.html"), "utf8"), {
+      redoc: base + redocName,
+      docsInit: base + basename(await docsInit(assets)),
+    }),
+  );
 }
 
 /** Redoc's start-up call, as a file (the CSP allows no inline script). */

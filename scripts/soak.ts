@@ -39,18 +39,65 @@ interface Input {
 function loadInputs(): { pdfs: Input[]; docx: Input[]; xlsx: Input[]; csv: Input[]; images: Input[]; source: string } {
   const dir = join(corpusDir, "files");
   const pick = (names: string[], type: string) =>
-    names.filter((n) => existsSync(join(dir, n))).map((n) => ({ name: n, bytes: new Uint8Array(readFileSync(join(dir, n))), contentType: type }));
+    names
+      .filter((n) => existsSync(join(dir, n)))
+      .map((n) => ({ name: n, bytes: new Uint8Array(readFileSync(join(dir, n))), contentType: type }));
   if (existsSync(dir)) {
-    const pdfs = pick(["latex-outline-4-pages.pdf", "google-docs-export.pdf", "latex-multicolumn.pdf", "pdfa-crazyones.pdf", "pdf20-utf8-test.pdf", "libreoffice-form-fields.pdf"], "application/pdf");
-    const docx = pick(["docx-tables.docx", "docx-hyperlinks.docx", "docx-footnotes.docx"], "application/vnd.openxmlformats-officedocument.wordprocessingml.document");
-    const xlsx = readdirSync(dir).filter((n) => n.endsWith(".xlsx")).slice(0, 3);
+    const pdfs = pick(
+      [
+        "latex-outline-4-pages.pdf",
+        "google-docs-export.pdf",
+        "latex-multicolumn.pdf",
+        "pdfa-crazyones.pdf",
+        "pdf20-utf8-test.pdf",
+        "libreoffice-form-fields.pdf",
+      ],
+      "application/pdf",
+    );
+    const docx = pick(
+      ["docx-tables.docx", "docx-hyperlinks.docx", "docx-footnotes.docx"],
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    );
+    const xlsx = readdirSync(dir)
+      .filter((n) => n.endsWith(".xlsx"))
+      .slice(0, 3);
     const csv = pick(["country-codes-utf8.csv", "gdp-by-country.csv"], "text/csv");
-    const images = pick(["hebrew-typography.jpg", "devanagari-rotated-270.png"], "image/jpeg").map((i) => ({ ...i, contentType: i.name.endsWith(".png") ? "image/png" : "image/jpeg" }));
-    if (pdfs.length >= 2) return { pdfs, docx, xlsx: pick(xlsx, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"), csv, images, source: `corpus (${dir})` };
+    const images = pick(["hebrew-typography.jpg", "devanagari-rotated-270.png"], "image/jpeg").map((i) => ({
+      ...i,
+      contentType: i.name.endsWith(".png") ? "image/png" : "image/jpeg",
+    }));
+    if (pdfs.length >= 2)
+      return {
+        pdfs,
+        docx,
+        xlsx: pick(xlsx, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+        csv,
+        images,
+        source: `corpus (${dir})`,
+      };
   }
-  const pdfs = [1, 3, 6].map((n) => ({ name: `self-${n}.pdf`, bytes: minimalPdf(n, `soak ${n}`), contentType: "application/pdf" }));
-  const csv = [{ name: "self.csv", bytes: new TextEncoder().encode("a,b,c\n" + Array.from({ length: 120 }, (_, i) => `${i},x${i},${i * 2}`).join("\n")), contentType: "text/csv" }];
-  return { pdfs, docx: [], xlsx: [], csv, images: [], source: "self-made files (corpus absent: docx/xlsx conversions and image OCR left out)" };
+  const pdfs = [1, 3, 6].map((n) => ({
+    name: `self-${n}.pdf`,
+    bytes: minimalPdf(n, `soak ${n}`),
+    contentType: "application/pdf",
+  }));
+  const csv = [
+    {
+      name: "self.csv",
+      bytes: new TextEncoder().encode(
+        "a,b,c\n" + Array.from({ length: 120 }, (_, i) => `${i},x${i},${i * 2}`).join("\n"),
+      ),
+      contentType: "text/csv",
+    },
+  ];
+  return {
+    pdfs,
+    docx: [],
+    xlsx: [],
+    csv,
+    images: [],
+    source: "self-made files (corpus absent: docx/xlsx conversions and image OCR left out)",
+  };
 }
 
 // ---------------------------------------------------------------- webhook receiver
@@ -108,7 +155,8 @@ function label(pid: number): string {
   try {
     const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
     const s = cmd.join(" ");
-    for (const r of ["main.ts", "roles/api.ts", "roles/worker.ts", "roles/inspector.ts", "uno_server.py", "soffice"]) if (s.includes(r)) return r.replace("roles/", "");
+    for (const r of ["main.ts", "roles/api.ts", "roles/worker.ts", "roles/inspector.ts", "uno_server.py", "soffice"])
+      if (s.includes(r)) return r.replace("roles/", "");
     return (cmd[0] ?? "?").split("/").pop()!;
   } catch {
     return "?";
@@ -168,7 +216,8 @@ function note(op: string, status: number, text: string) {
   statusCounts.set(k, (statusCounts.get(k) ?? 0) + 1);
   // POST /webhooks/{id}/test answers the spec's 502 webhook_delivery_failed when the endpoint
   // refuses, which the receiver does on purpose now and then: an answer, not a fault.
-  if (status >= 500 && !(op === "webhook_test" && status === 502 && text.includes('"webhook_delivery_failed"'))) fiveXX.push(`${op} ${status} ${text.slice(0, 300)}`);
+  if (status >= 500 && !(op === "webhook_test" && status === 502 && text.includes('"webhook_delivery_failed"')))
+    fiveXX.push(`${op} ${status} ${text.slice(0, 300)}`);
 }
 
 interface Client {
@@ -202,7 +251,14 @@ async function main() {
     clients.push({ key: k.key, mode, files: [], jobs: [] });
   }
 
-  async function call(c: Client, op: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  async function call(
+    c: Client,
+    op: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     const h: Record<string, string> = { authorization: `Bearer ${c.key}`, ...headers };
     let payload: any;
     if (body instanceof Uint8Array) payload = body;
@@ -211,7 +267,12 @@ async function main() {
       h["content-type"] = "application/json";
     }
     try {
-      const r = await fetch(svc.baseUrl + path, { method, headers: h, body: payload, signal: AbortSignal.timeout(120_000) });
+      const r = await fetch(svc.baseUrl + path, {
+        method,
+        headers: h,
+        body: payload,
+        signal: AbortSignal.timeout(120_000),
+      });
       const buf = new Uint8Array(await r.arrayBuffer());
       const text = (r.headers.get("content-type") || "").includes("json") ? new TextDecoder().decode(buf) : "";
       note(op, r.status, text);
@@ -240,15 +301,24 @@ async function main() {
   }
 
   type Action = (c: Client) => Promise<void>;
-  const job = (op: string, make: (c: Client) => any): Action => async (c) => {
-    const body = make(c);
-    if (!body) return;
-    const r = await call(c, `job:${op}`, "POST", "/jobs", { ...body, metadata: { soak: "1" } }, { "idempotency-key": crypto.randomUUID() });
-    if (r.status === 202) {
-      c.jobs.push(r.json.id);
-      createdJobs.add(r.json.id);
-    }
-  };
+  const job =
+    (op: string, make: (c: Client) => any): Action =>
+    async (c) => {
+      const body = make(c);
+      if (!body) return;
+      const r = await call(
+        c,
+        `job:${op}`,
+        "POST",
+        "/jobs",
+        { ...body, metadata: { soak: "1" } },
+        { "idempotency-key": crypto.randomUUID() },
+      );
+      if (r.status === 202) {
+        c.jobs.push(r.json.id);
+        createdJobs.add(r.json.id);
+      }
+    };
   const pdf = (c: Client) => fileOf(c, "pdf");
   const pdfFile = (c: Client, minPages = 1) => {
     const f = c.files.filter((x) => x.kind === "pdf" && x.pages >= minPages);
@@ -260,46 +330,143 @@ async function main() {
     [1, async (c) => void (inputs.xlsx.length && (await uploadInput(c, rnd(inputs.xlsx), "xlsx")))],
     [1, async (c) => void (await uploadInput(c, rnd(inputs.csv), "csv"))],
     [1, async (c) => void (inputs.images.length && (await uploadInput(c, rnd(inputs.images), "image")))],
-    [2, job("rotate", (c) => pdf(c) && { operation: "rotate", file_id: pdf(c), options: { degrees: rnd([90, 180, 270]) } })],
-    [1, job("reorder", (c) => {
-      const f = pdfFile(c);
-      return f && { operation: "reorder", file_id: f.id, options: { order: Array.from({ length: f.pages }, (_, i) => f.pages - 1 - i) } };
-    })],
-    [1, job("delete_pages", (c) => {
-      const f = pdfFile(c, 2);
-      return f && { operation: "delete_pages", file_id: f.id, options: { pages: [0] } };
-    })],
-    [1, job("merge", (c) => c.files.filter((f) => f.kind === "pdf").length >= 2 && { operation: "merge", file_ids: c.files.filter((f) => f.kind === "pdf").slice(-2).map((f) => f.id) })],
+    [
+      2,
+      job(
+        "rotate",
+        (c) => pdf(c) && { operation: "rotate", file_id: pdf(c), options: { degrees: rnd([90, 180, 270]) } },
+      ),
+    ],
+    [
+      1,
+      job("reorder", (c) => {
+        const f = pdfFile(c);
+        return (
+          f && {
+            operation: "reorder",
+            file_id: f.id,
+            options: { order: Array.from({ length: f.pages }, (_, i) => f.pages - 1 - i) },
+          }
+        );
+      }),
+    ],
+    [
+      1,
+      job("delete_pages", (c) => {
+        const f = pdfFile(c, 2);
+        return f && { operation: "delete_pages", file_id: f.id, options: { pages: [0] } };
+      }),
+    ],
+    [
+      1,
+      job(
+        "merge",
+        (c) =>
+          c.files.filter((f) => f.kind === "pdf").length >= 2 && {
+            operation: "merge",
+            file_ids: c.files
+              .filter((f) => f.kind === "pdf")
+              .slice(-2)
+              .map((f) => f.id),
+          },
+      ),
+    ],
     [1, job("split", (c) => pdf(c) && { operation: "split", file_id: pdf(c), options: { mode: "every_page" } })],
-    [1, job("protect", (c) => pdf(c) && { operation: "protect", file_id: pdf(c), options: { user_password: "soak-pw" } })],
+    [
+      1,
+      job("protect", (c) => pdf(c) && { operation: "protect", file_id: pdf(c), options: { user_password: "soak-pw" } }),
+    ],
     [1, job("unlock", (c) => pdf(c) && { operation: "unlock", file_id: pdf(c), options: {} })],
-    [1, job("convert:jpg", (c) => pdf(c) && { operation: "convert", file_id: pdf(c), options: { target: "jpg", dpi: 72, pages: [0] } })],
+    [
+      1,
+      job(
+        "convert:jpg",
+        (c) => pdf(c) && { operation: "convert", file_id: pdf(c), options: { target: "jpg", dpi: 72, pages: [0] } },
+      ),
+    ],
     [1, job("convert:docx", (c) => pdf(c) && { operation: "convert", file_id: pdf(c), options: { target: "docx" } })],
-    [1, job("convert:pdf", (c) => fileOf(c, "docx") && { operation: "convert", file_id: fileOf(c, "docx"), options: { target: "pdf" } })],
-    [1, job("convert:csv", (c) => fileOf(c, "xlsx") && { operation: "convert", file_id: fileOf(c, "xlsx"), options: { target: "csv" } })],
-    [1, job("convert:xlsx", (c) => fileOf(c, "csv") && { operation: "convert", file_id: fileOf(c, "csv"), options: { target: "xlsx" } })],
-    [1, job("compress", (c) => pdf(c) && { operation: "compress", file_id: pdf(c), options: { level: rnd(["light", "balanced", "strong"]) } })],
-    [1, job("redact", (c) => pdf(c) && { operation: "redact", file_id: pdf(c), options: { regions: [{ page: 0, x: 50, y: 50, w: 200, h: 40 }], dpi: 72 } })],
+    [
+      1,
+      job(
+        "convert:pdf",
+        (c) => fileOf(c, "docx") && { operation: "convert", file_id: fileOf(c, "docx"), options: { target: "pdf" } },
+      ),
+    ],
+    [
+      1,
+      job(
+        "convert:csv",
+        (c) => fileOf(c, "xlsx") && { operation: "convert", file_id: fileOf(c, "xlsx"), options: { target: "csv" } },
+      ),
+    ],
+    [
+      1,
+      job(
+        "convert:xlsx",
+        (c) => fileOf(c, "csv") && { operation: "convert", file_id: fileOf(c, "csv"), options: { target: "xlsx" } },
+      ),
+    ],
+    [
+      1,
+      job(
+        "compress",
+        (c) =>
+          pdf(c) && {
+            operation: "compress",
+            file_id: pdf(c),
+            options: { level: rnd(["light", "balanced", "strong"]) },
+          },
+      ),
+    ],
+    [
+      1,
+      job(
+        "redact",
+        (c) =>
+          pdf(c) && {
+            operation: "redact",
+            file_id: pdf(c),
+            options: { regions: [{ page: 0, x: 50, y: 50, w: 200, h: 40 }], dpi: 72 },
+          },
+      ),
+    ],
     [1, job("ocr", (c) => fileOf(c, "image") && { operation: "ocr", file_id: fileOf(c, "image") })],
-    [1, job("searchable_pdf", (c) => fileOf(c, "image") && { operation: "searchable_pdf", file_id: fileOf(c, "image") })],
-    [3, async (c) => {
-      const id = c.jobs.length ? rnd(c.jobs.slice(-10)) : null;
-      if (!id) return;
-      const r = await call(c, "get_job", "GET", `/jobs/${id}`);
-      if (r.json?.status === "succeeded") await call(c, "result", "GET", `/jobs/${id}/result`);
-    }],
-    [1, async (c) => void (c.jobs.length && (await call(c, "cancel", "POST", `/jobs/${c.jobs[c.jobs.length - 1]}/cancel`)))],
+    [
+      1,
+      job("searchable_pdf", (c) => fileOf(c, "image") && { operation: "searchable_pdf", file_id: fileOf(c, "image") }),
+    ],
+    [
+      3,
+      async (c) => {
+        const id = c.jobs.length ? rnd(c.jobs.slice(-10)) : null;
+        if (!id) return;
+        const r = await call(c, "get_job", "GET", `/jobs/${id}`);
+        if (r.json?.status === "succeeded") await call(c, "result", "GET", `/jobs/${id}/result`);
+      },
+    ],
+    [
+      1,
+      async (c) =>
+        void (c.jobs.length && (await call(c, "cancel", "POST", `/jobs/${c.jobs[c.jobs.length - 1]}/cancel`))),
+    ],
     [1, async (c) => void (await call(c, "list_jobs", "GET", "/jobs?limit=10"))],
     [1, async (c) => void (await call(c, "list_files", "GET", "/files?limit=10"))],
-    [1, async (c) => {
-      const f = c.files.length > 6 ? c.files.shift() : null;
-      if (f) await call(c, "delete_file", "DELETE", `/files/${f.id}`);
-    }],
+    [
+      1,
+      async (c) => {
+        const f = c.files.length > 6 ? c.files.shift() : null;
+        if (f) await call(c, "delete_file", "DELETE", `/files/${f.id}`);
+      },
+    ],
     [1, async (c) => void (await call(c, "account", "GET", "/account"))],
     [1, async (c) => void (await call(c, "usage", "GET", "/usage"))],
     [1, async (c) => void (await call(c, "operations", "GET", "/operations"))],
     [1, async (c) => void (c.webhookId && (await call(c, "webhook_test", "POST", `/webhooks/${c.webhookId}/test`)))],
-    [1, async (c) => void (c.webhookId && (await call(c, "deliveries", "GET", `/webhooks/${c.webhookId}/deliveries?limit=10`)))],
+    [
+      1,
+      async (c) =>
+        void (c.webhookId && (await call(c, "deliveries", "GET", `/webhooks/${c.webhookId}/deliveries?limit=10`))),
+    ],
   ];
   const weighted = actions.flatMap(([w, a]) => Array(w).fill(a) as Action[]);
 
@@ -307,7 +474,10 @@ async function main() {
   async function runClient(c: Client, i: number) {
     // Live endpoints must be https; the local receiver is plain http, so sandbox keys subscribe.
     if (c.mode === "test") {
-      const wh = await call(c, "create_webhook", "POST", "/webhooks", { url: `http://127.0.0.1:${receiver.port}/k${i}`, description: `soak ${i}` });
+      const wh = await call(c, "create_webhook", "POST", "/webhooks", {
+        url: `http://127.0.0.1:${receiver.port}/k${i}`,
+        description: `soak ${i}`,
+      });
       if (wh.status === 201) c.webhookId = wh.json.id;
     }
     // Just under the key's rate limit (each action is one or two requests).
@@ -320,7 +490,9 @@ async function main() {
   }
   const progress = setInterval(() => {
     const mins = ((Date.now() - started) / 60_000).toFixed(1);
-    console.log(`[${mins} min] requests ${requests}, jobs ${createdJobs.size}, 5xx ${fiveXX.length}, webhook receipts ${receiverHits}`);
+    console.log(
+      `[${mins} min] requests ${requests}, jobs ${createdJobs.size}, 5xx ${fiveXX.length}, webhook receipts ${receiverHits}`,
+    );
   }, 60_000);
   await Promise.all(clients.map((c, i) => runClient(c, i)));
   clearInterval(progress);
@@ -353,7 +525,8 @@ async function main() {
     LEFT JOIN events e ON e.payload->'data'->'object'->>'id' = j.id::text AND e.type IN ('job.succeeded','job.failed','job.cancelled')
     WHERE j.status IN ('succeeded','failed','cancelled') GROUP BY j.id HAVING count(e.id) <> 1`;
   if (finalEvents.length) problems.push(`${finalEvents.length} final jobs without exactly one final event`);
-  const failedCodes = await svc.sql`SELECT operation, error->>'code' AS code, count(*)::int AS n FROM jobs WHERE status = 'failed' GROUP BY 1, 2 ORDER BY 3 DESC`;
+  const failedCodes =
+    await svc.sql`SELECT operation, error->>'code' AS code, count(*)::int AS n FROM jobs WHERE status = 'failed' GROUP BY 1, 2 ORDER BY 3 DESC`;
 
   // Billing: billed succeeded jobs have one charge of pages_processed x credits_per_page; other
   // billed final jobs a release and no charge; nothing unbilled has entries.
@@ -378,9 +551,16 @@ async function main() {
     if (b.status === "succeeded") {
       pagesProcessed += b.pages_processed ?? 0;
       pagesCharged += b.charged_pages;
-      if (b.charges !== 1 || b.charged_pages !== b.pages_processed || b.charged !== b.pages_processed * b.credits_per_page)
-        problems.push(`job ${b.id}: ${b.charges} charges, ${b.charged_pages} pages charged, ${b.pages_processed} processed`);
-    } else if (b.charges !== 0 || b.releases !== 1) problems.push(`job ${b.id} (${b.status}): ${b.charges} charges, ${b.releases} releases`);
+      if (
+        b.charges !== 1 ||
+        b.charged_pages !== b.pages_processed ||
+        b.charged !== b.pages_processed * b.credits_per_page
+      )
+        problems.push(
+          `job ${b.id}: ${b.charges} charges, ${b.charged_pages} pages charged, ${b.pages_processed} processed`,
+        );
+    } else if (b.charges !== 0 || b.releases !== 1)
+      problems.push(`job ${b.id} (${b.status}): ${b.charges} charges, ${b.releases} releases`);
   }
 
   // Deliveries: every event of an account with an endpoint has a final delivery; every succeeded
@@ -397,14 +577,18 @@ async function main() {
   const knownEvents = new Set((await svc.sql`SELECT id FROM events`).map((r) => r.id));
   const unknown = [...received.keys()].filter((id) => !knownEvents.has(id));
   if (unknown.length) problems.push(`${unknown.length} received events unknown to the database`);
-  const failedDeliveries = await svc.sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'failed' AND attempt = 6`;
+  const failedDeliveries =
+    await svc.sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'failed' AND attempt = 6`;
 
   // Disk: blobs without a live row, temp files left behind.
-  const fileRows = new Set((await svc.sql`SELECT id::text FROM files WHERE status IN ('ready','pending_upload')`).map((r) => r.id));
+  const fileRows = new Set(
+    (await svc.sql`SELECT id::text FROM files WHERE status IN ('ready','pending_upload')`).map((r) => r.id),
+  );
   const blobFilesDir = join(svc.dataDir, "blobs", "files");
   let orphanBlobs = 0;
   if (existsSync(blobFilesDir))
-    for (const pre of readdirSync(blobFilesDir)) for (const f of readdirSync(join(blobFilesDir, pre))) if (!fileRows.has(f)) orphanBlobs++;
+    for (const pre of readdirSync(blobFilesDir))
+      for (const f of readdirSync(join(blobFilesDir, pre))) if (!fileRows.has(f)) orphanBlobs++;
   if (orphanBlobs) problems.push(`${orphanBlobs} upload blobs on disk without a live file row`);
   const scratchLeft = countFiles(join(svc.dataDir, "tmp"));
   if (scratchLeft) problems.push(`${scratchLeft} files left in DATA_DIR/tmp`);
@@ -426,7 +610,9 @@ async function main() {
     const slope = slopeMbPerHour(s);
     const first = s[0]!;
     const last = s[s.length - 1]!;
-    procRows.push(`${String(pid).padStart(8)} ${p.label.padEnd(14)} rss ${(first.rssKb / 1024).toFixed(0).padStart(5)} -> ${(last.rssKb / 1024).toFixed(0).padStart(5)} MB  slope ${slope.toFixed(1).padStart(7)} MB/h  fds ${first.fds} -> ${last.fds}  (${s.length} samples)`);
+    procRows.push(
+      `${String(pid).padStart(8)} ${p.label.padEnd(14)} rss ${(first.rssKb / 1024).toFixed(0).padStart(5)} -> ${(last.rssKb / 1024).toFixed(0).padStart(5)} MB  slope ${slope.toFixed(1).padStart(7)} MB/h  fds ${first.fds} -> ${last.fds}  (${s.length} samples)`,
+    );
     if (last.fds - first.fds > 16) problems.push(`pid ${pid} (${p.label}) fds grew ${first.fds} -> ${last.fds}`);
   }
   const shortLived = [...procs.values()].filter((p) => p.samples.length < 3).length;
@@ -449,7 +635,11 @@ async function main() {
     problems.length ? `PROBLEMS:\n  ${problems.slice(0, 40).join("\n  ")}` : "RESULT: all checks passed",
   ].join("\n");
   console.log(report);
-  if (argv.json) writeFileSync(argv.json, JSON.stringify({ report, problems, statusCounts: Object.fromEntries(statusCounts) }, null, 2));
+  if (argv.json)
+    writeFileSync(
+      argv.json,
+      JSON.stringify({ report, problems, statusCounts: Object.fromEntries(statusCounts) }, null, 2),
+    );
   receiver.stop(true);
   await svc.stop();
   process.exit(problems.length ? 1 : 0);

@@ -69,7 +69,9 @@ async function stop() {
 }
 for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(s, () => void stop());
 
-console.error(`test-db: nothing answers at ${given}; started an embedded Postgres in ${dir} on port ${url.port} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
+console.error(
+  `test-db: nothing answers at ${given}; started an embedded Postgres in ${dir} on port ${url.port} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`,
+);
 publish(url.toString());
 // Signal handlers do not keep the event loop alive; a timer does.
 setInterval(() => {}, 1 << 30);

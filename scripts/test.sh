@@ -20,9 +20,12 @@ done
 DATABASE_URL="$(cat "$db_url_file")"
 export DATABASE_URL
 # Format and lint first (cheap, and a failure says what to fix): rustfmt.toml is the style;
-# clippy lints the library targets (the addon's napi exports are dead code to a test build).
+# clippy lints the library targets (the addon's napi exports are dead code to a test build);
+# Biome checks the TypeScript's format and lints it (biome.json: 120 columns, like rustfmt.toml;
+# `bun x biome check --write .` fixes what it can).
 cargo fmt --all -- --check
 cargo clippy --workspace --release -- -D warnings
+bun x biome ci .
 logs="$(mktemp -d)"
 cargo test --release --workspace --exclude engine-node 2>&1 | tee "$logs/cargo.log"
 bun x tsc --noEmit -p .

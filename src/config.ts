@@ -20,13 +20,6 @@ function list(name: string, fallback: number[]): number[] {
   return parts.map(Number);
 }
 
-function oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
-  return raw as T;
-}
-
 const host = process.env.HOST || "127.0.0.1";
 const port = int("PORT", 8080);
 
@@ -38,15 +31,16 @@ export const config = {
   databaseUrl: process.env.DATABASE_URL || "",
   dataDir: resolve(process.env.DATA_DIR || "./.data"),
   workers: int("WORKERS", availableParallelism(), 0),
-  s3: process.env.S3_ENDPOINT && process.env.S3_BUCKET
-    ? {
-        endpoint: process.env.S3_ENDPOINT,
-        bucket: process.env.S3_BUCKET,
-        accessKeyId: process.env.S3_ACCESS_KEY_ID || "",
-        secretAccessKey: process.env.S3_SECRET_ACCESS_KEY || "",
-        region: process.env.S3_REGION || "us-east-1",
-      }
-    : null,
+  s3:
+    process.env.S3_ENDPOINT && process.env.S3_BUCKET
+      ? {
+          endpoint: process.env.S3_ENDPOINT,
+          bucket: process.env.S3_BUCKET,
+          accessKeyId: process.env.S3_ACCESS_KEY_ID || "",
+          secretAccessKey: process.env.S3_SECRET_ACCESS_KEY || "",
+          region: process.env.S3_REGION || "us-east-1",
+        }
+      : null,
   webhookRetryDelaysS: list("WEBHOOK_RETRY_DELAYS_S", [60, 300, 1800, 7200, 43200]),
   webhookAllowPrivateTargets: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS === "1",
   fileTtlS: int("FILE_TTL_S", 86400, 1),
@@ -80,36 +74,10 @@ export const config = {
   ocrThreads: ((n) => (Number.isInteger(n) && n > 0 ? n : null))(Number(process.env.OCR_THREADS)),
   /** Not in the contract: OCR_MACHINE_LOCK=0 lets every worker run the models at once. */
   ocrMachineLock: process.env.OCR_MACHINE_LOCK !== "0",
-  /** Not in the contract: the native engine's process-wide settings, handed to the addon once
-   * (engine/native.ts -> `configure`). All but `threads` are for comparisons and diagnostics;
-   * unset, the engine's defaults apply. */
-  engine: {
-    /** ENGINE_THREADS: the engine's thread pool per process; 0 = the number of cores. */
-    threads: int("ENGINE_THREADS", 0),
-    /** ENGINE_JPEG=rust: the pure-Rust JPEG encoder instead of the system libjpeg-turbo. */
-    jpegEncoder: (process.env.ENGINE_JPEG === "rust" ? "rust" : "auto") as "auto" | "rust",
-    /** ENGINE_COMPRESS_SUBSET=off: compress without font subsetting. */
-    compressSubsetFonts: process.env.ENGINE_COMPRESS_SUBSET !== "off",
-    /** ENGINE_COMPRESS_GUARD=always: the content guard after every lossy compress run. */
-    compressGuardAlways: process.env.ENGINE_COMPRESS_GUARD === "always",
-    /** ENGINE_COMPRESS_IMAGES=mupdf|mupdf-inplace: MuPDF's rewriter re-encodes every image. */
-    compressImages: oneOf("ENGINE_COMPRESS_IMAGES", ["engine", "mupdf", "mupdf-inplace"] as const, "engine"),
-    /** OCR_NO_FUSE=1: load the OCR models without the graph rewrites. */
-    ocrFuse: !process.env.OCR_NO_FUSE,
-    /** OCR_REC_SQUEEZE: horizontal scale of recognition crops (engine default 0.8). */
-    ocrRecSqueeze: process.env.OCR_REC_SQUEEZE ? Number(process.env.OCR_REC_SQUEEZE) : undefined,
-    /** OCR_REC_PARALLEL=0: recognition batches one after another by one multi-threaded session. */
-    ocrRecParallel: process.env.OCR_REC_PARALLEL !== "0",
-    /** OCR_OPENVINO: unset, the recogniser runs on OpenVINO where the CPU has bfloat16 (and its runtime is
-     * installed); 1 on OpenVINO on any CPU (float32 without bfloat16); 0 on ONNX Runtime's own kernels. */
-    ocrOpenvino: process.env.OCR_OPENVINO === "1" ? true : process.env.OCR_OPENVINO === "0" ? false : undefined,
-    /** OCR_REC_MIN_WIDTH: narrowest recognition batch in pixels (engine default 160). */
-    ocrRecMinWidth: process.env.OCR_REC_MIN_WIDTH ? int("OCR_REC_MIN_WIDTH", 160, 1) : undefined,
-    /** OCR_TIMING=1: per-stage OCR times on stderr. */
-    ocrTiming: !!process.env.OCR_TIMING,
-    /** OCR_DEBUG=1: every recognised line and dropped detection box on stderr. */
-    ocrDebug: !!process.env.OCR_DEBUG,
-  },
+  /** Not in the contract: the engine's thread pool per process (ENGINE_THREADS); 0 = the number of cores.
+   * The engine's other settings are for comparisons and diagnostics only: the benches set them
+   * (scripts/bench/engine-switches.ts), never the service. */
+  engineThreads: int("ENGINE_THREADS", 0),
 } as const;
 
 export type Config = typeof config;
@@ -140,7 +108,7 @@ export const libreOfficeConfig = {
 /**
  * Secrets, kept apart from `config` so they are never printed or passed along with it.
  * WEBHOOK_SECRET_KEY: the server key that encrypts webhook signing secrets at rest (parsed and
- * checked by webhooks/secrets.ts); unset = a key generated once and kept in the database.
+ * checked by delivery/secrets.ts); unset = a key generated once and kept in the database.
  */
 export const secretsConfig = {
   webhookSecretKey: process.env.WEBHOOK_SECRET_KEY || null,

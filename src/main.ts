@@ -27,11 +27,13 @@ if (applied.length) log.info("migrations applied", { applied });
 // First start on an empty embedded database: a demo account and sandbox key, so the README's
 // curl examples work at once. The key is printed here once and stored only as a hash.
 if (database.embedded) {
-  const [{ n }] = (await sql`SELECT count(*)::int AS n FROM accounts`) as unknown as [{ n: number }];
+  const [{ n }] = await sql<[{ n: number }]>`SELECT count(*)::int AS n FROM accounts`;
   if (n === 0) {
     const account = await createAccount(sql, "demo@example.com", "starter", true);
     const key = await createKey(sql, account.id, "test");
-    console.log(`\nDemo account ${account.email} created. Sandbox API key (shown once):\n\n  ${key.key}\n\nOpen the console: ${config.baseUrl.replace(/\/api\/v1$/, "")}/console (sign in with this key)\nor try: curl -H "Authorization: Bearer ${key.key}" ${config.baseUrl}/account\n`);
+    console.log(
+      `\nDemo account ${account.email} created. Sandbox API key (shown once):\n\n  ${key.key}\n\nOpen the console: ${config.baseUrl.replace(/\/api\/v1$/, "")}/console (sign in with this key)\nor try: curl -H "Authorization: Bearer ${key.key}" ${config.baseUrl}/account\n`,
+    );
   }
 }
 await disconnect();
@@ -47,7 +49,8 @@ interface Child {
 }
 
 const children: Child[] = [];
-if (role === "all" || role === "api") children.push({
+if (role === "all" || role === "api")
+  children.push({
     name: "api",
     script: "roles/api.ts",
     // Bun answers a bare 431 (no envelope, no X-Request-Id) for request heads over its parser
@@ -85,7 +88,11 @@ function spawnChild(c: Child) {
 }
 
 for (const c of children) spawnChild(c);
-log.info("supervisor started", { role, children: children.map((c) => c.name), database: database.embedded ? "embedded" : "DATABASE_URL" });
+log.info("supervisor started", {
+  role,
+  children: children.map((c) => c.name),
+  database: database.embedded ? "embedded" : "DATABASE_URL",
+});
 
 async function shutdown(signal: string) {
   if (stopping) return;

@@ -30,7 +30,14 @@ export function saveKey(key: string | null): void {
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((res, rej) => {
     const t = setTimeout(res, ms);
-    signal?.addEventListener("abort", () => { clearTimeout(t); rej(signal.reason); }, { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        rej(signal.reason);
+      },
+      { once: true },
+    );
   });
 
 export interface CallOptions {
@@ -47,7 +54,8 @@ export interface CallOptions {
 
 export async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
   const url = new URL(apiBase + path, location.origin);
-  for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined && v !== "") url.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(opts.query ?? {}))
+    if (v !== undefined && v !== "") url.searchParams.set(k, String(v));
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   const key = opts.key ?? savedKey();
   if (key) headers.authorization = `Bearer ${key}`;
@@ -68,7 +76,11 @@ export async function call<T = any>(method: string, path: string, opts: CallOpti
     if (res.ok && opts.raw) return res as T;
     const text = await res.text();
     let parsed: any = null;
-    try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
     if (res.ok) return parsed as T;
     const e = parsed?.error;
     // The request was refused before it did anything, so repeating it is safe.
@@ -77,7 +89,8 @@ export async function call<T = any>(method: string, path: string, opts: CallOpti
       await sleep(wait * 1000, opts.signal);
       continue;
     }
-    if (e) throw new ApiProblem(res.status, e.code, e.message, e.request_id ?? null, e.doc_url ?? null, e.param ?? null);
+    if (e)
+      throw new ApiProblem(res.status, e.code, e.message, e.request_id ?? null, e.doc_url ?? null, e.param ?? null);
     throw new ApiProblem(res.status, "http_error", `HTTP ${res.status} ${res.statusText}`);
   }
 }

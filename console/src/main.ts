@@ -30,7 +30,14 @@ function themeSelect() {
 }
 
 function signInPage(message?: string) {
-  const key = h("input", { type: "password", name: "key", autocomplete: "off", spellcheck: "false", required: true, placeholder: "svk_test_…" });
+  const key = h("input", {
+    type: "password",
+    name: "key",
+    autocomplete: "off",
+    spellcheck: "false",
+    required: true,
+    placeholder: "svk_test_…",
+  });
   const error = h("p", { class: "error", role: "alert" }, message ?? "");
   error.hidden = !message;
   const button = h("button", { type: "submit", class: "primary" }, "Sign in");
@@ -56,13 +63,33 @@ function signInPage(message?: string) {
       },
     },
     h("h1", {}, "Document processing console"),
-    h("p", {}, "Sign in with an API key. It is kept in this tab only (sessionStorage) and sent as a Bearer header; no cookies."),
+    h(
+      "p",
+      {},
+      "Sign in with an API key. It is kept in this tab only (sessionStorage) and sent as a Bearer header; no cookies.",
+    ),
     field("API key", key, "The first start of the service prints a sandbox key (svk_test_…)."),
     button,
     error,
-    h("p", { class: "muted" }, h("a", { href: "/docs" }, "API reference"), " · ", h("a", { href: "/api/v1/errors" }, "Error codes (JSON)")),
+    h(
+      "p",
+      { class: "muted" },
+      h("a", { href: "/docs" }, "API reference"),
+      " · ",
+      h("a", { href: "/api/v1/errors" }, "Error codes (JSON)"),
+    ),
   );
-  replace(app, h("header", { class: "top" }, h("span", { class: "brand" }, "docproc"), h("div", { class: "spacer" }), themeSelect()), h("main", { id: "main", tabindex: "-1" }, form));
+  replace(
+    app,
+    h(
+      "header",
+      { class: "top" },
+      h("span", { class: "brand" }, "docproc"),
+      h("div", { class: "spacer" }),
+      themeSelect(),
+    ),
+    h("main", { id: "main", tabindex: "-1" }, form),
+  );
   key.focus();
 }
 
@@ -92,7 +119,14 @@ function shell(session: Session) {
     account: () => accountView(session),
     errors: () => errorsView(),
   };
-  const labels: Record<Route, string> = { run: "Run", jobs: "Jobs", usage: "Usage", webhooks: "Webhooks", account: "Account", errors: "Errors" };
+  const labels: Record<Route, string> = {
+    run: "Run",
+    jobs: "Jobs",
+    usage: "Usage",
+    webhooks: "Webhooks",
+    account: "Account",
+    errors: "Errors",
+  };
   const links = routes.map((r) => h("a", { href: `#${r}` }, labels[r]));
   const budget = h("span", { class: "budget", title: "Requests left in this key's rate-limit bucket" });
   const showBudget = () => (budget.textContent = rate.limit ? `${rate.remaining}/${rate.limit} requests` : "");
@@ -105,11 +139,24 @@ function shell(session: Session) {
       "header",
       { class: "top" },
       h("span", { class: "brand" }, "docproc"),
-      sandbox ? h("span", { class: "badge sandbox", role: "note" }, "Sandbox mode: test key, nothing is billed") : h("span", { class: "badge live" }, "Live mode"),
+      sandbox
+        ? h("span", { class: "badge sandbox", role: "note" }, "Sandbox mode: test key, nothing is billed")
+        : h("span", { class: "badge live" }, "Live mode"),
       h("div", { class: "spacer" }),
       budget,
       themeSelect(),
-      h("button", { type: "button", onclick: () => { saveKey(null); location.hash = ""; signInPage(); } }, "Sign out"),
+      h(
+        "button",
+        {
+          type: "button",
+          onclick: () => {
+            saveKey(null);
+            location.hash = "";
+            signInPage();
+          },
+        },
+        "Sign out",
+      ),
     ),
     h("nav", { "aria-label": "Console" }, links),
     main,
@@ -119,7 +166,10 @@ function shell(session: Session) {
     const name = routes.includes(r) ? r : "run";
     if (!views.has(name)) views.set(name, make[name]());
     const view = views.get(name)!;
-    for (const l of links) l.getAttribute("href") === `#${name}` ? l.setAttribute("aria-current", "page") : l.removeAttribute("aria-current");
+    for (const l of links)
+      l.getAttribute("href") === `#${name}`
+        ? l.setAttribute("aria-current", "page")
+        : l.removeAttribute("aria-current");
     main.replaceChildren(view.element);
     document.title = `${view.title} · docproc console`;
     view.show?.();

@@ -35,31 +35,65 @@ const label = (name: string) => name.replace(/_/g, " ").replace(/^./, (c) => c.t
 function example(s: JsonSchema): unknown {
   if (isEnum(s)) return s.anyOf![0]!.const;
   if (s.anyOf?.length) return example(s.anyOf[0]!);
-  if (s.type === "object") return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, example(v)]));
+  if (s.type === "object")
+    return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, example(v)]));
   if (s.type === "array") return Array.isArray(s.items) ? s.items.map(example) : [example(s.items ?? {})];
   if (s.type === "integer" || s.type === "number") return s.minimum && s.minimum > 0 ? s.minimum : 0;
   if (s.type === "boolean") return true;
   return "text";
 }
 
-function control(name: string, s: JsonSchema, required: boolean): { el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement; read: Reader; hint?: string } {
+function control(
+  name: string,
+  s: JsonSchema,
+  required: boolean,
+): { el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement; read: Reader; hint?: string } {
   const optionalChoice = required ? [] : [h("option", { value: "" }, "(default)")];
   if (isEnum(s)) {
     const values = s.anyOf!.map((a) => a.const);
-    const el = h("select", { name }, optionalChoice, values.map((v, i) => h("option", { value: String(i) }, String(v))));
+    const el = h(
+      "select",
+      { name },
+      optionalChoice,
+      values.map((v, i) => h("option", { value: String(i) }, String(v))),
+    );
     return { el, read: (raw) => ({ value: raw === "" ? undefined : values[Number(raw)] }) };
   }
   if (s.type === "boolean") {
-    const el = h("select", { name }, optionalChoice, h("option", { value: "true" }, "yes"), h("option", { value: "false" }, "no"));
+    const el = h(
+      "select",
+      { name },
+      optionalChoice,
+      h("option", { value: "true" }, "yes"),
+      h("option", { value: "false" }, "no"),
+    );
     return { el, read: (raw) => ({ value: raw === "" ? undefined : raw === "true" }) };
   }
   if (s.type === "integer" || s.type === "number") {
-    const el = h("input", { name, type: "number", inputmode: "numeric", step: s.type === "integer" ? "1" : "any", min: s.minimum, max: s.maximum, required });
-    return { el, read: (raw) => (raw === "" ? {} : Number.isFinite(Number(raw)) ? { value: Number(raw) } : { error: "must be a number" }) };
+    const el = h("input", {
+      name,
+      type: "number",
+      inputmode: "numeric",
+      step: s.type === "integer" ? "1" : "any",
+      min: s.minimum,
+      max: s.maximum,
+      required,
+    });
+    return {
+      el,
+      read: (raw) =>
+        raw === "" ? {} : Number.isFinite(Number(raw)) ? { value: Number(raw) } : { error: "must be a number" },
+    };
   }
   if (s.type === "string") {
     const secret = /password|secret/.test(name);
-    const el = h("input", { name, type: secret ? "password" : "text", autocomplete: secret ? "new-password" : "off", maxlength: s.maxLength, required });
+    const el = h("input", {
+      name,
+      type: secret ? "password" : "text",
+      autocomplete: secret ? "new-password" : "off",
+      maxlength: s.maxLength,
+      required,
+    });
     return { el, read: (raw) => (raw === "" ? {} : { value: raw }) };
   }
   const items = Array.isArray(s.items) ? undefined : s.items;
@@ -78,7 +112,11 @@ function control(name: string, s: JsonSchema, required: boolean): { el: HTMLInpu
   }
   if (s.anyOf?.length && s.anyOf.every((a) => a.type === "integer" || a.type === "string")) {
     const el = h("input", { name, type: "text", required });
-    return { el, hint: "a number or a name", read: (raw) => (raw === "" ? {} : { value: /^\d+$/.test(raw) ? Number(raw) : raw }) };
+    return {
+      el,
+      hint: "a number or a name",
+      read: (raw) => (raw === "" ? {} : { value: /^\d+$/.test(raw) ? Number(raw) : raw }),
+    };
   }
   // Anything richer (arrays of pairs, arrays of objects) is typed as JSON.
   const el = h("textarea", { name, rows: 3, spellcheck: "false", placeholder: JSON.stringify(example(s)), required });
@@ -87,13 +125,20 @@ function control(name: string, s: JsonSchema, required: boolean): { el: HTMLInpu
     hint: `JSON, e.g. ${JSON.stringify(example(s))}`,
     read: (raw) => {
       if (raw.trim() === "") return {};
-      try { return { value: JSON.parse(raw) }; } catch { return { error: "is not valid JSON" }; }
+      try {
+        return { value: JSON.parse(raw) };
+      } catch {
+        return { error: "is not valid JSON" };
+      }
     },
   };
 }
 
 export function schemaForm(schema: JsonSchema): SchemaForm {
-  const fields = new Map<string, { wrap: HTMLElement; el: HTMLElement & { value: string }; read: Reader; error: HTMLElement }>();
+  const fields = new Map<
+    string,
+    { wrap: HTMLElement; el: HTMLElement & { value: string }; read: Reader; error: HTMLElement }
+  >();
   const element = h("fieldset", { class: "options" }, h("legend", {}, "Options"));
   const props = Object.entries(schema.properties ?? {});
   if (props.length === 0) element.append(h("p", { class: "muted" }, "This operation has no options."));
@@ -118,8 +163,10 @@ export function schemaForm(schema: JsonSchema): SchemaForm {
         const on = n === name;
         f.el.toggleAttribute("aria-invalid", on);
         f.error.hidden = !on;
-        f.error.textContent = on ? message ?? "" : "";
-        const describedBy = (f.el.getAttribute("aria-describedby") ?? "").split(" ").filter((id) => id && id !== f.error.id);
+        f.error.textContent = on ? (message ?? "") : "";
+        const describedBy = (f.el.getAttribute("aria-describedby") ?? "")
+          .split(" ")
+          .filter((id) => id && id !== f.error.id);
         if (on) describedBy.push(f.error.id);
         f.el.setAttribute("aria-describedby", describedBy.join(" "));
       }

@@ -60,7 +60,10 @@ async function run(url: string, keys: string[], seconds: number): Promise<Sample
       {
         method: "GET",
         // Called for every request: each one uses the next key, round-robin.
-        setupRequest: (req) => ({ ...req, headers: { ...(req.headers ?? {}), authorization: `Bearer ${keys[next++ % keys.length]}` } }),
+        setupRequest: (req) => ({
+          ...req,
+          headers: { ...(req.headers ?? {}), authorization: `Bearer ${keys[next++ % keys.length]}` },
+        }),
       },
     ],
   });
@@ -69,14 +72,22 @@ async function run(url: string, keys: string[], seconds: number): Promise<Sample
     statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
   });
   const result = await instance;
-  return { latencies, statuses, errors: result.errors ?? 0, timeouts: result.timeouts ?? 0, durationS: (result.duration ?? seconds) as number };
+  return {
+    latencies,
+    statuses,
+    errors: result.errors ?? 0,
+    timeouts: result.timeouts ?? 0,
+    durationS: (result.duration ?? seconds) as number,
+  };
 }
 
 async function makeKeys(sql: any, accountId: string, n: number): Promise<string[]> {
   const out: string[] = [];
   const batch = 8;
   for (let i = 0; i < n; i += batch) {
-    const made = await Promise.all(Array.from({ length: Math.min(batch, n - i) }, () => createKey(sql, accountId, "live")));
+    const made = await Promise.all(
+      Array.from({ length: Math.min(batch, n - i) }, () => createKey(sql, accountId, "live")),
+    );
     out.push(...made.map((k) => k.key));
   }
   return out;

@@ -24,7 +24,8 @@ import { wordRecall, words, pdftotextPages } from "../../test/support/text-recal
 import { parseCsv } from "../../test/support/csv";
 
 const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b), m = Math.floor(s.length / 2);
+  const s = [...xs].sort((a, b) => a - b),
+    m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const ms = (x: number) => `${x.toFixed(0)} ms`;
@@ -40,7 +41,19 @@ function pdfPages(path: string): number {
 /** A cold LibreOffice conversion: a new soffice process for one file, timed whole. */
 function coldSoffice(input: string, outDir: string, profile: string, convertTo: string) {
   mkdirSync(outDir, { recursive: true });
-  const t = timed(["timeout", "180", "soffice", `-env:UserInstallation=file://${profile}`, "--headless", "--norestore", "--convert-to", convertTo, "--outdir", outDir, input]);
+  const t = timed([
+    "timeout",
+    "180",
+    "soffice",
+    `-env:UserInstallation=file://${profile}`,
+    "--headless",
+    "--norestore",
+    "--convert-to",
+    convertTo,
+    "--outdir",
+    outDir,
+    input,
+  ]);
   return { ms: t.ms, cpuS: t.cpuS, ok: t.code === 0 };
 }
 
@@ -49,21 +62,39 @@ function coldSoffice(input: string, outDir: string, profile: string, convertTo: 
  * Numbers are written as their number format displays them (like LibreOffice), so a number
  * that differs is not explained here: it counts against us.
  */
-function classify(ours: string, lo: string): string | null {
-  if (/^\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d)?$/.test(ours) || /^\d+:\d\d:\d\d$/.test(ours)) return "date/time display format: ours is ISO 8601";
+function classify(ours: string, _lo: string): string | null {
+  if (/^\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d)?$/.test(ours) || /^\d+:\d\d:\d\d$/.test(ours))
+    return "date/time display format: ours is ISO 8601";
   if (/^#(NULL!|DIV\/0!|N\/A|NAME\?|NUM!|REF!|VALUE!)$/.test(ours)) return "error cell: ours is Excel's cached error";
   if (ours === "TRUE" || ours === "FALSE") return "boolean spelling";
   return null;
 }
 
-interface DocxRow { name: string; pages: number; ms: number; words: number; recall: number; anyOrder: number; rawRecall: number; rtPages: number; error: string }
+interface DocxRow {
+  name: string;
+  pages: number;
+  ms: number;
+  words: number;
+  recall: number;
+  anyOrder: number;
+  rawRecall: number;
+  rtPages: number;
+  error: string;
+}
 
 /** pdf -> docx on each file with text; files where pdftotext finds no word are counted apart. */
-async function pdfToDocx(files: { name: string; path: string }[], out: string, roundTrip: boolean): Promise<{ rows: DocxRow[]; noText: string[] }> {
+async function pdfToDocx(
+  files: { name: string; path: string }[],
+  out: string,
+  roundTrip: boolean,
+): Promise<{ rows: DocxRow[]; noText: string[] }> {
   const rows: DocxRow[] = [];
   const noText: string[] = [];
   for (const f of files) {
-    if (!pdftotextPages(f.path).some((p) => words(p).length)) { noText.push(f.name); continue; }
+    if (!pdftotextPages(f.path).some((p) => words(p).length)) {
+      noText.push(f.name);
+      continue;
+    }
     const target = join(out, `${f.name.replace(/\W+/g, "_")}.docx`);
     const control = new (engine().JobControl)();
     const stop = setTimeout(() => control.cancel(), 120_000);
@@ -81,10 +112,30 @@ async function pdfToDocx(files: { name: string; path: string }[], out: string, r
           rtPages = pdfPages(rt);
         } catch {}
       }
-      rows.push({ name: f.name, pages: r.pageCount, ms: took, words: rec.reference, recall: rec.recall, anyOrder: rec.reference ? rec.foundAnyOrder / rec.reference : 1, rawRecall: raw.recall, rtPages, error: "" });
+      rows.push({
+        name: f.name,
+        pages: r.pageCount,
+        ms: took,
+        words: rec.reference,
+        recall: rec.recall,
+        anyOrder: rec.reference ? rec.foundAnyOrder / rec.reference : 1,
+        rawRecall: raw.recall,
+        rtPages,
+        error: "",
+      });
     } catch (e: any) {
       const n = pdftotextPages(f.path).reduce((a, p) => a + words(p).length, 0);
-      rows.push({ name: f.name, pages: pdfPages(f.path), ms: performance.now() - t0, words: n, recall: 0, anyOrder: 0, rawRecall: 0, rtPages: -1, error: `${e?.code ?? "error"}: ${String(e?.message ?? e).slice(0, 120)}` });
+      rows.push({
+        name: f.name,
+        pages: pdfPages(f.path),
+        ms: performance.now() - t0,
+        words: n,
+        recall: 0,
+        anyOrder: 0,
+        rawRecall: 0,
+        rtPages: -1,
+        error: `${e?.code ?? "error"}: ${String(e?.message ?? e).slice(0, 120)}`,
+      });
     } finally {
       clearTimeout(stop);
     }
@@ -103,7 +154,9 @@ function recallSummary(rows: DocxRow[]) {
     worst: worst?.name ?? "",
     wordWeighted: W ? rows.reduce((s, r) => s + r.recall * r.words, 0) / W : NaN,
     words: W,
-    under90: rows.filter((r) => r.recall < 0.9).map((r) => `${r.name} ${pct(r.recall)}${r.error ? ` (${r.error})` : ""}`),
+    under90: rows
+      .filter((r) => r.recall < 0.9)
+      .map((r) => `${r.name} ${pct(r.recall)}${r.error ? ` (${r.error})` : ""}`),
   };
 }
 
@@ -111,7 +164,12 @@ function recallTable(rows: DocxRow[], roundTrip: boolean): string[] {
   return [
     `| file | pages | time (in-process) | words | recall (in order) | any order | vs -raw |${roundTrip ? " round-trip pages |" : ""}`,
     `|---|---:|---:|---:|---:|---:|---:|${roundTrip ? "---:|" : ""}`,
-    ...[...rows].sort((a, b) => a.recall - b.recall).map((r) => `| ${r.name}${r.error ? ` (failed: ${r.error.replace(/\|/g, "\\|")})` : ""} | ${r.pages} | ${ms(r.ms)} | ${r.words} | ${pct(r.recall)} | ${pct(r.anyOrder)} | ${pct(r.rawRecall)} |${roundTrip ? ` ${r.rtPages < 0 ? "-" : r.rtPages} |` : ""}`),
+    ...[...rows]
+      .sort((a, b) => a.recall - b.recall)
+      .map(
+        (r) =>
+          `| ${r.name}${r.error ? ` (failed: ${r.error.replace(/\|/g, "\\|")})` : ""} | ${r.pages} | ${ms(r.ms)} | ${r.words} | ${pct(r.recall)} | ${pct(r.anyOrder)} | ${pct(r.rawRecall)} |${roundTrip ? ` ${r.rtPages < 0 ? "-" : r.rtPages} |` : ""}`,
+      ),
   ];
 }
 
@@ -126,13 +184,27 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
 
   // ---------------------------------------------------------------- pdf -> docx
   const half = reportHalf({ quick: ctx.quick, full: ctx.full, quickN: 16 });
-  const evalDocx = await pdfToDocx(half.files.map((f) => ({ name: f.name, path: f.path })), out, false);
-  const manifest = readFileSync(join(ctx.corpusDir, "MANIFEST.tsv"), "utf8").split("\n").map((l) => l.split("\t"));
-  let bornDigital = manifest.filter((c) => c[1] === "pdf" && /born-digital/.test(c[7] ?? "") && !/encrypted/.test(c[7] ?? "")).map((c) => c[0]!);
-  if (ctx.quick) bornDigital = bornDigital.filter((n) => n !== "freeculture-book-352-pages.pdf" && n !== "geotopo-117-pages.pdf");
-  const devDocx = await pdfToDocx(bornDigital.map((n) => ({ name: n, path: join(files, n) })), out, !ctx.quick);
+  const evalDocx = await pdfToDocx(
+    half.files.map((f) => ({ name: f.name, path: f.path })),
+    out,
+    false,
+  );
+  const manifest = readFileSync(join(ctx.corpusDir, "MANIFEST.tsv"), "utf8")
+    .split("\n")
+    .map((l) => l.split("\t"));
+  let bornDigital = manifest
+    .filter((c) => c[1] === "pdf" && /born-digital/.test(c[7] ?? "") && !/encrypted/.test(c[7] ?? ""))
+    .map((c) => c[0]!);
+  if (ctx.quick)
+    bornDigital = bornDigital.filter((n) => n !== "freeculture-book-352-pages.pdf" && n !== "geotopo-117-pages.pdf");
+  const devDocx = await pdfToDocx(
+    bornDigital.map((n) => ({ name: n, path: join(files, n) })),
+    out,
+    !ctx.quick,
+  );
   stopLibreOffice();
-  const e = recallSummary(evalDocx.rows), d = recallSummary(devDocx.rows);
+  const e = recallSummary(evalDocx.rows),
+    d = recallSummary(devDocx.rows);
   const v = (ok: boolean) => verdict(ok, half.missing);
   md.push(
     "### pdf -> docx: word recall against pdftotext",
@@ -141,14 +213,18 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "",
     half.line,
     "",
-    ...(half.missing ? [] : ["**Goals**, judged on the report half, per file (every file with text; median and minimum over files):", ""]),
-    ...(half.missing ? [] : [
-      `- **>= 97% median over files** (issue 38): ${pct(e.median)} over ${e.files} files ${v(e.median >= 0.97)}.`,
-      `- **>= 90% on every file** (issue 38): minimum ${pct(e.min)} (${e.worst}) ${v(e.under90.length === 0)}${e.under90.length ? `; under 90% on ${e.under90.length}: ${e.under90.join(", ")}` : ""}.`,
-      `- **>= 98% in reading order** (issue 7, which did not say over what; judged here as the median over files): ${pct(e.median)} ${v(e.median >= 0.98)}.`,
-      `- Skipped: ${evalDocx.noText.length} file(s) where pdftotext finds no word (nothing to compare against)${evalDocx.noText.length ? `: ${evalDocx.noText.join(", ")}` : ""}.`,
-      `- Extra, not a goal figure: word-weighted over ${e.words} words ${pct(e.wordWeighted)} (files with many words weigh more).`,
-    ]),
+    ...(half.missing
+      ? []
+      : ["**Goals**, judged on the report half, per file (every file with text; median and minimum over files):", ""]),
+    ...(half.missing
+      ? []
+      : [
+          `- **>= 97% median over files** (issue 38): ${pct(e.median)} over ${e.files} files ${v(e.median >= 0.97)}.`,
+          `- **>= 90% on every file** (issue 38): minimum ${pct(e.min)} (${e.worst}) ${v(e.under90.length === 0)}${e.under90.length ? `; under 90% on ${e.under90.length}: ${e.under90.join(", ")}` : ""}.`,
+          `- **>= 98% in reading order** (issue 7, which did not say over what; judged here as the median over files): ${pct(e.median)} ${v(e.median >= 0.98)}.`,
+          `- Skipped: ${evalDocx.noText.length} file(s) where pdftotext finds no word (nothing to compare against)${evalDocx.noText.length ? `: ${evalDocx.noText.join(", ")}` : ""}.`,
+          `- Extra, not a goal figure: word-weighted over ${e.words} words ${pct(e.wordWeighted)} (files with many words weigh more).`,
+        ]),
     "",
     ...(half.missing ? [] : ["Report half, worst first:", "", ...recallTable(evalDocx.rows, false), ""]),
     `#### Development set (tuned on): born-digital corpus PDFs (MANIFEST feature \`born-digital\`, not encrypted)${ctx.quick ? ", without the two long ones (`--quick`)" : ""}`,
@@ -158,10 +234,16 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     ...recallTable(devDocx.rows, !ctx.quick),
     "",
   );
-  json.pdfToDocx = { evalSet: half.missing ? "missing" : { files: half.files.length, total: half.total }, report: { ...e, rows: evalDocx.rows, noText: evalDocx.noText }, development: { ...d, rows: devDocx.rows, noText: devDocx.noText } };
+  json.pdfToDocx = {
+    evalSet: half.missing ? "missing" : { files: half.files.length, total: half.total },
+    report: { ...e, rows: evalDocx.rows, noText: evalDocx.noText },
+    development: { ...d, rows: devDocx.rows, noText: devDocx.noText },
+  };
 
   // ---------------------------------------------------------------- docx -> pdf
-  let docxs = readdirSync(files).filter((f) => f.endsWith(".docx")).sort();
+  let docxs = readdirSync(files)
+    .filter((f) => f.endsWith(".docx"))
+    .sort();
   if (ctx.quick) docxs = ["docx-with-images.docx"].filter((n) => docxs.includes(n));
   const freshProfile = join(out, "fresh-profile");
   const usedProfile = join(out, "used-profile");
@@ -170,8 +252,14 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const docxRows: any[] = [];
   for (const name of docxs) {
     const input = join(files, name);
-    const oursCold: number[] = [], freshCold: number[] = [], usedCold: number[] = [], warm: number[] = [];
-    let oursPages = -1, sofficePages = -1, oursOk = true, sofficeOk = true;
+    const oursCold: number[] = [],
+      freshCold: number[] = [],
+      usedCold: number[] = [],
+      warm: number[] = [];
+    let oursPages = -1,
+      sofficePages = -1,
+      oursOk = true,
+      sofficeOk = true;
     for (let i = 0; i < reps; i++) {
       // Interleaved: ours cold, soffice cold (fresh profile, as ours starts), soffice cold
       // (kept profile), ours warm.
@@ -190,10 +278,23 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       // Warm: the converter of this process, started (unmeasured) by a conversion before.
       await docxToPdf(warmer, join(out, "warmup.pdf")).catch(() => {});
       const t0 = performance.now();
-      const ok = await docxToPdf(input, join(out, `warm-${name}.pdf`)).then(() => true, () => false);
+      const ok = await docxToPdf(input, join(out, `warm-${name}.pdf`)).then(
+        () => true,
+        () => false,
+      );
       warm.push(ok ? performance.now() - t0 : NaN);
     }
-    docxRows.push({ name, oursCold: median(oursCold), freshCold: median(freshCold), usedCold: median(usedCold), warm: median(warm), oursPages, sofficePages, oursOk, sofficeOk });
+    docxRows.push({
+      name,
+      oursCold: median(oursCold),
+      freshCold: median(freshCold),
+      usedCold: median(usedCold),
+      warm: median(warm),
+      oursPages,
+      sofficePages,
+      oursOk,
+      sofficeOk,
+    });
   }
   stopLibreOffice();
   const okRows = docxRows.filter((r) => r.oursOk && r.sofficeOk);
@@ -205,37 +306,75 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "",
     "| file | ours cold | soffice cold, new profile | soffice cold, kept profile | ours / soffice (new profile) | ours / soffice (kept) | ours warm (extra) | pages (ours / soffice) |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ...docxRows.map((r) => `| ${r.name}${r.oursOk ? "" : " (ours failed)"}${r.sofficeOk ? "" : " (soffice failed)"} | ${ms(r.oursCold)} | ${ms(r.freshCold)} | ${ms(r.usedCold)} | ${(r.oursCold / r.freshCold).toFixed(2)} | ${(r.oursCold / r.usedCold).toFixed(2)} | ${ms(r.warm)} | ${r.oursPages} / ${r.sofficePages} |`),
+    ...docxRows.map(
+      (r) =>
+        `| ${r.name}${r.oursOk ? "" : " (ours failed)"}${r.sofficeOk ? "" : " (soffice failed)"} | ${ms(r.oursCold)} | ${ms(r.freshCold)} | ${ms(r.usedCold)} | ${(r.oursCold / r.freshCold).toFixed(2)} | ${(r.oursCold / r.usedCold).toFixed(2)} | ${ms(r.warm)} | ${r.oursPages} / ${r.sofficePages} |`,
+    ),
     "",
     `In sum over ${okRows.length} files: ours cold / soffice cold **${(sumK("oursCold") / sumK("freshCold")).toFixed(2)}** with a new profile on both sides, ${(sumK("oursCold") / sumK("usedCold")).toFixed(2)} against soffice's kept profile. Page counts equal on ${docxRows.filter((r) => r.oursPages === r.sofficePages).length}/${docxRows.length} files.`,
     "",
     `- Goal of issue 7, "warm at least 5x faster than a cold soffice conversion": **not judged** — it sets our warm converter against a cold process, which rule 1 of bench/README.md does not compare, and no warm LibreOffice reference (e.g. unoserver) is installed. As a labelled extra: ours warm ${ms(sumK("warm"))} against soffice cold (kept profile) ${ms(sumK("usedCold"))} in sum, ${(sumK("usedCold") / sumK("warm")).toFixed(1)}x; what a worker saves by keeping the converter, not a comparison of converters.`,
     "",
   );
-  json.docxToPdf = { reps, rows: docxRows, coldVsCold: sumK("oursCold") / sumK("freshCold"), coldVsColdKeptProfile: sumK("oursCold") / sumK("usedCold"), warmExtra: { warm: sumK("warm"), sofficeColdKept: sumK("usedCold") } };
+  json.docxToPdf = {
+    reps,
+    rows: docxRows,
+    coldVsCold: sumK("oursCold") / sumK("freshCold"),
+    coldVsColdKeptProfile: sumK("oursCold") / sumK("usedCold"),
+    warmExtra: { warm: sumK("warm"), sofficeColdKept: sumK("usedCold") },
+  };
 
   // ---------------------------------------------------------------- xlsx -> csv
-  const xlsxs = readdirSync(files).filter((f) => f.endsWith(".xlsx") && f !== "xlsx-password-protected.xlsx").sort();
+  const xlsxs = readdirSync(files)
+    .filter((f) => f.endsWith(".xlsx") && f !== "xlsx-password-protected.xlsx")
+    .sort();
   const sheetRows: any[] = [];
   const disagreements: { file: string; cell: string; ours: string; lo: string; why: string | null }[] = [];
   // LibreOffice's CSVs for the agreement: one soffice process converts every workbook.
   const loDir = join(out, "lo-csv");
   mkdirSync(loDir, { recursive: true });
-  const copies = xlsxs.map((name) => { const copy = join(out, name); copyFileSync(join(files, name), copy); return copy; });
-  spawnSync("timeout", ["600", "soffice", `-env:UserInstallation=file://${usedProfile}`, "--headless", "--norestore", "--convert-to", LO_CSV, "--outdir", loDir, ...copies], { stdio: "ignore" });
+  const copies = xlsxs.map((name) => {
+    const copy = join(out, name);
+    copyFileSync(join(files, name), copy);
+    return copy;
+  });
+  spawnSync(
+    "timeout",
+    [
+      "600",
+      "soffice",
+      `-env:UserInstallation=file://${usedProfile}`,
+      "--headless",
+      "--norestore",
+      "--convert-to",
+      LO_CSV,
+      "--outdir",
+      loDir,
+      ...copies,
+    ],
+    { stdio: "ignore" },
+  );
   // Time, cold against cold: each conversion a new process on both sides (two files with --quick).
   const timedNames = new Set(ctx.quick ? ["xlsx-issue174-larger.xlsx", "xlsx-strict-ooxml.xlsx"] : xlsxs);
   for (const name of xlsxs) {
     const ours = join(out, `${name}.ours.csv`);
     const o = timed(["bun", CHILD, "xlsx-csv", join(files, name), ours]);
     const c = timedNames.has(name) ? coldSoffice(join(out, name), join(out, "lo-timed"), usedProfile, LO_CSV) : null;
-    let loText = "", loOk = false;
-    try { loText = readFileSync(join(loDir, name.replace(/\.xlsx$/, ".csv")), "utf8"); loOk = true; } catch {}
+    let loText = "",
+      loOk = false;
+    try {
+      loText = readFileSync(join(loDir, name.replace(/\.xlsx$/, ".csv")), "utf8");
+      loOk = true;
+    } catch {}
     const a = o.code === 0 ? parseCsv(readFileSync(ours, "utf8")) : [];
     const b = parseCsv(loText.replace(/^\uFEFF/, ""));
-    const hasPivot = spawnSync("unzip", ["-Z1", join(files, name)], { encoding: "utf8" }).stdout.includes("xl/pivotTables/");
+    const hasPivot = spawnSync("unzip", ["-Z1", join(files, name)], { encoding: "utf8" }).stdout.includes(
+      "xl/pivotTables/",
+    );
     const rows = Math.max(a.length, b.length);
-    let cells = 0, agree = 0, documented = 0;
+    let cells = 0,
+      agree = 0,
+      documented = 0;
     for (let r = 0; r < rows; r++) {
       const cols = Math.max(a[r]?.length ?? 0, b[r]?.length ?? 0);
       for (let k = 0; k < cols; k++) {
@@ -245,13 +384,34 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
         cells++;
         if (x === y) agree++;
         else {
-          const why = classify(x, y) ?? (hasPivot ? "pivot table: LibreOffice re-computes and re-lays out the pivot; ours is the cells Excel saved" : null);
+          const why =
+            classify(x, y) ??
+            (hasPivot
+              ? "pivot table: LibreOffice re-computes and re-lays out the pivot; ours is the cells Excel saved"
+              : null);
           if (why) documented++;
-          disagreements.push({ file: name, cell: `${String.fromCharCode(65 + (k % 26))}${k >= 26 ? k : ""}${r + 1}`, ours: x, lo: y, why });
+          disagreements.push({
+            file: name,
+            cell: `${String.fromCharCode(65 + (k % 26))}${k >= 26 ? k : ""}${r + 1}`,
+            ours: x,
+            lo: y,
+            why,
+          });
         }
       }
     }
-    sheetRows.push({ name, cells, agree, documented, oursMs: o.ms, oursCpuS: o.cpuS, oursOk: o.code === 0, loMs: c?.ms ?? NaN, loCpuS: c?.cpuS ?? NaN, loOk });
+    sheetRows.push({
+      name,
+      cells,
+      agree,
+      documented,
+      oursMs: o.ms,
+      oursCpuS: o.cpuS,
+      oursOk: o.code === 0,
+      loMs: c?.ms ?? NaN,
+      loCpuS: c?.cpuS ?? NaN,
+      loOk,
+    });
   }
   rmSync(out, { recursive: true, force: true });
   const totalCells = sheetRows.reduce((s, r) => s + r.cells, 0);
@@ -266,11 +426,14 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   md.push(
     "### xlsx -> csv: cell-by-cell agreement with LibreOffice's CSV export",
     "",
-    `First sheet of every corpus XLSX (the evaluation set holds none; the encrypted one excluded: ours fails with \`file_encrypted\`, LibreOffice cannot open it either). Both write numbers as their number format shows them; ours writes dates ISO 8601 and Excel's cached error values (see docs/conversions.md). Non-empty cells compared. LibreOffice's CSVs come from one soffice process over every workbook. Time: both cold whole processes, one run each (ours: \`bun scripts/bench/convert-child.ts\`; soffice with a kept profile, one file per process${ctx.quick ? ", on two files with \`--quick\`" : ""}); wall ms, CPU-seconds in brackets.`,
+    `First sheet of every corpus XLSX (the evaluation set holds none; the encrypted one excluded: ours fails with \`file_encrypted\`, LibreOffice cannot open it either). Both write numbers as their number format shows them; ours writes dates ISO 8601 and Excel's cached error values (see docs/conversions.md). Non-empty cells compared. LibreOffice's CSVs come from one soffice process over every workbook. Time: both cold whole processes, one run each (ours: \`bun scripts/bench/convert-child.ts\`; soffice with a kept profile, one file per process${ctx.quick ? ", on two files with `--quick`" : ""}); wall ms, CPU-seconds in brackets.`,
     "",
     "| file | cells | identical | differing, ours documented as more correct | ours cold | soffice cold |",
     "|---|---:|---:|---:|---:|---:|",
-    ...sheetRows.map((r) => `| ${r.name}${r.oursOk ? "" : " (ours failed)"}${r.loOk ? "" : " (soffice failed)"} | ${r.cells} | ${r.agree} | ${r.documented} | ${ms(r.oursMs)} (${r.oursCpuS.toFixed(2)}) | ${Number.isFinite(r.loMs) ? `${ms(r.loMs)} (${r.loCpuS.toFixed(2)})` : "—"} |`),
+    ...sheetRows.map(
+      (r) =>
+        `| ${r.name}${r.oursOk ? "" : " (ours failed)"}${r.loOk ? "" : " (soffice failed)"} | ${r.cells} | ${r.agree} | ${r.documented} | ${ms(r.oursMs)} (${r.oursCpuS.toFixed(2)}) | ${Number.isFinite(r.loMs) ? `${ms(r.loMs)} (${r.loCpuS.toFixed(2)})` : "—"} |`,
+    ),
     "",
     `- **Goal (issue 7): agreeing with LibreOffice on every cell except where ours is documented as more correct**: ${totalAgree}/${totalCells} identical (${pct(totalAgree / Math.max(1, totalCells))}), ${totalDoc} documented, **${unexplained} where LibreOffice is as or more correct** ${verdict(unexplained === 0)}${badFiles.length ? ` (${badFiles.join(", ")})` : ""}. Judged on the corpus workbooks, which the classification was written on: the evaluation set has no XLSX.`,
     `- Time, cold against cold: ours / soffice ${(sumX("oursMs") / sumX("loMs")).toFixed(2)} in sum over ${timedRows.length} files (CPU-seconds ${(sumX("oursCpuS") / sumX("loCpuS")).toFixed(2)}); no goal.`,
@@ -283,7 +446,9 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "",
     "| file | cell | ours | LibreOffice | reason |",
     "|---|---|---|---|---|",
-    ...[...disagreements.filter((x) => !x.why), ...disagreements.filter((x) => x.why).slice(0, 20)].map((x) => `| ${x.file} | ${x.cell} | \`${x.ours}\` | \`${x.lo}\` | ${x.why ?? "UNEXPLAINED"} |`),
+    ...[...disagreements.filter((x) => !x.why), ...disagreements.filter((x) => x.why).slice(0, 20)].map(
+      (x) => `| ${x.file} | ${x.cell} | \`${x.ours}\` | \`${x.lo}\` | ${x.why ?? "UNEXPLAINED"} |`,
+    ),
     "",
   );
   json.xlsxToCsv = { rows: sheetRows, totalCells, totalAgree, documented: totalDoc, unexplained, disagreements };

@@ -35,24 +35,36 @@ if (fetched.status !== 0) throw new Error("fetch-eval.sh --raw failed");
 
 const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 const walk = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
+  );
 
 /** Page count by pdfinfo, or 0 and pdfinfo's first error line. */
 function pdfPages(pdf: string): { pages: number; why: string } {
   const r = spawnSync("pdfinfo", [pdf], { encoding: "utf8", timeout: 60_000 });
   const pages = Number(/^Pages:\s+(\d+)/m.exec(r.stdout ?? "")?.[1] ?? 0);
   if (r.status === 0 && pages > 0) return { pages, why: "" };
-  const err = (r.stderr ?? "").split("\n").filter((l) => /Error/.test(l)).at(-1) ?? (r.error ? "timed out" : "no pages");
+  const err =
+    (r.stderr ?? "")
+      .split("\n")
+      .filter((l) => /Error/.test(l))
+      .at(-1) ?? (r.error ? "timed out" : "no pages");
   return { pages: 0, why: `pdfinfo fails (${err.trim()}): kept as a bad-input or password test` };
 }
 
-interface PageSig { ink: number; thumb: Uint8Array | null; text: string }
+interface PageSig {
+  ink: number;
+  thumb: Uint8Array | null;
+  text: string;
+}
 
 /** Grey 48x64 thumbnail and whitespace-free text of every page (empty when a tool fails). */
 function pageSigs(pdf: string): PageSig[] {
   const dir = mkdtempSync(join(tmpdir(), "eval-thumb-"));
   try {
-    spawnSync("pdftoppm", ["-q", "-gray", "-scale-to-x", "48", "-scale-to-y", "64", pdf, join(dir, "p")], { timeout: 300_000 });
+    spawnSync("pdftoppm", ["-q", "-gray", "-scale-to-x", "48", "-scale-to-y", "64", pdf, join(dir, "p")], {
+      timeout: 300_000,
+    });
     const thumbs = readdirSync(dir)
       .sort((a, b) => Number(/(\d+)\.pgm$/.exec(a)![1]) - Number(/(\d+)\.pgm$/.exec(b)![1]))
       .map((f) => {
@@ -78,7 +90,8 @@ function corpusPage(sigs: PageSig[], corpus: { file: string; sigs: PageSig[] }[]
   for (const [i, s] of sigs.entries()) {
     for (const c of corpus) {
       for (const [j, t] of c.sigs.entries()) {
-        if (s.text.length >= 40 && s.text === t.text) return `page ${i + 1} has the same text as corpus ${c.file} page ${j + 1}`;
+        if (s.text.length >= 40 && s.text === t.text)
+          return `page ${i + 1} has the same text as corpus ${c.file} page ${j + 1}`;
         if (!s.thumb || !t.thumb) continue;
         const ink = Math.max(s.ink, t.ink);
         // Blank pages look alike; a tenth of the ink keeps two different pages of text apart.
@@ -93,7 +106,10 @@ function corpusPage(sigs: PageSig[], corpus: { file: string; sigs: PageSig[] }[]
 }
 
 /** Licence of a file of the pikepdf sdist by its REUSE.toml (the last matching annotation wins). */
-function reuseLicence(reuse: { annotations?: { path: string | string[]; "SPDX-License-Identifier": string }[] }, path: string): string | null {
+function reuseLicence(
+  reuse: { annotations?: { path: string | string[]; "SPDX-License-Identifier": string }[] },
+  path: string,
+): string | null {
   let found: string | null = null;
   for (const a of reuse.annotations ?? []) {
     const paths = Array.isArray(a.path) ? a.path : [a.path];
@@ -105,9 +121,14 @@ function reuseLicence(reuse: { annotations?: { path: string | string[]; "SPDX-Li
 const corpusFiles = readdirSync(join(corpusDir, "files")).sort();
 const corpusSha = new Map(corpusFiles.map((f) => [sha256(readFileSync(join(corpusDir, "files", f))), f]));
 console.error(`eval-manifest: signatures of the corpus PDFs`);
-const corpusSigs = corpusFiles.filter((f) => f.endsWith(".pdf")).map((file) => ({ file, sigs: pageSigs(join(corpusDir, "files", file)) }));
+const corpusSigs = corpusFiles
+  .filter((f) => f.endsWith(".pdf"))
+  .map((file) => ({ file, sigs: pageSigs(join(corpusDir, "files", file)) }));
 
-const sources = readFileSync(join(raw, "sources.tsv"), "utf8").trim().split("\n").map((l) => l.split("\t"));
+const sources = readFileSync(join(raw, "sources.tsv"), "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => l.split("\t"));
 const candidates = sources
   .flatMap(([pkg, ver]) => {
     const top = join(raw, pkg!);
@@ -128,7 +149,9 @@ const licence = (pkg: string, sourcePath: string): string => {
   return l ? `${l} (pikepdf REUSE.toml)` : "MPL-2.0 (pikepdf's licence; file not annotated in REUSE.toml)";
 };
 
-const rows: string[] = [["name", "sha256", "bytes", "pages", "source", "source_path", "licence", "split", "note"].join("\t")];
+const rows: string[] = [
+  ["name", "sha256", "bytes", "pages", "source", "source_path", "licence", "split", "note"].join("\t"),
+];
 const left: string[] = [];
 const seen = new Map<string, string>();
 for (const c of candidates) {
@@ -145,10 +168,24 @@ for (const c of candidates) {
   seen.set(sha, c.name);
   const { pages, why: note } = pdfPages(c.path);
   const split = Number.parseInt(sha.slice(0, 2), 16) >= 128 ? "report" : "tune";
-  rows.push([c.name, sha, bytes.length, pages, `${c.pkg}==${c.ver}`, c.sourcePath, licence(c.pkg, c.sourcePath), split, note].join("\t"));
+  rows.push(
+    [
+      c.name,
+      sha,
+      bytes.length,
+      pages,
+      `${c.pkg}==${c.ver}`,
+      c.sourcePath,
+      licence(c.pkg, c.sourcePath),
+      split,
+      note,
+    ].join("\t"),
+  );
 }
 writeFileSync(out, rows.join("\n") + "\n");
 rmSync(raw, { recursive: true, force: true });
 const n = (s: string) => rows.filter((r) => r.split("\t")[7] === s).length;
-console.error(`eval-manifest: ${rows.length - 1} files (tune ${n("tune")}, report ${n("report")}), ${left.length} left out; wrote ${out}`);
+console.error(
+  `eval-manifest: ${rows.length - 1} files (tune ${n("tune")}, report ${n("report")}), ${left.length} left out; wrote ${out}`,
+);
 console.log(left.join("\n"));

@@ -12,7 +12,8 @@ export interface ReportHalf {
   line: string;
 }
 
-export const EVAL_MISSING = "**The evaluation set is not fetched (run `scripts/fetch-eval.sh`): its report half was skipped and no goal is judged in this section.**";
+export const EVAL_MISSING =
+  "**The evaluation set is not fetched (run `scripts/fetch-eval.sh`): its report half was skipped and no goal is judged in this section.**";
 
 /** `quickN` files with `--quick`, `defaultN` by default (undefined: all), all with `--full`;
  * samples are the set's fixed hash-chosen ones, so every run sees the same files. */
@@ -21,9 +22,10 @@ export function reportHalf(opts: { quick: boolean; full: boolean; quickN: number
   const all = evalFiles({ split: "report" });
   const n = opts.full ? undefined : opts.quick ? opts.quickN : opts.defaultN;
   const files = n !== undefined && n < all.length ? evalSample("report", n) : all;
-  const line = files.length === all.length
-    ? `Report half of the evaluation set (scripts/fetch-eval.sh, split in bench/eval-set.tsv): all ${all.length} files.`
-    : `Report half of the evaluation set (scripts/fetch-eval.sh, split in bench/eval-set.tsv): a fixed sample of ${files.length} of its ${all.length} files${opts.quick ? " (`--quick`)" : " (`--full` runs all)"}.`;
+  const line =
+    files.length === all.length
+      ? `Report half of the evaluation set (scripts/fetch-eval.sh, split in bench/eval-set.tsv): all ${all.length} files.`
+      : `Report half of the evaluation set (scripts/fetch-eval.sh, split in bench/eval-set.tsv): a fixed sample of ${files.length} of its ${all.length} files${opts.quick ? " (`--quick`)" : " (`--full` runs all)"}.`;
   return { files, total: all.length, missing: false, line };
 }
 

@@ -17,7 +17,10 @@ export function prng(seed: number): () => number {
 /** What each mix name submits, and which synthetic input it needs: "text" = a born-digital PDF of
  * text pages, "image" = the same pages rendered to greyscale images (so OCR has to recognise them
  * instead of reading the text layer). */
-export const operationTable: Record<string, { input: "text" | "image"; job: (fileId: string) => Record<string, unknown> }> = {
+export const operationTable: Record<
+  string,
+  { input: "text" | "image"; job: (fileId: string) => Record<string, unknown> }
+> = {
   rotate: { input: "text", job: (id) => ({ operation: "rotate", file_id: id, options: { degrees: 90 } }) },
   compress: { input: "text", job: (id) => ({ operation: "compress", file_id: id, options: {} }) },
   "convert-jpg": { input: "text", job: (id) => ({ operation: "convert", file_id: id, options: { target: "jpg" } }) },
@@ -41,13 +44,18 @@ export interface MixEntry {
  * pages outside 1..maxPages, non-positive or non-numeric weights and repeated entries. */
 export function parseMix(spec: string, maxPages = 1000): MixEntry[] {
   const out: MixEntry[] = [];
-  for (const part of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([a-z_-]+):(\d+)=([0-9]*\.?[0-9]+)$/.exec(part);
     if (!m) throw new Error(`--mix: "${part}" is not operation:pages=weight (e.g. ocr:1=0.3)`);
     const [, op, p, w] = m;
-    if (!operationTable[op!]) throw new Error(`--mix: unknown operation "${op}" (known: ${Object.keys(operationTable).join(", ")})`);
+    if (!operationTable[op!])
+      throw new Error(`--mix: unknown operation "${op}" (known: ${Object.keys(operationTable).join(", ")})`);
     const pages = Number(p);
-    if (!Number.isInteger(pages) || pages < 1 || pages > maxPages) throw new Error(`--mix: pages must be 1..${maxPages} in "${part}"`);
+    if (!Number.isInteger(pages) || pages < 1 || pages > maxPages)
+      throw new Error(`--mix: pages must be 1..${maxPages} in "${part}"`);
     const weight = Number(w);
     if (!(weight > 0) || !Number.isFinite(weight)) throw new Error(`--mix: the weight must be above 0 in "${part}"`);
     if (out.some((e) => e.op === op && e.pages === pages)) throw new Error(`--mix: ${op}:${pages} appears twice`);
@@ -70,8 +78,13 @@ export function pickEntry(mix: MixEntry[], u: number): MixEntry {
 
 /** `0.5,1,2` → [0.5, 1, 2]; every rate above 0. */
 export function parseRates(spec: string): number[] {
-  const rates = spec.split(",").map((s) => s.trim()).filter(Boolean).map(Number);
-  if (!rates.length || rates.some((r) => !(r > 0) || !Number.isFinite(r))) throw new Error(`not a list of rates above 0: "${spec}"`);
+  const rates = spec
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
+  if (!rates.length || rates.some((r) => !(r > 0) || !Number.isFinite(r)))
+    throw new Error(`not a list of rates above 0: "${spec}"`);
   return rates;
 }
 
@@ -151,8 +164,12 @@ export function opStats(operation: string, jobs: JobRecord[]): OpStats {
   const ok = jobs.filter((j) => j.outcome === "ok" && j.resultMs !== undefined);
   const jobMs = ok.map((j) => j.resultMs! - j.scheduledMs);
   const perPage = ok.map((j) => (j.resultMs! - j.scheduledMs) / j.pages);
-  const waits = ok.filter((j) => j.createdAt && j.startedAt).map((j) => Date.parse(j.startedAt!) - Date.parse(j.createdAt!));
-  const submit = jobs.filter((j) => j.answeredMs !== undefined && j.sentMs !== undefined).map((j) => j.answeredMs! - j.sentMs!);
+  const waits = ok
+    .filter((j) => j.createdAt && j.startedAt)
+    .map((j) => Date.parse(j.startedAt!) - Date.parse(j.createdAt!));
+  const submit = jobs
+    .filter((j) => j.answeredMs !== undefined && j.sentMs !== undefined)
+    .map((j) => j.answeredMs! - j.sentMs!);
   const errors: Record<string, number> = {};
   for (const j of jobs) if (j.outcome !== "ok") errors[j.code ?? "unknown"] = (errors[j.code ?? "unknown"] ?? 0) + 1;
   const pages = ok.reduce((a, j) => a + j.pages, 0);
@@ -165,7 +182,11 @@ export function opStats(operation: string, jobs: JobRecord[]): OpStats {
     errors,
     http_429: jobs.filter((j) => j.httpStatus === 429).length,
     pages_completed: pages,
-    per_page_ms: { p50: r1(percentile(perPage, 50)), p95: r1(percentile(perPage, 95)), p99: r1(percentile(perPage, 99)) },
+    per_page_ms: {
+      p50: r1(percentile(perPage, 50)),
+      p95: r1(percentile(perPage, 95)),
+      p99: r1(percentile(perPage, 99)),
+    },
     job_ms: { p50: r1(percentile(jobMs, 50)), p95: r1(percentile(jobMs, 95)) },
     submit_ms: { p50: r1(percentile(submit, 50)), p95: r1(percentile(submit, 95)) },
     queue_wait_ms_mean: r1(mean(waits)),
@@ -188,7 +209,14 @@ export function findKnee(points: { rate: number; p95: number }[], factor = 2): K
   const sorted = [...points].sort((a, b) => a.rate - b.rate);
   const base = sorted[0];
   if (!base) return { rate: null, baseline_rate: NaN, baseline_p95_ms: NaN, threshold_ms: NaN, note: "no rates" };
-  if (!Number.isFinite(base.p95)) return { rate: null, baseline_rate: base.rate, baseline_p95_ms: NaN, threshold_ms: NaN, note: "no job completed at the lowest rate: no baseline" };
+  if (!Number.isFinite(base.p95))
+    return {
+      rate: null,
+      baseline_rate: base.rate,
+      baseline_p95_ms: NaN,
+      threshold_ms: NaN,
+      note: "no job completed at the lowest rate: no baseline",
+    };
   const threshold = base.p95 * factor;
   const hit = sorted.slice(1).find((p) => !Number.isFinite(p.p95) || p.p95 >= threshold);
   return { rate: hit ? hit.rate : null, baseline_rate: base.rate, baseline_p95_ms: base.p95, threshold_ms: threshold };
@@ -210,13 +238,21 @@ function writePdf(objs: (string | { dict: string; data: Uint8Array })[]): Uint8A
     offsets.push(len);
     if (typeof o === "string") push(Buffer.from(`${i + 1} 0 obj\n${o}\nendobj\n`, "latin1"));
     else {
-      push(Buffer.from(`${i + 1} 0 obj\n${o.dict.replace(/>>\s*$/, ` /Length ${o.data.length} >>`)}\nstream\n`, "latin1"));
+      push(
+        Buffer.from(`${i + 1} 0 obj\n${o.dict.replace(/>>\s*$/, ` /Length ${o.data.length} >>`)}\nstream\n`, "latin1"),
+      );
       push(Buffer.from(o.data));
       push(Buffer.from("\nendstream\nendobj\n", "latin1"));
     }
   });
   const xref = len;
-  push(Buffer.from(`xref\n0 ${objs.length + 1}\n0000000000 65535 f \n` + offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join(""), "latin1"));
+  push(
+    Buffer.from(
+      `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n` +
+        offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join(""),
+      "latin1",
+    ),
+  );
   push(Buffer.from(`trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, "latin1"));
   return new Uint8Array(Buffer.concat(chunks));
 }
@@ -256,9 +292,13 @@ export function textPdf(pages: number, seed: number): Uint8Array {
     "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
   ];
   for (let p = 0; p < pages; p++) {
-    const body = pageLines(seed, p).map((l) => `(${l.replace(/([\\()])/g, "\\$1")}) '`).join("\n");
+    const body = pageLines(seed, p)
+      .map((l) => `(${l.replace(/([\\()])/g, "\\$1")}) '`)
+      .join("\n");
     const content = `BT /F1 10.5 Tf 14 TL 72 734 Td\n${body}\nET`;
-    objs.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + p * 2} 0 R >>`);
+    objs.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + p * 2} 0 R >>`,
+    );
     objs.push(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
   }
   return writePdf(objs);
@@ -287,9 +327,14 @@ export function imagePdf(images: GreyImage[]): Uint8Array {
   images.forEach((im, i) => {
     const page = 3 + i * 3;
     const content = "q 612 0 0 792 0 0 cm /Im0 Do Q";
-    objs.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 ${page + 2} 0 R >> >> /Contents ${page + 1} 0 R >>`);
+    objs.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 ${page + 2} 0 R >> >> /Contents ${page + 1} 0 R >>`,
+    );
     objs.push(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
-    objs.push({ dict: `<< /Type /XObject /Subtype /Image /Width ${im.w} /Height ${im.h} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode >>`, data: im.flate });
+    objs.push({
+      dict: `<< /Type /XObject /Subtype /Image /Width ${im.w} /Height ${im.h} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode >>`,
+      data: im.flate,
+    });
   });
   return writePdf(objs);
 }

@@ -121,7 +121,11 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
     allowPositionals: false,
   });
   if (values.help) throw new Error(usage);
-  const split = (s: string) => s.split(/[\s,]+/).map((k) => k.trim()).filter(Boolean);
+  const split = (s: string) =>
+    s
+      .split(/[\s,]+/)
+      .map((k) => k.trim())
+      .filter(Boolean);
   let keys = (values.key ?? []).flatMap(split);
   if (values["keys-file"]) keys.push(...split(readFileSync(values["keys-file"], "utf8")));
   if (!keys.length && env.DOCPROC_KEY) keys = split(env.DOCPROC_KEY);
@@ -263,7 +267,13 @@ async function call(
     return { status: res.status, json, code, bytes: buf.length, headersAt };
   } catch (e) {
     const name = (e as Error).name;
-    return { status: 0, json: null, code: name === "TimeoutError" || name === "AbortError" ? "timeout" : "network_error", bytes: 0, headersAt: performance.now() };
+    return {
+      status: 0,
+      json: null,
+      code: name === "TimeoutError" || name === "AbortError" ? "timeout" : "network_error",
+      bytes: 0,
+      headersAt: performance.now(),
+    };
   } finally {
     key.inflight--;
   }
@@ -280,8 +290,13 @@ function renderImagePdf(pages: number, seed: number, dpi: number): Uint8Array {
     const images: GreyImage[] = [];
     for (let p = 1; p <= pages; p++) {
       const stem = join(dir, `p${p}`);
-      const r = spawnSync("pdftoppm", ["-r", String(dpi), "-gray", "-f", String(p), "-l", String(p), "-singlefile", src, stem], { encoding: "utf8", timeout: 120_000 });
-      if (r.error && (r.error as NodeJS.ErrnoException).code === "ENOENT") throw new Error("OCR inputs are rendered with pdftoppm (Debian: poppler-utils), which is not on PATH");
+      const r = spawnSync(
+        "pdftoppm",
+        ["-r", String(dpi), "-gray", "-f", String(p), "-l", String(p), "-singlefile", src, stem],
+        { encoding: "utf8", timeout: 120_000 },
+      );
+      if (r.error && (r.error as NodeJS.ErrnoException).code === "ENOENT")
+        throw new Error("OCR inputs are rendered with pdftoppm (Debian: poppler-utils), which is not on PATH");
       if (r.status !== 0) throw new Error(`pdftoppm failed (${r.status}): ${r.stderr}`);
       const { px, w, h } = readPgm(`${stem}.pgm`);
       images.push(greyImage(px, w, h));
@@ -316,13 +331,17 @@ async function setup(opts: LatencyOptions): Promise<Setup> {
   const accounts = await Promise.all(
     opts.keys.map(async (k, i) => {
       const a = await call(opts.url, new KeyState(k, 1, 1), "GET", "/account", { timeoutMs: opts.timeoutMs });
-      if (a.status !== 200) throw new Error(`GET ${opts.url}/account with key #${i + 1} answered ${a.status} ${a.code ?? ""}`.trim());
+      if (a.status !== 200)
+        throw new Error(`GET ${opts.url}/account with key #${i + 1} answered ${a.status} ${a.code ?? ""}`.trim());
       return a.json;
     }),
   );
   const first = accounts[0]!;
   const mixed = accounts.find((a) => a.id !== first.id || a.key?.mode !== first.key?.mode);
-  if (mixed) throw new Error("every key must belong to the same account and mode (the harness polls that account's job list and uploads the inputs once)");
+  if (mixed)
+    throw new Error(
+      "every key must belong to the same account and mode (the harness polls that account's job list and uploads the inputs once)",
+    );
   const limits = first.limits ?? {};
   const rpm = Number(limits.requests_per_minute) || 60;
   const maxActive = Number(limits.concurrent_jobs) || 1_000_000;
@@ -331,7 +350,8 @@ async function setup(opts: LatencyOptions): Promise<Setup> {
   for (const k of pool.keys) k.take();
   const maxPages = Number(limits.pages_per_job) || Infinity;
   const tooLong = opts.mix.find((e) => e.pages > maxPages);
-  if (tooLong) throw new Error(`--mix asks for ${tooLong.pages} pages; this key's mode allows ${maxPages} pages per job`);
+  if (tooLong)
+    throw new Error(`--mix asks for ${tooLong.pages} pages; this key's mode allows ${maxPages} pages per job`);
 
   const files = new Map<string, string>();
   for (const e of opts.mix) {
@@ -346,7 +366,8 @@ async function setup(opts: LatencyOptions): Promise<Setup> {
       form.append("file", new Blob([bytes], { type: "application/pdf" }), name);
       const a = await call(opts.url, key, "POST", "/files", { form, timeoutMs: Math.max(opts.timeoutMs, 300_000) });
       if (a.status === 201) {
-        if (a.json.page_count !== e.pages) throw new Error(`${name}: the service counted ${a.json.page_count} pages, expected ${e.pages}`);
+        if (a.json.page_count !== e.pages)
+          throw new Error(`${name}: the service counted ${a.json.page_count} pages, expected ${e.pages}`);
         files.set(`${e.op}:${e.pages}`, a.json.id);
         log(opts, `uploaded ${name} (${(bytes.length / 1024).toFixed(0)} KiB) for ${e.op}:${e.pages}`);
         break;
@@ -488,7 +509,9 @@ async function runAt(opts: LatencyOptions, s: Setup, rate: number): Promise<RunR
 
   const fetchResult = async (rec: JobRecord, key: KeyState) => {
     inflightResults++;
-    const a = await call(opts.url, key, "GET", `/jobs/${rec.id}/result${rec.jsonResult ? "?format=json" : ""}`, { timeoutMs: opts.timeoutMs });
+    const a = await call(opts.url, key, "GET", `/jobs/${rec.id}/result${rec.jsonResult ? "?format=json" : ""}`, {
+      timeoutMs: opts.timeoutMs,
+    });
     inflightResults--;
     if (closed) return;
     if (a.status >= 200 && a.status < 400) {
@@ -498,7 +521,7 @@ async function runAt(opts: LatencyOptions, s: Setup, rate: number): Promise<RunR
       finish(rec, "ok");
     } else if (a.status === 429 && a.code === "rate_limited") {
       // The harness's own budget estimate was off: not the job's failure, fetch again.
-      pollErrors["result_rate_limited"] = (pollErrors["result_rate_limited"] ?? 0) + 1;
+      pollErrors.result_rate_limited = (pollErrors.result_rate_limited ?? 0) + 1;
       resultQueue.unshift(rec);
     } else finish(rec, "error", `result_${a.code ?? a.status}`);
   };
@@ -523,7 +546,9 @@ async function runAt(opts: LatencyOptions, s: Setup, rate: number): Promise<RunR
       pollRequests++;
       const sent = performance.now();
       const sentMs = sent - t0;
-      const a = await call(opts.url, key, "GET", `/jobs?limit=${limit}${after ? `&starting_after=${after}` : ""}`, { timeoutMs: opts.timeoutMs });
+      const a = await call(opts.url, key, "GET", `/jobs?limit=${limit}${after ? `&starting_after=${after}` : ""}`, {
+        timeoutMs: opts.timeoutMs,
+      });
       pollRequestMs.push(a.headersAt - sent);
       if (a.status !== 200 || !Array.isArray(a.json?.data)) {
         pollErrors[a.code ?? `http_${a.status}`] = (pollErrors[a.code ?? `http_${a.status}`] ?? 0) + 1;
@@ -595,7 +620,10 @@ async function runAt(opts: LatencyOptions, s: Setup, rate: number): Promise<RunR
 
   const progress = setInterval(() => {
     const done = records.filter((r) => r.outcome).length;
-    log(opts, `rate ${rate}/s t=${(now() / 1000).toFixed(0)} s: ${records.filter((r) => r.sentMs !== undefined).length}/${records.length} sent, ${done} done, ${outstanding()} out, ${records.filter((r) => r.httpStatus === 429).length} x 429`);
+    log(
+      opts,
+      `rate ${rate}/s t=${(now() / 1000).toFixed(0)} s: ${records.filter((r) => r.sentMs !== undefined).length}/${records.length} sent, ${done} done, ${outstanding()} out, ${records.filter((r) => r.httpStatus === 429).length} x 429`,
+    );
   }, 5000);
 
   // Open-loop arrivals.
@@ -619,10 +647,11 @@ async function runAt(opts: LatencyOptions, s: Setup, rate: number): Promise<RunR
   await Promise.all([poller, fetcher]);
   closed = true;
   clearInterval(progress);
-  for (const rec of records) if (!rec.outcome) {
-    rec.outcome = "unfinished";
-    rec.code = "drain_timeout";
-  }
+  for (const rec of records)
+    if (!rec.outcome) {
+      rec.outcome = "unfinished";
+      rec.code = "drain_timeout";
+    }
 
   // Jobs still queued or running would load the next rate: cancel them (best effort, bounded).
   // The answer also tells which of them had in fact finished unseen (polls lacked budget).
@@ -643,7 +672,10 @@ async function runAt(opts: LatencyOptions, s: Setup, rate: number): Promise<RunR
         rec.code = "finished_unseen";
       }
     }
-    log(opts, `after the drain: ${cancelled} of ${leftover.length} jobs still out cancelled, ${finishedUnseen} had finished unseen`);
+    log(
+      opts,
+      `after the drain: ${cancelled} of ${leftover.length} jobs still out cancelled, ${finishedUnseen} had finished unseen`,
+    );
   }
   for (const k of pool.keys) k.active = 0;
 
@@ -659,11 +691,18 @@ async function runAt(opts: LatencyOptions, s: Setup, rate: number): Promise<RunR
     unfinished: records.filter((r) => r.outcome === "unfinished").length,
     cancelled_at_end: cancelled,
     finished_unseen: finishedUnseen,
-    schedule: { lag_ms: { p50: r1(percentile(lags, 50)), p95: r1(percentile(lags, 95)), max: r1(Math.max(0, ...lags)) }, late_over_10ms: lags.filter((l) => l > 10).length },
+    schedule: {
+      lag_ms: { p50: r1(percentile(lags, 50)), p95: r1(percentile(lags, 95)), max: r1(Math.max(0, ...lags)) },
+      late_over_10ms: lags.filter((l) => l > 10).length,
+    },
     poll: {
       mode: opts.poll,
       requested_ms: opts.pollMs,
-      achieved_ms: { p50: r1(percentile(pollIntervals, 50)), p95: r1(percentile(pollIntervals, 95)), mean: r1(mean(pollIntervals)) },
+      achieved_ms: {
+        p50: r1(percentile(pollIntervals, 50)),
+        p95: r1(percentile(pollIntervals, 95)),
+        mean: r1(mean(pollIntervals)),
+      },
       request_ms: { p50: r1(percentile(pollRequestMs, 50)), p95: r1(percentile(pollRequestMs, 95)) },
       completion_window_ms: { p50: r1(percentile(windows, 50)), p95: r1(percentile(windows, 95)) },
       polls,
@@ -673,7 +712,12 @@ async function runAt(opts: LatencyOptions, s: Setup, rate: number): Promise<RunR
     },
     result_fetch_ms: { mean: r1(mean(fetchDelays)), p95: r1(percentile(fetchDelays, 95)) },
     drain_s: r1(drainS),
-    operations: ops.map((op) => opStats(op, records.filter((r) => r.op === op))),
+    operations: ops.map((op) =>
+      opStats(
+        op,
+        records.filter((r) => r.op === op),
+      ),
+    ),
     all: opStats("all", records),
     jobs: records,
   };
@@ -702,7 +746,10 @@ export interface LatencyReport {
 }
 
 export async function runLatency(opts: LatencyOptions): Promise<LatencyReport> {
-  log(opts, `target ${opts.url}, ${opts.keys.length} key(s), rates ${opts.rates.join(", ")} jobs/s x ${opts.durationS} s`);
+  log(
+    opts,
+    `target ${opts.url}, ${opts.keys.length} key(s), rates ${opts.rates.join(", ")} jobs/s x ${opts.durationS} s`,
+  );
   const s = await setup(opts);
   const rpm = s.pool.keys[0]!.cap;
   const budget = (s.pool.keys.length * rpm) / 60;
@@ -729,7 +776,17 @@ export async function runLatency(opts: LatencyOptions): Promise<LatencyReport> {
   const knee = opts.sweep ? findKnee(runs.map((r) => ({ rate: r.rate, p95: r.all.per_page_ms.p95 }))) : null;
   const ops = [...new Set(opts.mix.map((e) => e.op))];
   const kneeByOp = opts.sweep
-    ? Object.fromEntries(ops.map((op) => [op, findKnee(runs.map((r) => ({ rate: r.rate, p95: r.operations.find((o) => o.operation === op)?.per_page_ms.p95 ?? NaN })))]))
+    ? Object.fromEntries(
+        ops.map((op) => [
+          op,
+          findKnee(
+            runs.map((r) => ({
+              rate: r.rate,
+              p95: r.operations.find((o) => o.operation === op)?.per_page_ms.p95 ?? NaN,
+            })),
+          ),
+        ]),
+      )
     : null;
   return {
     harness: "latency",
@@ -756,7 +813,9 @@ const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "-");
 export function renderMarkdown(rep: LatencyReport): string {
   const out: string[] = [];
   const mixText = rep.mix.map((e) => `${e.op}:${e.pages}=${Math.round(e.weight * 1000) / 1000}`).join(", ");
-  out.push(`Target ${rep.url} (${rep.mode} mode, ${rep.keys} key(s)); mix ${mixText}; seed ${rep.seed}; ${rep.duration_s} s per rate, drain at most ${rep.drain_s} s.`);
+  out.push(
+    `Target ${rep.url} (${rep.mode} mode, ${rep.keys} key(s)); mix ${mixText}; seed ${rep.seed}; ${rep.duration_s} s per rate, drain at most ${rep.drain_s} s.`,
+  );
   for (const r of rep.runs) {
     out.push(
       "",
@@ -770,7 +829,10 @@ export function renderMarkdown(rep: LatencyReport): string {
       "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|",
     );
     for (const o of [...r.operations, r.all]) {
-      const errs = Object.entries(o.errors).map(([c, n]) => `${c} ${n}`).join(", ") || "0";
+      const errs =
+        Object.entries(o.errors)
+          .map(([c, n]) => `${c} ${n}`)
+          .join(", ") || "0";
       out.push(
         `| ${o.operation === "all" ? "**all**" : o.operation} | ${o.scheduled} | ${o.ok} | ${o.http_429} | ${errs} | ${f(o.per_page_ms.p50)} / ${f(o.per_page_ms.p95)} / ${f(o.per_page_ms.p99)} | ${f(o.job_ms.p50)} / ${f(o.job_ms.p95)} | ${f(o.submit_ms.p50, 1)} | ${f(o.queue_wait_ms_mean)} | ${f(o.throughput_pages_per_s, 2)} |`,
       );
@@ -787,7 +849,9 @@ export function renderMarkdown(rep: LatencyReport): string {
     );
     for (const r of [...rep.runs].sort((a, b) => a.rate - b.rate)) {
       const per = ops.map((o) => f(r.operations.find((x) => x.operation === o)?.per_page_ms.p95 ?? NaN));
-      out.push(`| ${r.rate} | ${r.ok} / ${r.scheduled} | ${r.all.http_429} | ${f(r.all.per_page_ms.p95)} | ${per.join(" | ")} | ${f(r.all.throughput_pages_per_s, 2)} |`);
+      out.push(
+        `| ${r.rate} | ${r.ok} / ${r.scheduled} | ${r.all.http_429} | ${f(r.all.per_page_ms.p95)} | ${per.join(" | ")} | ${f(r.all.throughput_pages_per_s, 2)} |`,
+      );
     }
     const say = (k: Knee) =>
       k.rate !== null
@@ -797,7 +861,9 @@ export function renderMarkdown(rep: LatencyReport): string {
       "",
       `Knee (the lowest rate whose p95 per-page latency is at least twice the lowest rate's), all jobs pooled: ${say(rep.knee)}.`,
       "",
-      `By operation: ${Object.entries(rep.knee_by_operation ?? {}).map(([o, k]) => `${o} ${say(k)}`).join("; ")}.`,
+      `By operation: ${Object.entries(rep.knee_by_operation ?? {})
+        .map(([o, k]) => `${o} ${say(k)}`)
+        .join("; ")}.`,
     );
   }
   out.push("", ...rep.notes.map((n) => `- ${n}`));
@@ -813,7 +879,12 @@ function withoutJobs(rep: LatencyReport): LatencyReport {
 export async function latencySuite(
   opts: Partial<Omit<LatencyOptions, "mix">> & { mix?: string | MixEntry[] } = {},
 ): Promise<{ title: string; markdown: string; json: unknown }> {
-  const keys = opts.keys?.length ? opts.keys : (process.env.DOCPROC_KEY ?? "").split(",").map((k) => k.trim()).filter(Boolean);
+  const keys = opts.keys?.length
+    ? opts.keys
+    : (process.env.DOCPROC_KEY ?? "")
+        .split(",")
+        .map((k) => k.trim())
+        .filter(Boolean);
   if (!keys.length) throw new Error("latency: no key (give keys or set DOCPROC_KEY)");
   const mixSpec = typeof opts.mix === "string" ? opts.mix : defaultMix;
   const full: LatencyOptions = {
@@ -834,7 +905,11 @@ export async function latencySuite(
     quiet: opts.quiet ?? false,
   };
   const rep = await runLatency(full);
-  return { title: "Per-page latency under open-loop load (HTTP)", markdown: renderMarkdown(rep), json: withoutJobs(rep) };
+  return {
+    title: "Per-page latency under open-loop load (HTTP)",
+    markdown: renderMarkdown(rep),
+    json: withoutJobs(rep),
+  };
 }
 
 /** The command line; returns the exit code (2 usage, 1 when no job completed at any rate).
@@ -869,7 +944,11 @@ export async function main(
     writeFileSync(file, JSON.stringify(rep, null, 2) + "\n");
     log(opts, `wrote ${file}`);
   } else if (record && rep.runs.some((r) => r.ok > 0)) {
-    record({ title: "Per-page latency under open-loop load (HTTP)", markdown: renderMarkdown(rep), json: withoutJobs(rep) });
+    record({
+      title: "Per-page latency under open-loop load (HTTP)",
+      markdown: renderMarkdown(rep),
+      json: withoutJobs(rep),
+    });
   }
   if (!rep.runs.some((r) => r.ok > 0)) {
     console.error("latency: no job completed at any rate");

@@ -6,7 +6,17 @@ import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 
 /** The instruction-set flags reported, in this order, when the CPU has them. */
-export const REPORTED_FLAGS = ["avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8"] as const;
+export const REPORTED_FLAGS = [
+  "avx2",
+  "fma",
+  "avx512f",
+  "avx512_vnni",
+  "avx_vnni",
+  "avx512_bf16",
+  "amx_tile",
+  "amx_bf16",
+  "amx_int8",
+] as const;
 
 export interface Machine {
   cpu: string;

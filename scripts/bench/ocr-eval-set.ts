@@ -74,8 +74,16 @@ function tryRun(cmd: string, args: string[]): string {
   return r.status === 0 ? r.stdout : "";
 }
 
-interface Box { x0: number; y0: number; x1: number; y1: number }
-interface BLine extends Box { block: number; chars: number }
+interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+interface BLine extends Box {
+  block: number;
+  chars: number;
+}
 
 /** Lines of a page from `pdftotext -bbox-layout` (each with its block index), and the page width. */
 function bboxLines(pdf: string, page: number): { width: number; lines: BLine[] } {
@@ -86,7 +94,15 @@ function bboxLines(pdf: string, page: number): { width: number; lines: BLine[] }
   const attr = (s: string, k: string) => Number(new RegExp(`${k}="([-\\d.]+)"`).exec(s)?.[1] ?? 0);
   for (const m of xml.matchAll(/<(block|line) ([^>]*)>|<\/line>|<word [^>]*>([^<]*)<\/word>/g)) {
     if (m[1] === "block") block++;
-    else if (m[1] === "line") lines.push({ x0: attr(m[2]!, "xMin"), y0: attr(m[2]!, "yMin"), x1: attr(m[2]!, "xMax"), y1: attr(m[2]!, "yMax"), block, chars: 0 });
+    else if (m[1] === "line")
+      lines.push({
+        x0: attr(m[2]!, "xMin"),
+        y0: attr(m[2]!, "yMin"),
+        x1: attr(m[2]!, "xMax"),
+        y1: attr(m[2]!, "yMax"),
+        block,
+        chars: 0,
+      });
     else if (m[3] !== undefined && lines.length) lines.at(-1)!.chars += m[3].length;
   }
   return { width, lines };
@@ -101,11 +117,17 @@ function bboxLines(pdf: string, page: number): { width: number; lines: BLine[] }
 export function classify(pdf: string, page: number, text: string): LayoutClass {
   const chars = [...text.replace(/\s+/g, "")];
   const n = Math.max(1, chars.length);
-  if (chars.filter((c) => /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(c)).length > 0.2 * n) return "cjk";
+  if (
+    chars.filter((c) => /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(c)).length >
+    0.2 * n
+  )
+    return "cjk";
   const letters = chars.filter((c) => /\p{L}/u.test(c));
-  if (letters.filter((c) => !/\p{Script=Latin}/u.test(c)).length > 0.3 * Math.max(1, letters.length)) return "other-script";
+  if (letters.filter((c) => !/\p{Script=Latin}/u.test(c)).length > 0.3 * Math.max(1, letters.length))
+    return "other-script";
   const { width, lines } = bboxLines(pdf, page);
-  const sameRow = (a: Box, b: Box) => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0.5 * Math.min(a.y1 - a.y0, b.y1 - b.y0);
+  const sameRow = (a: Box, b: Box) =>
+    Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0.5 * Math.min(a.y1 - a.y0, b.y1 - b.y0);
   const apart = (a: Box, b: Box) => a.x1 < b.x0 || b.x1 < a.x0;
   // Rows: lines side by side (vertical overlap over half the smaller height, no horizontal overlap).
   const rowSize = lines.map((l) => 1 + lines.filter((o) => o !== l && sameRow(l, o) && apart(l, o)).length);
@@ -172,14 +194,24 @@ export function greyPng(w: number, h: number, px: Uint8Array, dpi: number): Buff
   const raw = Buffer.alloc((w + 1) * h);
   for (let y = 0; y < h; y++) raw.set(px.subarray(y * w, (y + 1) * w), y * (w + 1) + 1);
   const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([sig, chunk("IHDR", ihdr), chunk("pHYs", phys), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    sig,
+    chunk("IHDR", ihdr),
+    chunk("pHYs", phys),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /** 8-bit grey baseline JPEG of `quality` by libjpeg-turbo's cjpeg (Debian libjpeg-turbo-progs),
  * with the resolution written into its JFIF header (cjpeg writes none from a PGM). */
 export function greyJpeg(w: number, h: number, px: Uint8Array, dpi: number, quality: number): Buffer {
   const pgm = Buffer.concat([Buffer.from(`P5\n${w} ${h}\n255\n`), px]);
-  const r = spawnSync("cjpeg", ["-quality", String(quality), "-grayscale"], { input: pgm, maxBuffer: 1 << 30, timeout: 300_000 });
+  const r = spawnSync("cjpeg", ["-quality", String(quality), "-grayscale"], {
+    input: pgm,
+    maxBuffer: 1 << 30,
+    timeout: 300_000,
+  });
   if (r.status !== 0) throw new Error(`cjpeg (Debian libjpeg-turbo-progs) failed: ${r.error?.message ?? r.stderr}`);
   const jpg = Buffer.from(r.stdout);
   // APP0 "JFIF\0" right after SOI: version at 11-12, units at 13 (1 = dots per inch), densities at 14-17.
@@ -193,7 +225,16 @@ export function greyJpeg(w: number, h: number, px: Uint8Array, dpi: number, qual
 /** Rasterises a page in grey at `dpi`, turns it by `skewDeg` (bilinear, white outside), adds
  * Gaussian noise of standard deviation `sigma` grey levels, and writes a PNG, or a JPEG of
  * quality `jpeg` when given. */
-function degrade(pdf: string, page: number, dpi: number, skewDeg: number, sigma: number, seed: number, out: string, jpeg?: number) {
+function degrade(
+  pdf: string,
+  page: number,
+  dpi: number,
+  skewDeg: number,
+  sigma: number,
+  seed: number,
+  out: string,
+  jpeg?: number,
+) {
   const prefix = `${out}.tmp`;
   run("pdftoppm", ["-r", String(dpi), "-f", String(page), "-l", String(page), "-gray", "-singlefile", pdf, prefix]);
   const pgm = readFileSync(`${prefix}.pgm`);
@@ -216,7 +257,9 @@ function degrade(pdf: string, page: number, dpi: number, skewDeg: number, sigma:
       const fx = sx - x0;
       const fy = sy - y0;
       const at = (xx: number, yy: number) => (xx < 0 || yy < 0 || xx >= w || yy >= h ? 255 : src[yy * w + xx]!);
-      let v = (at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx) * (1 - fy) + (at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx) * fy;
+      let v =
+        (at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx) * (1 - fy) +
+        (at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx) * fy;
       // Box-Muller.
       v += sigma * Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
       dst[y * w + x] = Math.max(0, Math.min(255, Math.round(v)));
@@ -225,12 +268,23 @@ function degrade(pdf: string, page: number, dpi: number, skewDeg: number, sigma:
   writeFileSync(out, jpeg ? greyJpeg(w, h, dst, dpi, jpeg) : greyPng(w, h, dst, dpi));
 }
 
-interface PageFacts { reference: string; cls: LayoutClass; area: number; scan: boolean }
-interface FileFacts { invisibleText: boolean; pages: PageFacts[] }
+interface PageFacts {
+  reference: string;
+  cls: LayoutClass;
+  area: number;
+  scan: boolean;
+}
+interface FileFacts {
+  invisibleText: boolean;
+  pages: PageFacts[];
+}
 
 /** Whether any content of the PDF draws text in render mode 3 (invisible: an OCR layer). */
 function hasInvisibleText(pdf: string): boolean {
-  const r = spawnSync("qpdf", ["--qdf", "--object-streams=disable", pdf, "-"], { maxBuffer: 1 << 30, timeout: 300_000 });
+  const r = spawnSync("qpdf", ["--qdf", "--object-streams=disable", pdf, "-"], {
+    maxBuffer: 1 << 30,
+    timeout: 300_000,
+  });
   return /(^|[^\d.])3\s+Tr\b/m.test((r.stdout ?? Buffer.alloc(0)).toString("latin1"));
 }
 
@@ -241,7 +295,12 @@ function coveredByImage(pdf: string, page: number, area: number): boolean {
     .split("\n")
     .slice(2)
     .map((r) => r.trim().split(/\s+/))
-    .some((c) => c.length > 13 && c[2] === "image" && ((Number(c[3]) / Number(c[12])) * 72 * (Number(c[4]) / Number(c[13])) * 72) >= 0.8 * area);
+    .some(
+      (c) =>
+        c.length > 13 &&
+        c[2] === "image" &&
+        (Number(c[3]) / Number(c[12])) * 72 * (Number(c[4]) / Number(c[13])) * 72 >= 0.8 * area,
+    );
 }
 
 /** Why a page's text is no reference for what its image shows, or null. Test files of text
@@ -249,12 +308,14 @@ function coveredByImage(pdf: string, page: number, area: number): boolean {
  * scattered into letters. */
 function unfitReference(text: string): string | null {
   const chars = [...text.replace(/\s+/g, "")];
-  if (chars.filter((c) => /[\uFFFD\p{Cc}\p{Co}]/u.test(c)).length > 0.05 * chars.length) return "unreadable reference text";
+  if (chars.filter((c) => /[\uFFFD\p{Cc}\p{Co}]/u.test(c)).length > 0.05 * chars.length)
+    return "unreadable reference text";
   const counts = new Map<string, number>();
   for (const c of chars) if (/\p{L}/u.test(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
   if (Math.max(0, ...counts.values()) > 0.5 * chars.length) return "reference text one letter repeated";
   const words = text.split(/\s+/).filter((w) => /^\p{Script=Latin}+$/u.test(w));
-  if (words.length >= 50 && words.filter((w) => w.length <= 2).length > 0.7 * words.length) return "reference text scattered letters";
+  if (words.length >= 50 && words.filter((w) => w.length <= 2).length > 0.7 * words.length)
+    return "reference text scattered letters";
   return null;
 }
 
@@ -268,7 +329,10 @@ function trigrams(text: string): Set<string> {
 
 /** The whole OCR evaluation set over the evaluation set in `evalDir` (`cacheDir` keeps the images
  * and the per-page facts between runs). `skipped` counts the pages left out, by reason. */
-export function evalSet(evalDir: string, cacheDir: string): { pages: EvalPage[]; blankPages: string[]; skipped: Record<string, number> } {
+export function evalSet(
+  evalDir: string,
+  cacheDir: string,
+): { pages: EvalPage[]; blankPages: string[]; skipped: Record<string, number> } {
   mkdirSync(cacheDir, { recursive: true });
   const factsFile = join(cacheDir, "facts.json");
   // Keyed by the rules' version and the file's sha256: the facts change only with the rules.
@@ -279,7 +343,9 @@ export function evalSet(evalDir: string, cacheDir: string): { pages: EvalPage[];
   const skip = (why: string) => (skipped[why] = (skipped[why] ?? 0) + 1);
   const seenText = new Set<string>();
   const seenGrams = new Map<string, number[]>();
-  const files = evalFiles().filter((f) => f.pages >= 1).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const files = evalFiles()
+    .filter((f) => f.pages >= 1)
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const f of files) {
     const pdf = join(evalDir, "pdf", f.name);
     const key = `${FACTS_VERSION}:${f.sha256}`;
@@ -290,10 +356,18 @@ export function evalSet(evalDir: string, cacheDir: string): { pages: EvalPage[];
         invisibleText,
         pages: Array.from({ length: f.pages }, (_, i) => {
           const reference = texts[i] ?? "";
-          if (invisibleText || normalised(reference).length < MIN_REFERENCE_CHARS || unfitReference(reference)) return { reference, cls: "1-col", area: 0, scan: false };
-          const size = /<page width="([\d.]+)" height="([\d.]+)"/.exec(tryRun("pdftotext", ["-bbox", "-f", String(i + 1), "-l", String(i + 1), pdf, "-"]));
+          if (invisibleText || normalised(reference).length < MIN_REFERENCE_CHARS || unfitReference(reference))
+            return { reference, cls: "1-col", area: 0, scan: false };
+          const size = /<page width="([\d.]+)" height="([\d.]+)"/.exec(
+            tryRun("pdftotext", ["-bbox", "-f", String(i + 1), "-l", String(i + 1), pdf, "-"]),
+          );
           const area = size ? Number(size[1]) * Number(size[2]) : 0;
-          return { reference, cls: classify(pdf, i + 1, reference), area, scan: area > 0 && coveredByImage(pdf, i + 1, area) };
+          return {
+            reference,
+            cls: classify(pdf, i + 1, reference),
+            area,
+            scan: area > 0 && coveredByImage(pdf, i + 1, area),
+          };
         }),
       };
       writeFileSync(factsFile, JSON.stringify(facts));
@@ -344,7 +418,20 @@ export function evalSet(evalDir: string, cacheDir: string): { pages: EvalPage[];
         name: `${pageId}-300dpi.png`,
         variant: "300dpi",
         image: () => {
-          if (!existsSync(clean)) run("pdftoppm", ["-r", "300", "-f", String(page), "-l", String(page), "-gray", "-png", "-singlefile", pdf, clean.replace(/\.png$/, "")]);
+          if (!existsSync(clean))
+            run("pdftoppm", [
+              "-r",
+              "300",
+              "-f",
+              String(page),
+              "-l",
+              String(page),
+              "-gray",
+              "-png",
+              "-singlefile",
+              pdf,
+              clean.replace(/\.png$/, ""),
+            ]);
           return clean;
         },
       });
@@ -364,7 +451,8 @@ export function evalSet(evalDir: string, cacheDir: string): { pages: EvalPage[];
         name: `${pageId}-${variant}.${jpeg ? "jpg" : "png"}`,
         variant,
         image: () => {
-          if (!existsSync(file)) degrade(pdf, page, dpi, skew, sigma, h.readUInt32BE(8), file, jpeg ? JPEG_QUALITY : undefined);
+          if (!existsSync(file))
+            degrade(pdf, page, dpi, skew, sigma, h.readUInt32BE(8), file, jpeg ? JPEG_QUALITY : undefined);
           return file;
         },
       });
@@ -376,7 +464,8 @@ export function evalSet(evalDir: string, cacheDir: string): { pages: EvalPage[];
   const bySha = new Map(files.map((f) => [f.name, f.sha256]));
   for (const split of ["tune", "report"] as const) {
     const queues = new Map<string, EvalPage[]>();
-    for (const p of pages.filter((p) => p.split === split && p.cls !== "other-script")) queues.set(p.source, [...(queues.get(p.source) ?? []), p]);
+    for (const p of pages.filter((p) => p.split === split && p.cls !== "other-script"))
+      queues.set(p.source, [...(queues.get(p.source) ?? []), p]);
     for (const q of queues.values()) q.sort((a, b) => Buffer.compare(sha(a.name), sha(b.name)));
     const order = [...queues.keys()].sort((a, b) => (bySha.get(a)! < bySha.get(b)! ? -1 : 1));
     let taken = 0;

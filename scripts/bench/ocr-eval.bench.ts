@@ -25,7 +25,23 @@ import { bow, cer } from "./ocr.bench";
 import { evalDir, hasEvalSet } from "./eval-set";
 import { evalSet, type EvalPage } from "./ocr-eval-set";
 import { machine } from "./machine";
-import { balancedSplit, goalLine, interleaved, pathOf, runOurs, runTesseract, speedGoals, speedMethod, speedProcesses, speedTable, stats, workerConfig, otherEngineConfig, type PairRun, type SpeedPage } from "./ocr-speed";
+import {
+  balancedSplit,
+  goalLine,
+  interleaved,
+  pathOf,
+  runOurs,
+  runTesseract,
+  speedGoals,
+  speedMethod,
+  speedProcesses,
+  speedTable,
+  stats,
+  workerConfig,
+  otherEngineConfig,
+  type PairRun,
+  type SpeedPage,
+} from "./ocr-speed";
 import type { BenchContext, BenchSection } from "./run";
 
 /** A page misses when our CER is above this share of Tesseract's on the same image. */
@@ -47,7 +63,15 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.l
 export function scoreRow(p: EvalPage, ours: string, theirs: string): Row {
   const o = { cer: cer(p.reference, ours), bow: bow(p.reference, ours) };
   const t = { cer: cer(p.reference, theirs), bow: bow(p.reference, theirs) };
-  return { name: p.name, cls: p.cls, split: p.split, variant: p.variant, ours: o, tesseract: t, miss: o.cer > MISS_RATIO * t.cer };
+  return {
+    name: p.name,
+    cls: p.cls,
+    split: p.split,
+    variant: p.variant,
+    ours: o,
+    tesseract: t,
+    miss: o.cer > MISS_RATIO * t.cer,
+  };
 }
 
 /** Summary table: one row per group (mean CER and BoW of both engines, their ratio, misses). */
@@ -78,7 +102,12 @@ function rotationOf(pdf: string, page: number): number {
 
 export default async function (ctx: BenchContext): Promise<BenchSection> {
   const title = "OCR evaluation set: ours vs Tesseract 5 -l eng (judged on the report half)";
-  if (!hasEvalSet()) return { title, markdown: "Skipped: evaluation set missing: run scripts/fetch-eval.sh.", json: { skipped: "evaluation set missing" } };
+  if (!hasEvalSet())
+    return {
+      title,
+      markdown: "Skipped: evaluation set missing: run scripts/fetch-eval.sh.",
+      json: { skipped: "evaluation set missing" },
+    };
   const m = machine();
   const cache = join(ctx.outDir, "ocr-eval");
   mkdirSync(cache, { recursive: true });
@@ -109,8 +138,10 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       ])
     : null;
 
-  const jsonOf = (r: PairRun, file: string) => r.children!.flatMap((c: any) => c.results).find((x: any) => x.file === file)?.json;
-  const score = (ps: EvalPage[], ours: PairRun, tess: PairRun) => ps.map((p) => scoreRow(p, ours.texts.get(p.image()) ?? "", tess.texts.get(p.image()) ?? ""));
+  const jsonOf = (r: PairRun, file: string) =>
+    r.children!.flatMap((c: any) => c.results).find((x: any) => x.file === file)?.json;
+  const score = (ps: EvalPage[], ours: PairRun, tess: PairRun) =>
+    ps.map((p) => scoreRow(p, ours.texts.get(p.image()) ?? "", tess.texts.get(p.image()) ?? ""));
   const reportRows = score(report, rr[worker.key]![0]!, rr.tesseract![0]!);
   const tuneRows = tr ? score(tune, tr[worker.key]![0]!, tr.tesseract![0]!) : [];
   const ortRows = score(report, rr[ort.key]![0]!, rr.tesseract![0]!);
@@ -119,7 +150,12 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   writeFileSync(
     join(ctx.outDir, "ocr-eval-run.json"),
     JSON.stringify(
-      [...report.map((p, i) => ({ p, row: reportRows[i]!, ours: rr[worker.key]![0]!, tess: rr.tesseract![0]! })), ...(tr ? tune.map((p, i) => ({ p, row: tuneRows[i]!, ours: tr[worker.key]![0]!, tess: tr.tesseract![0]! })) : [])].map(({ p, row, ours, tess }) => ({
+      [
+        ...report.map((p, i) => ({ p, row: reportRows[i]!, ours: rr[worker.key]![0]!, tess: rr.tesseract![0]! })),
+        ...(tr
+          ? tune.map((p, i) => ({ p, row: tuneRows[i]!, ours: tr[worker.key]![0]!, tess: tr.tesseract![0]! }))
+          : []),
+      ].map(({ p, row, ours, tess }) => ({
         name: p.name,
         cls: p.cls,
         split: p.split,
@@ -141,13 +177,24 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const bf16 = m.bf16 && w.path.precision === "bfloat16" ? { label: w.path.label, s: w.s } : null;
 
   const meanCer = (rs: Row[], k: "ours" | "tesseract") => mean(rs.map((r) => r[k].cer));
-  const [rOurs, rTess, tOurs, tTess] = [meanCer(reportRows, "ours"), meanCer(reportRows, "tesseract"), meanCer(tuneRows, "ours"), meanCer(tuneRows, "tesseract")];
+  const [rOurs, rTess, tOurs, tTess] = [
+    meanCer(reportRows, "ours"),
+    meanCer(reportRows, "tesseract"),
+    meanCer(tuneRows, "ours"),
+    meanCer(tuneRows, "tesseract"),
+  ];
   const misses = reportRows.filter((r) => r.miss);
   const overPoint = reportRows.filter((r) => (r.ours.cer - r.tesseract.cer) * 100 > 1);
   const set = "report half";
   const pageList = (rs: Row[]) => rs.map((r) => `${r.name} (${pct(r.ours.cer)} vs ${pct(r.tesseract.cer)})`).join(", ");
   const md = [
-    `${ctx.full ? "Every page" : ctx.quick ? "The quick sample" : "The default sample"} of the OCR evaluation set (scripts/bench/ocr-eval-set.ts, on the evaluation set nobody tunes on of bench/README.md, "Evaluation sets"): ${report.length} images of the **report** half (judged) and ${tune.length} of the tune half (beside, never judged)${ctx.full ? "" : ` of ${all.length} images, chosen by hash before any result (\`bun run bench ocr-eval --full\` runs all)`}; every page with text of the born-digital PDFs at 300 dpi (reference: \`pdftotext\`), half of them again at 150 or 200 dpi, turned 0.5-2 degrees, with Gaussian noise, half of those as JPEG of quality 50; pages left out: ${Object.entries(skipped).map(([why, n]) => `${n} ${why}`).join(", ")}. Layout class by rule (ocr-eval-set.ts classify()); split of the source PDF (report: first byte of the sha256 of the file >= 128). CER in reading order and BoW as in the OCR section; a page **misses** when our CER > ${MISS_RATIO} x Tesseract's on the same image. Ours: the worker settings (${w.path.label} on this CPU).`,
+    `${ctx.full ? "Every page" : ctx.quick ? "The quick sample" : "The default sample"} of the OCR evaluation set (scripts/bench/ocr-eval-set.ts, on the evaluation set nobody tunes on of bench/README.md, "Evaluation sets"): ${report.length} images of the **report** half (judged) and ${tune.length} of the tune half (beside, never judged)${ctx.full ? "" : ` of ${all.length} images, chosen by hash before any result (\`bun run bench ocr-eval --full\` runs all)`}; every page with text of the born-digital PDFs at 300 dpi (reference: \`pdftotext\`), half of them again at 150 or 200 dpi, turned 0.5-2 degrees, with Gaussian noise, half of those as JPEG of quality 50; pages left out: ${Object.entries(
+      skipped,
+    )
+      .map(([why, n]) => `${n} ${why}`)
+      .join(
+        ", ",
+      )}. Layout class by rule (ocr-eval-set.ts classify()); split of the source PDF (report: first byte of the sha256 of the file >= 128). CER in reading order and BoW as in the OCR section; a page **misses** when our CER > ${MISS_RATIO} x Tesseract's on the same image. Ours: the worker settings (${w.path.label} on this CPU).`,
     "",
     ...summary(rows, (r) => r.split, "split"),
     "",
@@ -166,20 +213,45 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     ]),
     "",
     speedMethod(P, worker, rounds),
-    tuneT && tuneW ? `Tune half (${tune.length} pages, one round, beside): ours (worker settings) whole ${tuneW.wholePps.toFixed(2)} pages/s against Tesseract's ${tuneT.wholePps.toFixed(2)} (${(tuneW.wholePps / tuneT.wholePps).toFixed(2)}x), warm ${tuneW.warmPps.toFixed(2)} against ${tuneT.warmPps.toFixed(2)} (${(tuneW.warmPps / tuneT.warmPps).toFixed(2)}x); CPU s whole ${(tuneW.cpuWholeMs / 1000).toFixed(1)} against ${(tuneT.cpuWholeMs / 1000).toFixed(1)}.` : "",
+    tuneT && tuneW
+      ? `Tune half (${tune.length} pages, one round, beside): ours (worker settings) whole ${tuneW.wholePps.toFixed(2)} pages/s against Tesseract's ${tuneT.wholePps.toFixed(2)} (${(tuneW.wholePps / tuneT.wholePps).toFixed(2)}x), warm ${tuneW.warmPps.toFixed(2)} against ${tuneT.warmPps.toFixed(2)} (${(tuneW.warmPps / tuneT.warmPps).toFixed(2)}x); CPU s whole ${(tuneW.cpuWholeMs / 1000).toFixed(1)} against ${(tuneT.cpuWholeMs / 1000).toFixed(1)}.`
+      : "",
     `Machine: ${m.cpu}, ${m.flags.join(" ")}; ${m.bf16 ? "bfloat16 path: the worker settings' row; float32 path: OCR_OPENVINO=0." : "float32 path: both of our rows (default: ONNX Runtime's kernels; OCR_OPENVINO=1: OpenVINO); bfloat16 path: not measured on this CPU (no avx512_bf16/amx)."}`,
     "",
     "### Goals (report half)",
     "",
-    goalLine(`issue 18/40: mean CER <= 0.75x Tesseract's, ${set}`, rOurs <= MISS_RATIO * rTess, `${pct(rOurs)} vs ${pct(rTess)}: ${(rOurs / rTess).toFixed(2)}x over ${reportRows.length} pages (tune half, not judged: ${tuneRows.length ? `${pct(tOurs)} vs ${pct(tTess)}: ${(tOurs / tTess).toFixed(2)}x` : "no pages"})`),
-    goalLine(`every page: our CER <= 0.75x Tesseract's, ${set}`, misses.length === 0, misses.length ? `${misses.length} of ${reportRows.length} miss: ${pageList(misses)}` : `all ${reportRows.length} pages`),
-    goalLine(`issue 6: no page more than 1 point of CER worse than Tesseract, ${set}`, overPoint.length === 0, overPoint.length ? `${overPoint.length} of ${reportRows.length} over: ${pageList(overPoint)}` : `worst ${(Math.max(...reportRows.map((r) => r.ours.cer - r.tesseract.cer)) * 100).toFixed(2)} points`),
+    goalLine(
+      `issue 18/40: mean CER <= 0.75x Tesseract's, ${set}`,
+      rOurs <= MISS_RATIO * rTess,
+      `${pct(rOurs)} vs ${pct(rTess)}: ${(rOurs / rTess).toFixed(2)}x over ${reportRows.length} pages (tune half, not judged: ${tuneRows.length ? `${pct(tOurs)} vs ${pct(tTess)}: ${(tOurs / tTess).toFixed(2)}x` : "no pages"})`,
+    ),
+    goalLine(
+      `every page: our CER <= 0.75x Tesseract's, ${set}`,
+      misses.length === 0,
+      misses.length
+        ? `${misses.length} of ${reportRows.length} miss: ${pageList(misses)}`
+        : `all ${reportRows.length} pages`,
+    ),
+    goalLine(
+      `issue 6: no page more than 1 point of CER worse than Tesseract, ${set}`,
+      overPoint.length === 0,
+      overPoint.length
+        ? `${overPoint.length} of ${reportRows.length} over: ${pageList(overPoint)}`
+        : `worst ${(Math.max(...reportRows.map((r) => r.ours.cer - r.tesseract.cer)) * 100).toFixed(2)} points`,
+    ),
     ...speedGoals(m, tS, float32, bf16, set),
-    goalLine("issue 6/18: peak RSS of an OCR process under 1 GB", Math.max(w.s.maxRssKb, o.s.maxRssKb) < 1024 * 1024, `${(Math.max(w.s.maxRssKb, o.s.maxRssKb) / 1024).toFixed(0)} MB (every process of ours on the report half; Tesseract's largest ${(tS.maxRssKb / 1024).toFixed(0)} MB)`),
+    goalLine(
+      "issue 6/18: peak RSS of an OCR process under 1 GB",
+      Math.max(w.s.maxRssKb, o.s.maxRssKb) < 1024 * 1024,
+      `${(Math.max(w.s.maxRssKb, o.s.maxRssKb) / 1024).toFixed(0)} MB (every process of ours on the report half; Tesseract's largest ${(tS.maxRssKb / 1024).toFixed(0)} MB)`,
+    ),
     "",
     "| image | class | split | ours CER | Tesseract CER | ours BoW | Tesseract BoW | miss |",
     "|---|---|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.name} | ${r.cls} | ${r.split} | ${pct(r.ours.cer)} | ${pct(r.tesseract.cer)} | ${pct(r.ours.bow)} | ${pct(r.tesseract.bow)} | ${r.miss ? "**miss**" : ""} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.cls} | ${r.split} | ${pct(r.ours.cer)} | ${pct(r.tesseract.cer)} | ${pct(r.ours.bow)} | ${pct(r.tesseract.bow)} | ${r.miss ? "**miss**" : ""} |`,
+    ),
   ].join("\n");
   return {
     title,
@@ -190,9 +262,23 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       images: chosen.length,
       of: all.length,
       skipped,
-      report: { pages: report.length, oursCer: rOurs, tesseractCer: rTess, ortCer: meanCer(ortRows, "ours"), misses: misses.map((r) => r.name), overOnePoint: overPoint.map((r) => r.name) },
+      report: {
+        pages: report.length,
+        oursCer: rOurs,
+        tesseractCer: rTess,
+        ortCer: meanCer(ortRows, "ours"),
+        misses: misses.map((r) => r.name),
+        overOnePoint: overPoint.map((r) => r.name),
+      },
       tune: { pages: tune.length, oursCer: tOurs, tesseractCer: tTess },
-      speed: { processes: P, rounds, worker: { ...w.s, path: w.path }, workerOrt: { ...o.s, path: o.path }, tesseract: tS, tune: tuneT && tuneW ? { worker: tuneW, tesseract: tuneT } : null },
+      speed: {
+        processes: P,
+        rounds,
+        worker: { ...w.s, path: w.path },
+        workerOrt: { ...o.s, path: o.path },
+        tesseract: tS,
+        tune: tuneT && tuneW ? { worker: tuneW, tesseract: tuneT } : null,
+      },
       rows,
     },
   };

@@ -44,7 +44,8 @@ export function langCer(lang: string, ref: string, hyp: string): number {
   let cur = new Array<number>(h.length + 1);
   for (let i = 1; i <= r.length; i++) {
     cur[0] = i;
-    for (let j = 1; j <= h.length; j++) cur[j] = Math.min(prev[j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1), prev[j]! + 1, cur[j - 1]! + 1);
+    for (let j = 1; j <= h.length; j++)
+      cur[j] = Math.min(prev[j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1), prev[j]! + 1, cur[j - 1]! + 1);
     [prev, cur] = [cur, prev];
   }
   return prev[h.length]! / Math.max(1, r.length);
@@ -76,15 +77,26 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   // Time and texts: per language, ours and Tesseract in turn, whole process each.
   const worker = workerConfig(ctx.outDir);
   const T = worker.threads;
-  const byLang = [...new Set(pages.map((p) => p.lang))].map((lang) => ({ lang, pages: pages.filter((p) => p.lang === lang) }));
-  const timing: { lang: string; pages: number; ours: { ms: number; cpuMs: number; rssKb: number }; tess: { ms: number; cpuMs: number; rssKb: number } }[] = [];
+  const byLang = [...new Set(pages.map((p) => p.lang))].map((lang) => ({
+    lang,
+    pages: pages.filter((p) => p.lang === lang),
+  }));
+  const timing: {
+    lang: string;
+    pages: number;
+    ours: { ms: number; cpuMs: number; rssKb: number };
+    tess: { ms: number; cpuMs: number; rssKb: number };
+  }[] = [];
   const oursText = new Map<string, string>();
   const oursEngine = new Map<string, string>();
   const tessText = new Map<string, string>();
   for (const [i, g] of byLang.entries()) {
     console.error(`bench:   ${g.lang}`);
     const files = g.pages.map((p) => p.png);
-    const runOursLang = () => runOurs(ctx.root, [files.map((file) => ({ file, turned: false }))], worker, { languages: [files.map(() => [g.lang])] });
+    const runOursLang = () =>
+      runOurs(ctx.root, [files.map((file) => ({ file, turned: false }))], worker, {
+        languages: [files.map(() => [g.lang])],
+      });
     const runTess = () => tesseractList(files, g.lang, T, join(dir, `list-${g.lang}.txt`));
     let o: PairRun;
     let t: Awaited<ReturnType<typeof runTess>>;
@@ -101,14 +113,23 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       tessText.set(p.png, t.texts[j]!);
     });
     const s = o.slots[0]!;
-    timing.push({ lang: g.lang, pages: files.length, ours: { ms: s.wallMs, cpuMs: s.cpuMs, rssKb: s.maxRssKb }, tess: { ms: t.wallMs, cpuMs: t.cpuMs, rssKb: t.maxRssKb } });
+    timing.push({
+      lang: g.lang,
+      pages: files.length,
+      ours: { ms: s.wallMs, cpuMs: s.cpuMs, rssKb: s.maxRssKb },
+      tess: { ms: t.wallMs, cpuMs: t.cpuMs, rssKb: t.maxRssKb },
+    });
   }
 
   // Text layer and peak RSS: one process of ours over every page, each with its language.
   const pdfDir = join(dir, "searchable");
   mkdirSync(pdfDir, { recursive: true });
   console.error("bench:   every language in one process (searchable PDFs)");
-  const all = await runOurs(ctx.root, [pages.map((p) => ({ file: p.png, turned: false }))], worker, { output: "searchable_pdf", keepDir: pdfDir, languages: [pages.map((p) => [p.lang])] });
+  const all = await runOurs(ctx.root, [pages.map((p) => ({ file: p.png, turned: false }))], worker, {
+    output: "searchable_pdf",
+    keepDir: pdfDir,
+    languages: [pages.map((p) => [p.lang])],
+  });
   const allRssKb = all.slots[0]!.maxRssKb;
 
   const rows = pages.map((p, i) => {
@@ -120,32 +141,54 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     const pdf = join(pdfDir, basename(p.png));
     const layer = spawnSync("pdftotext", [pdf, "-"], { encoding: "utf8" }).stdout;
     const layerRaw = spawnSync("pdftotext", ["-raw", pdf, "-"], { encoding: "utf8" }).stdout;
-    const lines = (s: string) => s.split("\n").map((l) => l.replace(/\s+/g, " ").trim()).filter(Boolean);
+    const lines = (s: string) =>
+      s
+        .split("\n")
+        .map((l) => l.replace(/\s+/g, " ").trim())
+        .filter(Boolean);
     const same = (a: string, b: string) => JSON.stringify(lines(a)) === JSON.stringify(lines(b));
     // Both readings: -raw (the layer's own order, character for character) and the default
     // mode, which joins a line ending in a hyphen to the next line without the hyphen
     // (poppler's TextLine "hyphenated": any PDF's text, ours or Tesseract's, is read so).
     const layerIsJson = same(layerRaw, json) && same(layer, pdftotextDehyphenated(json));
-    return { page: p.name, lang: p.lang, engine: oursEngine.get(p.png)!, oursCer: langCer(p.lang, p.text, ours), tessCer: langCer(p.lang, p.text, tess), layerIsJson };
+    return {
+      page: p.name,
+      lang: p.lang,
+      engine: oursEngine.get(p.png)!,
+      oursCer: langCer(p.lang, p.text, ours),
+      tessCer: langCer(p.lang, p.text, tess),
+      layerIsJson,
+    };
   });
   const misses = rows.filter((r) => r.oursCer > r.tessCer);
   const overPoint = rows.filter((r) => (r.oursCer - r.tessCer) * 100 > 1);
   const mean = (k: "oursCer" | "tessCer") => rows.reduce((a, r) => a + r[k], 0) / Math.max(1, rows.length);
   const sum = (f: (t: (typeof timing)[number]) => number) => timing.reduce((a, t) => a + f(t), 0);
-  const [oursMs, tessMs, oursCpu, tessCpu] = [sum((t) => t.ours.ms), sum((t) => t.tess.ms), sum((t) => t.ours.cpuMs), sum((t) => t.tess.cpuMs)];
+  const [oursMs, tessMs, oursCpu, tessCpu] = [
+    sum((t) => t.ours.ms),
+    sum((t) => t.tess.ms),
+    sum((t) => t.ours.cpuMs),
+    sum((t) => t.tess.cpuMs),
+  ];
   const oursRssKb = Math.max(allRssKb, ...timing.map((t) => t.ours.rssKb));
   const maxTessRss = Math.max(...timing.map((t) => t.tess.rssKb));
   const set = "development pages (the recognisers were chosen on them)";
   const table = [
     "| page | language | our model | ours CER | Tesseract CER | ratio | pdftotext of our layer = JSON |",
     "|---|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.page} | ${r.lang} | ${r.engine} | ${pct(r.oursCer)} | ${pct(r.tessCer)} | ${r.tessCer > 0 ? (r.oursCer / r.tessCer).toFixed(2) : r.oursCer > 0 ? "inf" : "-"} | ${r.layerIsJson ? "yes" : "**no**"} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.page} | ${r.lang} | ${r.engine} | ${pct(r.oursCer)} | ${pct(r.tessCer)} | ${r.tessCer > 0 ? (r.oursCer / r.tessCer).toFixed(2) : r.oursCer > 0 ? "inf" : "-"} | ${r.layerIsJson ? "yes" : "**no**"} |`,
+    ),
     `| **mean** | | | ${pct(mean("oursCer"))} | ${pct(mean("tessCer"))} | ${(mean("oursCer") / Math.max(1e-9, mean("tessCer"))).toFixed(2)} | |`,
   ].join("\n");
   const timeTable = [
     "| language | pages | ours whole s | ours CPU s | Tesseract whole s | Tesseract CPU s | ours / Tesseract (wall) |",
     "|---|---|---|---|---|---|---|",
-    ...timing.map((t) => `| ${t.lang} | ${t.pages} | ${s2(t.ours.ms)} | ${s2(t.ours.cpuMs)} | ${s2(t.tess.ms)} | ${s2(t.tess.cpuMs)} | ${(t.ours.ms / t.tess.ms).toFixed(2)} |`),
+    ...timing.map(
+      (t) =>
+        `| ${t.lang} | ${t.pages} | ${s2(t.ours.ms)} | ${s2(t.ours.cpuMs)} | ${s2(t.tess.ms)} | ${s2(t.tess.cpuMs)} | ${(t.ours.ms / t.tess.ms).toFixed(2)} |`,
+    ),
     `| **all** | ${pages.length} | **${s2(oursMs)}** | **${s2(oursCpu)}** | **${s2(tessMs)}** | **${s2(tessCpu)}** | **${(oursMs / tessMs).toFixed(2)}** |`,
   ].join("\n");
   const markdown = [
@@ -161,14 +204,53 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "",
     "### Goals",
     "",
-    goalLine(`issue 18 item 3: CER no worse than Tesseract's on every page, ${set}`, misses.length === 0, misses.length ? `worse on ${misses.length} of ${rows.length}: ${misses.map((r) => `${r.page} (${pct(r.oursCer)} vs ${pct(r.tessCer)})`).join(", ")}` : `no page worse (${rows.length} pages)`),
-    goalLine(`issue 40 item 7: no language worse than Tesseract by more than 1 point of CER, ${set}`, overPoint.length === 0, overPoint.length ? `over 1 point: ${overPoint.map((r) => `${r.page} (${pct(r.oursCer)} vs ${pct(r.tessCer)})`).join(", ")}` : `worst ${(Math.max(...rows.map((r) => r.oursCer - r.tessCer)) * 100).toFixed(2)} points`),
-    goalLine("issue 18 item 4: pdftotext of our searchable PDF gives the JSON text, every page", rows.every((r) => r.layerIsJson), `${rows.filter((r) => r.layerIsJson).length} of ${rows.length}${rows.some((r) => !r.layerIsJson) ? `; not: ${rows.filter((r) => !r.layerIsJson).map((r) => r.page).join(", ")}` : ""}`),
-    goalLine("issue 18: peak worker RSS under 1 GB with the languages loaded", oursRssKb < 1024 * 1024, `${(oursRssKb / 1024).toFixed(0)} MB (the process that loaded every recogniser: ${(allRssKb / 1024).toFixed(0)} MB)`),
+    goalLine(
+      `issue 18 item 3: CER no worse than Tesseract's on every page, ${set}`,
+      misses.length === 0,
+      misses.length
+        ? `worse on ${misses.length} of ${rows.length}: ${misses.map((r) => `${r.page} (${pct(r.oursCer)} vs ${pct(r.tessCer)})`).join(", ")}`
+        : `no page worse (${rows.length} pages)`,
+    ),
+    goalLine(
+      `issue 40 item 7: no language worse than Tesseract by more than 1 point of CER, ${set}`,
+      overPoint.length === 0,
+      overPoint.length
+        ? `over 1 point: ${overPoint.map((r) => `${r.page} (${pct(r.oursCer)} vs ${pct(r.tessCer)})`).join(", ")}`
+        : `worst ${(Math.max(...rows.map((r) => r.oursCer - r.tessCer)) * 100).toFixed(2)} points`,
+    ),
+    goalLine(
+      "issue 18 item 4: pdftotext of our searchable PDF gives the JSON text, every page",
+      rows.every((r) => r.layerIsJson),
+      `${rows.filter((r) => r.layerIsJson).length} of ${rows.length}${
+        rows.some((r) => !r.layerIsJson)
+          ? `; not: ${rows
+              .filter((r) => !r.layerIsJson)
+              .map((r) => r.page)
+              .join(", ")}`
+          : ""
+      }`,
+    ),
+    goalLine(
+      "issue 18: peak worker RSS under 1 GB with the languages loaded",
+      oursRssKb < 1024 * 1024,
+      `${(oursRssKb / 1024).toFixed(0)} MB (the process that loaded every recogniser: ${(allRssKb / 1024).toFixed(0)} MB)`,
+    ),
   ].join("\n");
   return {
     title: "OCR languages: ours vs Tesseract traineddata (issues 18, 40; development pages)",
     markdown,
-    json: { set: "development", threads: T, rows, timing, total: { oursMs, tessMs, oursCpuMs: oursCpu, tessCpuMs: tessCpu }, maxRssKb: oursRssKb, allLanguagesRssKb: allRssKb, tesseractMaxRssKb: maxTessRss, misses: misses.map((r) => r.page), overOnePoint: overPoint.map((r) => r.page), layerNotJson: rows.filter((r) => !r.layerIsJson).map((r) => r.page) },
+    json: {
+      set: "development",
+      threads: T,
+      rows,
+      timing,
+      total: { oursMs, tessMs, oursCpuMs: oursCpu, tessCpuMs: tessCpu },
+      maxRssKb: oursRssKb,
+      allLanguagesRssKb: allRssKb,
+      tesseractMaxRssKb: maxTessRss,
+      misses: misses.map((r) => r.page),
+      overOnePoint: overPoint.map((r) => r.page),
+      layerNotJson: rows.filter((r) => !r.layerIsJson).map((r) => r.page),
+    },
   };
 }

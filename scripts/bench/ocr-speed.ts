@@ -70,11 +70,19 @@ function childOf(pid: number): number {
 
 /** Spawns `cmd` (through /usr/bin/time, for its peak RSS), timing it whole and by the page marks
  * `pageMark` finds on its stderr. Marks are stamped when their chunk arrives here. */
-export async function timedProcess(cmd: string[], env: Record<string, string | undefined>, pageMark: RegExp): Promise<Timed> {
+export async function timedProcess(
+  cmd: string[],
+  env: Record<string, string | undefined>,
+  pageMark: RegExp,
+): Promise<Timed> {
   const dir = mkdtempSync(join(tmpdir(), "ocr-bench-time-"));
   const timeOut = join(dir, "time");
   const t0 = performance.now();
-  const p = Bun.spawn(["/usr/bin/time", "-o", timeOut, "-f", "%M", ...cmd], { env: env as Record<string, string>, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["/usr/bin/time", "-o", timeOut, "-f", "%M", ...cmd], {
+    env: env as Record<string, string>,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const marks: number[] = [];
   let loadCpuMs = NaN;
   let stderr = "";
@@ -95,14 +103,28 @@ export async function timedProcess(cmd: string[], env: Record<string, string | u
       }
     }
   })();
-  const [stdout, end] = await Promise.all([new Response(p.stdout).text(), p.exited.then(() => performance.now() - t0), readErr]);
+  const [stdout, end] = await Promise.all([
+    new Response(p.stdout).text(),
+    p.exited.then(() => performance.now() - t0),
+    readErr,
+  ]);
   const ru = p.resourceUsage();
   // /usr/bin/time's own CPU (a few ms) counts in; its exit code is the command's.
   const cpuMs = ru ? Number(ru.cpuTime.user + ru.cpuTime.system) / 1000 : NaN;
   const maxRssKb = Number(readFileSync(timeOut, "utf8").trim().split("\n").at(-1));
   rmSync(dir, { recursive: true, force: true });
   const pageMs = marks.map((m, i) => (marks[i + 1] ?? end) - m);
-  return { wallMs: end, loadMs: marks[0] ?? end, pageMs, cpuMs, loadCpuMs: marks.length ? loadCpuMs : cpuMs, maxRssKb, stdout, stderr, code: p.exitCode ?? -1 };
+  return {
+    wallMs: end,
+    loadMs: marks[0] ?? end,
+    pageMs,
+    cpuMs,
+    loadCpuMs: marks.length ? loadCpuMs : cpuMs,
+    maxRssKb,
+    stdout,
+    stderr,
+    code: p.exitCode ?? -1,
+  };
 }
 
 /** Width x height of a PNG or JPEG (file size for anything else): the weight of a page. */
@@ -113,7 +135,8 @@ export function imagePixels(path: string): number {
     let i = 2;
     while (i + 9 < b.length && b[i] === 0xff) {
       const m = b[i + 1]!;
-      if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc) return b.readUInt16BE(i + 5) * b.readUInt16BE(i + 7);
+      if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc)
+        return b.readUInt16BE(i + 5) * b.readUInt16BE(i + 7);
       i += 2 + b.readUInt16BE(i + 2);
     }
   }
@@ -150,7 +173,15 @@ export interface SlotTiming extends ProcTiming {
 
 function slotOf(runs: ProcTiming[]): SlotTiming {
   const sum = (k: "wallMs" | "loadMs" | "cpuMs" | "loadCpuMs") => runs.reduce((a, r) => a + r[k], 0);
-  return { wallMs: sum("wallMs"), loadMs: sum("loadMs"), pageMs: runs.flatMap((r) => r.pageMs), cpuMs: sum("cpuMs"), loadCpuMs: sum("loadCpuMs"), maxRssKb: Math.max(...runs.map((r) => r.maxRssKb)), processes: runs.length };
+  return {
+    wallMs: sum("wallMs"),
+    loadMs: sum("loadMs"),
+    pageMs: runs.flatMap((r) => r.pageMs),
+    cpuMs: sum("cpuMs"),
+    loadCpuMs: sum("loadCpuMs"),
+    maxRssKb: Math.max(...runs.map((r) => r.maxRssKb)),
+    processes: runs.length,
+  };
 }
 
 /** One run of one side: every slot at once. */
@@ -179,8 +210,19 @@ export interface OursConfig {
  * the cores, each with ocrThreads() intra-op threads, every model run under the machine-wide
  * lock unless OCR_MACHINE_LOCK=0, OpenVINO where the CPU has bfloat16 (OCR_OPENVINO unset). The bench's
  * lock file is its own (bench/out), so that a service running on the machine does not share it. */
-export function workerConfig(outDir: string, key = "worker", label = "worker settings", env: Record<string, string | undefined> = { OCR_OPENVINO: undefined }): OursConfig {
-  return { key, label, threads: ocrThreads(), machineLock: config.ocrMachineLock ? join(outDir, "ocr-machine.lock") : undefined, env };
+export function workerConfig(
+  outDir: string,
+  key = "worker",
+  label = "worker settings",
+  env: Record<string, string | undefined> = { OCR_OPENVINO: undefined },
+): OursConfig {
+  return {
+    key,
+    label,
+    threads: ocrThreads(),
+    machineLock: config.ocrMachineLock ? join(outDir, "ocr-machine.lock") : undefined,
+    env,
+  };
 }
 
 /** The worker settings on the engine this CPU does not run by default: ONNX Runtime's kernels
@@ -208,13 +250,35 @@ function envWith(changes: Record<string, string | undefined>): Record<string, st
 }
 
 /** Ours: one child process (ocr-child.ts) per slot, all at once. */
-export async function runOurs(root: string, slots: SpeedPage[][], c: OursConfig, job: { output?: "blocks" | "searchable_pdf"; withPages?: boolean; keepDir?: string; languages?: (string[] | null)[][] } = {}): Promise<PairRun> {
+export async function runOurs(
+  root: string,
+  slots: SpeedPage[][],
+  c: OursConfig,
+  job: {
+    output?: "blocks" | "searchable_pdf";
+    withPages?: boolean;
+    keepDir?: string;
+    languages?: (string[] | null)[][];
+  } = {},
+): Promise<PairRun> {
   const t0 = performance.now();
   const env = envWith(c.env);
   const runs = await Promise.all(
     slots.map(async (pages, k) => {
-      const spec = { threads: c.threads, machineLock: c.machineLock, output: job.output ?? "blocks", files: pages.map((p) => p.file), withPages: job.withPages, keepDir: job.keepDir, languages: job.languages?.[k] };
-      const r = await timedProcess(["bun", join(root, "scripts/bench/ocr-child.ts"), JSON.stringify(spec)], env, /^ocr-child: page \d+$/);
+      const spec = {
+        threads: c.threads,
+        machineLock: c.machineLock,
+        output: job.output ?? "blocks",
+        files: pages.map((p) => p.file),
+        withPages: job.withPages,
+        keepDir: job.keepDir,
+        languages: job.languages?.[k],
+      };
+      const r = await timedProcess(
+        ["bun", join(root, "scripts/bench/ocr-child.ts"), JSON.stringify(spec)],
+        env,
+        /^ocr-child: page \d+$/,
+      );
       if (r.code !== 0) throw new Error(`ocr child failed (${r.code}): ${r.stderr.slice(-2000)}`);
       return { r, child: JSON.parse(r.stdout.trim().split("\n").at(-1)!) };
     }),
@@ -226,12 +290,25 @@ export async function runOurs(root: string, slots: SpeedPage[][], c: OursConfig,
 }
 
 /** Tesseract in list mode on `pages` (one process), `-l lang`, `threads` OpenMP threads. */
-export async function tesseractList(pages: string[], lang: string, threads: number, listFile: string, extra: string[] = []): Promise<Timed & { texts: string[] }> {
+export async function tesseractList(
+  pages: string[],
+  lang: string,
+  threads: number,
+  listFile: string,
+  extra: string[] = [],
+): Promise<Timed & { texts: string[] }> {
   writeFileSync(listFile, pages.join("\n") + "\n");
-  const r = await timedProcess(["tesseract", listFile, "stdout", "-l", lang, ...extra], { ...process.env, OMP_THREAD_LIMIT: String(threads) }, /^Page \d+ : /);
+  const r = await timedProcess(
+    ["tesseract", listFile, "stdout", "-l", lang, ...extra],
+    { ...process.env, OMP_THREAD_LIMIT: String(threads) },
+    /^Page \d+ : /,
+  );
   if (r.code !== 0) throw new Error(`tesseract ${listFile} failed (${r.code}): ${r.stderr.slice(-2000)}`);
   const texts = r.stdout.split("\f");
-  if (texts.length !== pages.length || r.pageMs.length !== pages.length) throw new Error(`tesseract ${listFile}: ${texts.length} texts and ${r.pageMs.length} page marks for ${pages.length} pages`);
+  if (texts.length !== pages.length || r.pageMs.length !== pages.length)
+    throw new Error(
+      `tesseract ${listFile}: ${texts.length} texts and ${r.pageMs.length} page marks for ${pages.length} pages`,
+    );
   return { ...r, texts };
 }
 
@@ -245,7 +322,13 @@ export async function runTesseract(outDir: string, slots: SpeedPage[][], lang = 
       for (const turned of [false, true]) {
         const files = pages.filter((p) => p.turned === turned).map((p) => p.file);
         if (!files.length) continue;
-        const r = await tesseractList(files, lang, 1, join(outDir, `tesseract-list-${process.pid}-${k}-${turned ? "osd" : "plain"}.txt`), turned ? ["--psm", "1"] : []);
+        const r = await tesseractList(
+          files,
+          lang,
+          1,
+          join(outDir, `tesseract-list-${process.pid}-${k}-${turned ? "osd" : "plain"}.txt`),
+          turned ? ["--psm", "1"] : [],
+        );
         procs.push({ ...r, files });
       }
       return procs;
@@ -259,7 +342,10 @@ export async function runTesseract(outDir: string, slots: SpeedPage[][], lang = 
 
 /** Runs `sides` in `rounds` rounds, alternating their order (forwards, then backwards), so that
  * drift in the machine's speed falls on every side alike. */
-export async function interleaved(rounds: number, sides: { key: string; run: () => Promise<PairRun> }[]): Promise<Record<string, PairRun[]>> {
+export async function interleaved(
+  rounds: number,
+  sides: { key: string; run: () => Promise<PairRun> }[],
+): Promise<Record<string, PairRun[]>> {
   const out: Record<string, PairRun[]> = Object.fromEntries(sides.map((s) => [s.key, []]));
   for (let r = 0; r < rounds; r++) {
     for (const s of r % 2 ? [...sides].reverse() : sides) {
@@ -315,10 +401,18 @@ export function stats(runs: PairRun[], pages: number): SideStats {
 
 /** What a run of ours computed in: the runtime its children loaded and the precision that runtime
  * uses on this CPU. */
-export function pathOf(run: PairRun, m: Machine): { runtime: string; precision: "float32" | "bfloat16"; label: string } {
+export function pathOf(
+  run: PairRun,
+  m: Machine,
+): { runtime: string; precision: "float32" | "bfloat16"; label: string } {
   const runtime = run.children?.[0]?.runtime ?? "unknown";
   const precision = runtime === "openvino" && m.bf16 ? "bfloat16" : "float32";
-  const label = runtime === "openvino" ? `OpenVINO, ${precision}` : runtime === "onnxruntime" ? "ONNX Runtime CPU kernels, float32" : runtime;
+  const label =
+    runtime === "openvino"
+      ? `OpenVINO, ${precision}`
+      : runtime === "onnxruntime"
+        ? "ONNX Runtime CPU kernels, float32"
+        : runtime;
   return { runtime, precision, label };
 }
 
@@ -350,10 +444,20 @@ export function goalLine(goal: string, met: boolean | null, figure: string): str
 /** Goal lines for the speed goals of issues 6, 18 and 40, from one run's figures. `float32` is
  * the side that computed in float32 (on a CPU without bfloat16: the worker settings' default),
  * `bf16` the one that computed in bfloat16, null when this CPU cannot. */
-export function speedGoals(m: Machine, t: SideStats, float32: { label: string; s: SideStats }, bf16: { label: string; s: SideStats } | null, set: string): string[] {
+export function speedGoals(
+  m: Machine,
+  t: SideStats,
+  float32: { label: string; s: SideStats },
+  bf16: { label: string; s: SideStats } | null,
+  set: string,
+): string[] {
   const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-  const both = (s: SideStats, min: number) => ({ whole: s.wholePps / t.wholePps >= min, warm: s.warmPps / t.warmPps >= min });
-  const fig = (s: SideStats) => `whole process ${x(s.wholePps, t.wholePps)} (${s.wholePps.toFixed(2)} vs ${t.wholePps.toFixed(2)} pages/s), warm ${x(s.warmPps, t.warmPps)} (${s.warmPps.toFixed(2)} vs ${t.warmPps.toFixed(2)} pages/s)`;
+  const both = (s: SideStats, min: number) => ({
+    whole: s.wholePps / t.wholePps >= min,
+    warm: s.warmPps / t.warmPps >= min,
+  });
+  const fig = (s: SideStats) =>
+    `whole process ${x(s.wholePps, t.wholePps)} (${s.wholePps.toFixed(2)} vs ${t.wholePps.toFixed(2)} pages/s), warm ${x(s.warmPps, t.warmPps)} (${s.warmPps.toFixed(2)} vs ${t.warmPps.toFixed(2)} pages/s)`;
   const lines: string[] = [];
   for (const [name, min] of [
     ["issue 18 floor: pages/s >= 1.5x Tesseract's", 1.5],
@@ -361,7 +465,13 @@ export function speedGoals(m: Machine, t: SideStats, float32: { label: string; s
     ["issue 6 (replaced by issue 18's 2x): pages/s >= 3x Tesseract's", 3],
   ] as const) {
     const b = both(float32.s, min);
-    lines.push(goalLine(`${name}, ${set}, float32 path (${float32.label}), both whole process and warm`, b.whole && b.warm, `${fig(float32.s)}${b.whole !== b.warm ? ` (${b.whole ? "whole met, warm missed" : "warm met, whole missed"})` : ""}`));
+    lines.push(
+      goalLine(
+        `${name}, ${set}, float32 path (${float32.label}), both whole process and warm`,
+        b.whole && b.warm,
+        `${fig(float32.s)}${b.whole !== b.warm ? ` (${b.whole ? "whole met, warm missed" : "warm met, whole missed"})` : ""}`,
+      ),
+    );
   }
   const avx2 = m.flags.includes("avx2");
   const b40 = both(float32.s, 1.5);
@@ -369,13 +479,23 @@ export function speedGoals(m: Machine, t: SideStats, float32: { label: string; s
     goalLine(
       `issue 40: pages/s >= 1.5x Tesseract's on an AVX2 CPU without bfloat16, in float32, ${set}`,
       avx2 ? b40.whole && b40.warm : null,
-      avx2 ? `${fig(float32.s)}${b40.whole !== b40.warm ? ` (${b40.whole ? "whole met, warm missed" : "warm met, whole missed"})` : ""} (${float32.label}; this CPU: ${m.flags.join(" ")}${m.bf16 ? ", which has bfloat16: the float32 figure is ONNX Runtime's kernels (OCR_OPENVINO=0)" : ", no bfloat16"})` : "this CPU has no AVX2",
+      avx2
+        ? `${fig(float32.s)}${b40.whole !== b40.warm ? ` (${b40.whole ? "whole met, warm missed" : "warm met, whole missed"})` : ""} (${float32.label}; this CPU: ${m.flags.join(" ")}${m.bf16 ? ", which has bfloat16: the float32 figure is ONNX Runtime's kernels (OCR_OPENVINO=0)" : ", no bfloat16"})`
+        : "this CPU has no AVX2",
     ),
   );
   lines.push(
     bf16
-      ? goalLine(`bfloat16 path (${bf16.label}) against issue 18's 2x, ${set}`, both(bf16.s, 2).whole && both(bf16.s, 2).warm, fig(bf16.s))
-      : goalLine(`bfloat16 path against issue 18's 2x, ${set}`, null, "bfloat16 path: not measured on this CPU (no avx512_bf16/amx)"),
+      ? goalLine(
+          `bfloat16 path (${bf16.label}) against issue 18's 2x, ${set}`,
+          both(bf16.s, 2).whole && both(bf16.s, 2).warm,
+          fig(bf16.s),
+        )
+      : goalLine(
+          `bfloat16 path against issue 18's 2x, ${set}`,
+          null,
+          "bfloat16 path: not measured on this CPU (no avx512_bf16/amx)",
+        ),
   );
   return lines;
 }

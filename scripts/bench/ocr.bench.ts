@@ -25,7 +25,23 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { machine } from "./machine";
 import { compareSearchable, ensureOcrmypdf, QUICK_SCANS, type ScanResult, scannedPdfs } from "./ocrmypdf-compare";
-import { goalLine, interleaved, pathOf, type PairRun, runOurs, runTesseract, balancedSplit, speedGoals, speedMethod, speedProcesses, speedTable, stats, workerConfig, otherEngineConfig, type OursConfig } from "./ocr-speed";
+import {
+  goalLine,
+  interleaved,
+  pathOf,
+  type PairRun,
+  runOurs,
+  runTesseract,
+  balancedSplit,
+  speedGoals,
+  speedMethod,
+  speedProcesses,
+  speedTable,
+  stats,
+  workerConfig,
+  otherEngineConfig,
+  type OursConfig,
+} from "./ocr-speed";
 import type { BenchContext, BenchSection } from "./run";
 
 const pages = [
@@ -76,14 +92,18 @@ export function cer(ref: string, hyp: string, strict = false): number {
 
 export function bow(ref: string, hyp: string): number {
   hyp = caseMatched(ref, hyp);
-  const words = (s: string) => s.split(/\s+/).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "")).filter(Boolean);
+  const words = (s: string) =>
+    s
+      .split(/\s+/)
+      .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ""))
+      .filter(Boolean);
   const r = words(ref);
   const h = new Map<string, number>();
   for (const w of words(hyp)) h.set(w, (h.get(w) ?? 0) + 1);
   let matched = 0;
   for (const w of r) {
     const n = h.get(w) ?? 0;
-    if (n > 0) (matched++, h.set(w, n - 1));
+    if (n > 0) matched++, h.set(w, n - 1);
   }
   return 1 - matched / Math.max(1, r.length);
 }
@@ -99,12 +119,18 @@ const s2 = (ms: number) => (ms / 1000).toFixed(2);
 /** Mean warm time of each page over the runs of one side (the slots' page times in slot order). */
 export function pageTimes(runs: PairRun[], slots: { file: string }[][]): Map<string, number> {
   const sum = new Map<string, number[]>();
-  for (const r of runs) r.slots.forEach((s, k) => slots[k]!.forEach((p, j) => sum.set(p.file, [...(sum.get(p.file) ?? []), s.pageMs[j]!])));
+  for (const r of runs)
+    r.slots.forEach((s, k) => slots[k]!.forEach((p, j) => sum.set(p.file, [...(sum.get(p.file) ?? []), s.pageMs[j]!])));
   return new Map([...sum].map(([f, v]) => [f, mean(v)]));
 }
 
 /** The searchable-PDF goals and table (ocr suite and ocr-eval's scans). */
-export function searchableReport(cmp: ScanResult[], om: { bin: string | null; version: string; why?: string }, threads: number, set: string): { md: string[]; goals: string[]; json: unknown } {
+export function searchableReport(
+  cmp: ScanResult[],
+  om: { bin: string | null; version: string; why?: string },
+  threads: number,
+  set: string,
+): { md: string[]; goals: string[]; json: unknown } {
   const withRef = cmp.filter((c) => c.ours.cer !== null && c.theirs && c.theirs.cer !== null);
   const both = cmp.filter((c) => c.theirs && !c.theirs.error);
   const oursTotal = both.reduce((a, c) => a + c.ours.wholeMs, 0);
@@ -112,7 +138,8 @@ export function searchableReport(cmp: ScanResult[], om: { bin: string | null; ve
   const worse = withRef.filter((c) => c.ours.cer! > c.theirs!.cer! || c.ours.bow! > c.theirs!.bow!);
   const slow = cmp.filter((c) => c.ours.warmMs / c.pages >= 1000);
   const slowWhole = cmp.filter((c) => c.ours.wholeMs / c.pages >= 1000);
-  const meanOf = (k: "cer" | "bow", side: "ours" | "theirs") => mean(withRef.map((c) => (side === "ours" ? c.ours[k]! : c.theirs![k]!)));
+  const meanOf = (k: "cer" | "bow", side: "ours" | "theirs") =>
+    mean(withRef.map((c) => (side === "ours" ? c.ours[k]! : c.theirs![k]!)));
   const opt = (c: ScanResult) => (c.theirs?.options.length ? c.theirs.options.join(" ") : "-");
   const md = [
     `Whole process on both sides, one file at a time, ours and OCRmyPDF in turn (who goes first alternates): ours one process with ${threads} intra-op threads (Bun, the addon, the models, the pages, the PDF written: nothing subtracted), ${om.version ? `OCRmyPDF ${om.version}` : "OCRmyPDF"} \`-j ${threads} --skip-text --output-type pdf -l eng\` (its wall time includes its start-up; it keeps its workers x Tesseract's threads within ${threads}), plus \`--rotate-pages --deskew\` on the files the corpus manifest marks rotated or skewed. **Ours has no such options: it reads a turned page in its text's direction and writes skewed lines straight in its text layer, but keeps the page image as it is — it neither turns nor deskews the page.** CPU s: each process with its children. Text layers read back with \`pdftotext\`; reference: OCRmyPDF's LinnSequencer text (one copy per page) for the scans of that page, none for the others (time only).`,
@@ -123,7 +150,9 @@ export function searchableReport(cmp: ScanResult[], om: { bin: string | null; ve
       (c) =>
         `| ${c.file} | ${c.pages} | ${c.features.join(", ") || "-"} | ${opt(c)} | ${s2(c.ours.wholeMs)} | ${s2(c.ours.cpuMs)} | ${s2(c.ours.warmMs / c.pages)} | ${!c.theirs ? "not run" : c.theirs.error ? `failed: ${c.theirs.error}` : s2(c.theirs.ms)} | ${c.theirs && !c.theirs.error ? s2(c.theirs.cpuMs) : "-"} | ${c.ours.cer !== null ? pct(c.ours.cer) : "-"} | ${c.theirs?.cer != null ? pct(c.theirs.cer) : "-"} | ${c.ours.bow !== null ? pct(c.ours.bow) : "-"} | ${c.theirs?.bow != null ? pct(c.theirs.bow) : "-"} |`,
     ),
-    withRef.length ? `| **mean (files with a reference)** | | | | | | | | | **${pct(meanOf("cer", "ours"))}** | **${pct(meanOf("cer", "theirs"))}** | **${pct(meanOf("bow", "ours"))}** | **${pct(meanOf("bow", "theirs"))}** |` : "",
+    withRef.length
+      ? `| **mean (files with a reference)** | | | | | | | | | **${pct(meanOf("cer", "ours"))}** | **${pct(meanOf("cer", "theirs"))}** | **${pct(meanOf("bow", "ours"))}** | **${pct(meanOf("bow", "theirs"))}** |`
+      : "",
     om.bin ? "" : `OCRmyPDF not measured: ${om.why}`,
   ];
   const goals = [
@@ -135,20 +164,37 @@ export function searchableReport(cmp: ScanResult[], om: { bin: string | null; ve
     goalLine(
       `issue 18: searchable PDF in under half OCRmyPDF's time, whole process both, ${set}`,
       om.bin && both.length ? oursTotal < 0.5 * theirsTotal : null,
-      om.bin && both.length ? `ours / OCRmyPDF ${(oursTotal / theirsTotal).toFixed(2)} over ${both.length} file(s) (${s2(oursTotal)} s vs ${s2(theirsTotal)} s); over 0.5 on: ${both.filter((c) => c.ours.wholeMs >= 0.5 * c.theirs!.ms).map((c) => `${c.file} (${(c.ours.wholeMs / c.theirs!.ms).toFixed(2)})`).join(", ") || "none"}` : `OCRmyPDF not measured${om.why ? `: ${om.why}` : ""}`,
+      om.bin && both.length
+        ? `ours / OCRmyPDF ${(oursTotal / theirsTotal).toFixed(2)} over ${both.length} file(s) (${s2(oursTotal)} s vs ${s2(theirsTotal)} s); over 0.5 on: ${
+            both
+              .filter((c) => c.ours.wholeMs >= 0.5 * c.theirs!.ms)
+              .map((c) => `${c.file} (${(c.ours.wholeMs / c.theirs!.ms).toFixed(2)})`)
+              .join(", ") || "none"
+          }`
+        : `OCRmyPDF not measured${om.why ? `: ${om.why}` : ""}`,
     ),
     goalLine(
       `issue 18: read-back (pdftotext) at least as good as OCRmyPDF's on every file with a reference (CER and BoW), ${set}`,
       om.bin && withRef.length ? worse.length === 0 : null,
-      om.bin && withRef.length ? (worse.length ? `worse on ${worse.map((c) => `${c.file} (CER ${pct(c.ours.cer!)} vs ${pct(c.theirs!.cer!)}, BoW ${pct(c.ours.bow!)} vs ${pct(c.theirs!.bow!)})`).join(", ")}` : `at least as good on all ${withRef.length}`) : "no file with a reference was compared",
+      om.bin && withRef.length
+        ? worse.length
+          ? `worse on ${worse.map((c) => `${c.file} (CER ${pct(c.ours.cer!)} vs ${pct(c.theirs!.cer!)}, BoW ${pct(c.ours.bow!)} vs ${pct(c.theirs!.bow!)})`).join(", ")}`
+          : `at least as good on all ${withRef.length}`
+        : "no file with a reference was compared",
     ),
     goalLine(
       `issue 18: read-back better than OCRmyPDF's on average (mean CER), ${set}`,
       om.bin && withRef.length ? meanOf("cer", "ours") < meanOf("cer", "theirs") : null,
-      withRef.length ? `mean CER ${pct(meanOf("cer", "ours"))} vs ${pct(meanOf("cer", "theirs"))}, BoW ${pct(meanOf("bow", "ours"))} vs ${pct(meanOf("bow", "theirs"))}` : "no file with a reference was compared",
+      withRef.length
+        ? `mean CER ${pct(meanOf("cer", "ours"))} vs ${pct(meanOf("cer", "theirs"))}, BoW ${pct(meanOf("bow", "ours"))} vs ${pct(meanOf("bow", "theirs"))}`
+        : "no file with a reference was compared",
     ),
   ];
-  return { md, goals, json: { version: om.version, threads, files: cmp, oursWholeMs: oursTotal, ocrmypdfWholeMs: theirsTotal } };
+  return {
+    md,
+    goals,
+    json: { version: om.version, threads, files: cmp, oursWholeMs: oursTotal, ocrmypdfWholeMs: theirsTotal },
+  };
 }
 
 export default async function (ctx: BenchContext): Promise<BenchSection> {
@@ -161,10 +207,18 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
 
   // Speed, and the texts for accuracy: the sides in interleaved rounds.
   const P = speedProcesses();
-  const slots = balancedSplit(files.map((file) => ({ file, turned: false })), P);
+  const slots = balancedSplit(
+    files.map((file) => ({ file, turned: false })),
+    P,
+  );
   const worker = workerConfig(ctx.outDir);
   const ort = otherEngineConfig(ctx.outDir, m);
-  const oneThread: OursConfig = { key: "one-thread", label: `${P} x 1 thread, no lock`, threads: 1, env: { OCR_OPENVINO: undefined } };
+  const oneThread: OursConfig = {
+    key: "one-thread",
+    label: `${P} x 1 thread, no lock`,
+    threads: 1,
+    env: { OCR_OPENVINO: undefined },
+  };
   const rounds = ctx.quick ? QUICK_ROUNDS : ROUNDS;
   const runs = await interleaved(rounds, [
     { key: worker.key, run: () => runOurs(ctx.root, slots, worker) },
@@ -208,9 +262,14 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const allScans = scannedPdfs(ctx.corpusDir);
   const scans = ctx.quick ? allScans.filter((s) => QUICK_SCANS.includes(s.file)) : allScans;
   // --no-ocrmypdf: ours only (OCRmyPDF takes minutes a file on a loaded machine).
-  const om = ctx.args.includes("--no-ocrmypdf") ? { bin: null, version: "", why: "skipped (--no-ocrmypdf)" } : ensureOcrmypdf(ctx.outDir);
+  const om = ctx.args.includes("--no-ocrmypdf")
+    ? { bin: null, version: "", why: "skipped (--no-ocrmypdf)" }
+    : ensureOcrmypdf(ctx.outDir);
   const searchCfg: OursConfig = { ...worker, key: "searchable", threads: P };
-  const cmp = await compareSearchable(ctx.root, ctx.outDir, scans, searchCfg, om.bin, (ref, hyp) => ({ cer: cer(ref, hyp), bow: bow(ref, hyp) }));
+  const cmp = await compareSearchable(ctx.root, ctx.outDir, scans, searchCfg, om.bin, (ref, hyp) => ({
+    cer: cer(ref, hyp),
+    bow: bow(ref, hyp),
+  }));
   const sp = searchableReport(cmp, om, P, set);
 
   const oursRss = Math.max(w.s.maxRssKb, o.s.maxRssKb, one.s.maxRssKb, ...cmp.map((c) => c.ours.maxRssKb));
@@ -223,7 +282,10 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "",
     "| page | ours CER | Tesseract CER | ours BoW | Tesseract BoW | ours s/page | Tesseract s/page |",
     "|---|---|---|---|---|---|---|",
-    ...rows.map((r, i) => `| ${r.page} | ${pct(r.ours.cer)} | ${pct(r.tesseract.cer)} | ${pct(r.ours.bow)} | ${pct(r.tesseract.bow)} | ${s2(oursPage.get(files[i]!)!)} | ${s2(tessPage.get(files[i]!)!)} |`),
+    ...rows.map(
+      (r, i) =>
+        `| ${r.page} | ${pct(r.ours.cer)} | ${pct(r.tesseract.cer)} | ${pct(r.ours.bow)} | ${pct(r.tesseract.bow)} | ${s2(oursPage.get(files[i]!)!)} | ${s2(tessPage.get(files[i]!)!)} |`,
+    ),
     `| **mean** | **${pct(oursCer)}** | **${pct(tessCer)}** | **${pct(oursBow)}** | **${pct(tessBow)}** | | |`,
     "",
     `Case-sensitive on every page (the receipts' capitals counted as errors): ours ${pct(oursStrict)}, Tesseract ${pct(tessStrict)}, ratio ${(oursStrict / tessStrict).toFixed(2)}, worst difference ${(worstStrict * 100).toFixed(2)} points. With ${ort.label} (${o.path.label}) our mean CER is ${pct(ortCer)}.`,
@@ -246,11 +308,23 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "",
     "### Goals",
     "",
-    goalLine(`issue 6/18: mean CER <= 0.75x Tesseract's, ${set}`, oursCer <= 0.75 * tessCer, `${pct(oursCer)} vs ${pct(tessCer)}: ${(oursCer / tessCer).toFixed(2)}x`),
-    goalLine(`issue 6: no page more than 1 point of CER worse than Tesseract, ${set}`, overPoint.length === 0, `worst ${(worst * 100).toFixed(2)} points${overPoint.length ? `; over 1 point: ${overPoint.map((r) => `${r.page} (${pct(r.ours.cer)} vs ${pct(r.tesseract.cer)})`).join(", ")}` : ""}`),
+    goalLine(
+      `issue 6/18: mean CER <= 0.75x Tesseract's, ${set}`,
+      oursCer <= 0.75 * tessCer,
+      `${pct(oursCer)} vs ${pct(tessCer)}: ${(oursCer / tessCer).toFixed(2)}x`,
+    ),
+    goalLine(
+      `issue 6: no page more than 1 point of CER worse than Tesseract, ${set}`,
+      overPoint.length === 0,
+      `worst ${(worst * 100).toFixed(2)} points${overPoint.length ? `; over 1 point: ${overPoint.map((r) => `${r.page} (${pct(r.ours.cer)} vs ${pct(r.tesseract.cer)})`).join(", ")}` : ""}`,
+    ),
     ...speedGoals(m, tS, float32, bf16, set),
     ...sp.goals,
-    goalLine(`issue 6/18: peak RSS of an OCR process under 1 GB`, oursRss < 1024 * 1024, `${(oursRss / 1024).toFixed(0)} MB (every process of ours in this suite; Tesseract's largest ${(tS.maxRssKb / 1024).toFixed(0)} MB)`),
+    goalLine(
+      `issue 6/18: peak RSS of an OCR process under 1 GB`,
+      oursRss < 1024 * 1024,
+      `${(oursRss / 1024).toFixed(0)} MB (every process of ours in this suite; Tesseract's largest ${(tS.maxRssKb / 1024).toFixed(0)} MB)`,
+    ),
   ].join("\n");
   return {
     title: "OCR: ours (PP-OCRv6 tiny) vs Tesseract 5 -l eng and OCRmyPDF (development set)",
@@ -265,7 +339,14 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       tessStrict,
       oursBow,
       tessBow,
-      speed: { processes: P, rounds, worker: { ...w.s, path: w.path, threads: worker.threads, lock: !!worker.machineLock }, workerOrt: { ...o.s, path: o.path }, oneThread: { ...one.s, path: one.path }, tesseract: tS },
+      speed: {
+        processes: P,
+        rounds,
+        worker: { ...w.s, path: w.path, threads: worker.threads, lock: !!worker.machineLock },
+        workerOrt: { ...o.s, path: o.path },
+        oneThread: { ...one.s, path: one.path },
+        tesseract: tS,
+      },
       searchable: sp.json,
       rssKb: { ours: oursRss, tesseract: tS.maxRssKb },
       initMs,

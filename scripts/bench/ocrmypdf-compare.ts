@@ -37,7 +37,15 @@ export interface Scan {
 /** Every PDF with the `scanned` feature in the corpus manifest, plus the OCR reference scan. */
 export function scannedPdfs(corpusDir: string): Scan[] {
   const linn = readFileSync(join(corpusDir, "ocr/ocrmypdf-linn-brochure-scan.gt.txt"), "utf8");
-  const out: Scan[] = [{ file: "ocrmypdf-linn-brochure-scan.pdf", path: join(corpusDir, "ocr/ocrmypdf-linn-brochure-scan.pdf"), pages: 1, reference: linn, features: ["scanned"] }];
+  const out: Scan[] = [
+    {
+      file: "ocrmypdf-linn-brochure-scan.pdf",
+      path: join(corpusDir, "ocr/ocrmypdf-linn-brochure-scan.pdf"),
+      pages: 1,
+      reference: linn,
+      features: ["scanned"],
+    },
+  ];
   const rows = readFileSync(join(corpusDir, "MANIFEST.tsv"), "utf8").trim().split("\n");
   const head = rows[0]!.split("\t");
   const col = (name: string) => head.indexOf(name);
@@ -47,7 +55,13 @@ export function scannedPdfs(corpusDir: string): Scan[] {
     if (f[col("type")] !== "pdf" || !features.includes("scanned")) continue;
     const pages = Number(f[col("pages")]) || 1;
     const source = (f[col("source_path")] ?? "").split("/").pop()!;
-    out.push({ file: f[col("file")]!, path: join(corpusDir, "files", f[col("file")]!), pages, reference: LINN_SOURCES.has(source) ? Array(pages).fill(linn).join("\n\n") : null, features });
+    out.push({
+      file: f[col("file")]!,
+      path: join(corpusDir, "files", f[col("file")]!),
+      pages,
+      reference: LINN_SOURCES.has(source) ? Array(pages).fill(linn).join("\n\n") : null,
+      features,
+    });
   }
   return out;
 }
@@ -65,7 +79,8 @@ export function ensureOcrmypdf(outDir: string): { bin: string | null; version: s
     const mk = spawnSync("python3", ["-m", "venv", venv], { encoding: "utf8" });
     if (mk.status !== 0) return { bin: null, version: "", why: `python3 -m venv failed: ${mk.stderr.trim()}` };
     const pip = spawnSync(join(venv, "bin/pip"), ["install", "-q", OCRMYPDF], { encoding: "utf8" });
-    if (pip.status !== 0) return { bin: null, version: "", why: `pip install ${OCRMYPDF} failed: ${pip.stderr.trim().split("\n").at(-1)}` };
+    if (pip.status !== 0)
+      return { bin: null, version: "", why: `pip install ${OCRMYPDF} failed: ${pip.stderr.trim().split("\n").at(-1)}` };
   }
   const v = spawnSync(bin, ["--version"], { encoding: "utf8" });
   return { bin, version: v.stdout.trim() };
@@ -79,15 +94,46 @@ export function caseOptions(scan: Scan): string[] {
 
 /** OCRmyPDF on one file, whole process: `-j jobs`, pages that carry text skipped (as ours does),
  * plain PDF output (ours is not PDF/A either), the case's options. */
-export async function runOcrmypdf(bin: string, scan: Scan, output: string, jobs: number): Promise<{ ms: number; cpuMs: number; maxRssKb: number; ok: boolean; err: string; options: string[] }> {
+export async function runOcrmypdf(
+  bin: string,
+  scan: Scan,
+  output: string,
+  jobs: number,
+): Promise<{ ms: number; cpuMs: number; maxRssKb: number; ok: boolean; err: string; options: string[] }> {
   const options = caseOptions(scan);
   // --tesseract-timeout: OCRmyPDF's default (180 s per page) is exceeded on a loaded machine,
   // and the page is then written without text (read-back CER 100%), which says nothing about
   // its layer. OMP_THREAD_LIMIT is left to OCRmyPDF (it sets it from -j and the page count).
   const env: Record<string, string | undefined> = { ...process.env };
   delete env.OMP_THREAD_LIMIT;
-  const r = await timedProcess([bin, "-j", String(jobs), "--skip-text", "--output-type", "pdf", "-l", "eng", "--tesseract-timeout", "3600", ...options, "-q", scan.path, output], env, /(?!)/);
-  return { ms: r.wallMs, cpuMs: r.cpuMs, maxRssKb: r.maxRssKb, ok: r.code === 0, err: r.stderr.trim().split("\n").at(-1) ?? "", options };
+  const r = await timedProcess(
+    [
+      bin,
+      "-j",
+      String(jobs),
+      "--skip-text",
+      "--output-type",
+      "pdf",
+      "-l",
+      "eng",
+      "--tesseract-timeout",
+      "3600",
+      ...options,
+      "-q",
+      scan.path,
+      output,
+    ],
+    env,
+    /(?!)/,
+  );
+  return {
+    ms: r.wallMs,
+    cpuMs: r.cpuMs,
+    maxRssKb: r.maxRssKb,
+    ok: r.code === 0,
+    err: r.stderr.trim().split("\n").at(-1) ?? "",
+    options,
+  };
 }
 
 /** `pdftotext` of a PDF (every page, pages separated by blank lines). */
@@ -100,8 +146,24 @@ export interface ScanResult {
   file: string;
   pages: number;
   features: string[];
-  ours: { wholeMs: number; loadMs: number; warmMs: number; cpuMs: number; maxRssKb: number; cer: number | null; bow: number | null };
-  theirs: { ms: number; cpuMs: number; maxRssKb: number; options: string[]; error: string | null; cer: number | null; bow: number | null } | null;
+  ours: {
+    wholeMs: number;
+    loadMs: number;
+    warmMs: number;
+    cpuMs: number;
+    maxRssKb: number;
+    cer: number | null;
+    bow: number | null;
+  };
+  theirs: {
+    ms: number;
+    cpuMs: number;
+    maxRssKb: number;
+    options: string[];
+    error: string | null;
+    cer: number | null;
+    bow: number | null;
+  } | null;
 }
 
 /** Ours (one whole process per file, `threads` intra-op threads) and, when `bin` is given,
@@ -122,11 +184,15 @@ export async function compareSearchable(
   for (const [i, scan] of scans.entries()) {
     console.error(`bench:   searchable PDF ${scan.file}`);
     const runOursOne = async () => {
-      const r = await runOurs(root, [[{ file: scan.path, turned: false }]], ours, { output: "searchable_pdf", keepDir: oursDir });
+      const r = await runOurs(root, [[{ file: scan.path, turned: false }]], ours, {
+        output: "searchable_pdf",
+        keepDir: oursDir,
+      });
       const s = r.slots[0]!;
       return { wholeMs: s.wallMs, loadMs: s.loadMs, warmMs: s.wallMs - s.loadMs, cpuMs: s.cpuMs, maxRssKb: s.maxRssKb };
     };
-    const runTheirs = () => (bin ? runOcrmypdf(bin, scan, join(theirsDir, scan.file), ours.threads) : Promise.resolve(null));
+    const runTheirs = () =>
+      bin ? runOcrmypdf(bin, scan, join(theirsDir, scan.file), ours.threads) : Promise.resolve(null);
     let o: Awaited<ReturnType<typeof runOursOne>>;
     let t: Awaited<ReturnType<typeof runTheirs>>;
     if (i % 2 === 0) {
@@ -136,13 +202,21 @@ export async function compareSearchable(
       t = await runTheirs();
       o = await runOursOne();
     }
-    const q = (pdf: string) => (scan.reference === null ? { cer: null, bow: null } : score(scan.reference, readBack(pdf)));
+    const q = (pdf: string) =>
+      scan.reference === null ? { cer: null, bow: null } : score(scan.reference, readBack(pdf));
     out.push({
       file: scan.file,
       pages: scan.pages,
       features: scan.features.filter((f) => f === "rotated" || f === "skewed"),
       ours: { ...o, ...q(join(oursDir, scan.file)) },
-      theirs: t && { ms: t.ms, cpuMs: t.cpuMs, maxRssKb: t.maxRssKb, options: t.options, error: t.ok ? null : t.err, ...(t.ok ? q(join(theirsDir, scan.file)) : { cer: null, bow: null }) },
+      theirs: t && {
+        ms: t.ms,
+        cpuMs: t.cpuMs,
+        maxRssKb: t.maxRssKb,
+        options: t.options,
+        error: t.ok ? null : t.err,
+        ...(t.ok ? q(join(theirsDir, scan.file)) : { cer: null, bow: null }),
+      },
     });
   }
   return out;

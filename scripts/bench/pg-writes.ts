@@ -16,8 +16,10 @@ try {
   const read = async () => {
     await Bun.sleep(11_000); // idle backends flush their statistics at least every 10 s
     await stats`SELECT pg_stat_clear_snapshot()`;
-    const [t] = await stats`SELECT coalesce(sum(n_tup_ins), 0)::int AS ins, coalesce(sum(n_tup_upd), 0)::int AS upd, coalesce(sum(n_tup_del), 0)::int AS del FROM pg_stat_user_tables`;
-    const [d] = await stats`SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`;
+    const [t] =
+      await stats`SELECT coalesce(sum(n_tup_ins), 0)::int AS ins, coalesce(sum(n_tup_upd), 0)::int AS upd, coalesce(sum(n_tup_del), 0)::int AS del FROM pg_stat_user_tables`;
+    const [d] =
+      await stats`SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`;
     return { ...t!, ...d! } as { ins: number; upd: number; del: number; commits: number };
   };
   const before = await read();
@@ -28,7 +30,16 @@ try {
   }
   const after = await read();
   const per = (k: keyof typeof before) => ((after[k] - before[k]) / n).toFixed(1);
-  console.log(JSON.stringify({ jobs: n, pages_per_job: pages, rows_inserted_per_job: per("ins"), rows_updated_per_job: per("upd"), rows_deleted_per_job: per("del"), commits_per_job_incl_reads: per("commits") }));
+  console.log(
+    JSON.stringify({
+      jobs: n,
+      pages_per_job: pages,
+      rows_inserted_per_job: per("ins"),
+      rows_updated_per_job: per("upd"),
+      rows_deleted_per_job: per("del"),
+      commits_per_job_incl_reads: per("commits"),
+    }),
+  );
   await stats.end();
 } finally {
   await svc.stop();

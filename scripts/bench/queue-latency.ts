@@ -52,7 +52,8 @@ try {
   const onePage = await uploadFile(svc.baseUrl, owner.key, join(corpusDir, "files", "pdfa-crazyones.pdf"), "one.pdf");
   // Wait until every worker holds its LISTEN connection (i.e. is idle and ready).
   for (const deadline = Date.now() + 30_000; ; ) {
-    const [r] = await svc.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'listen%'`;
+    const [r] =
+      await svc.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'listen%'`;
     if (r!.n >= workers) break;
     if (Date.now() > deadline) throw new Error("workers did not start");
     await Bun.sleep(50);
@@ -66,7 +67,11 @@ try {
   for (let i = 0; i < latencyJobs; i++) {
     if (i % 10 === 9) key = (await createKey(svc.sql as never, owner.accountId, "test")).key;
     const t0 = Date.now();
-    const r = await client(svc.baseUrl, key)("POST", "/jobs", { operation: "rotate", file_id: onePage.id, options: { degrees: 90 } });
+    const r = await client(svc.baseUrl, key)("POST", "/jobs", {
+      operation: "rotate",
+      file_id: onePage.id,
+      options: { degrees: 90 },
+    });
     const answered = Date.now();
     if (r.status !== 202) throw new Error(`POST /jobs: ${r.status} ${r.text}`);
     postMs.push(answered - t0);
@@ -87,28 +92,41 @@ try {
     await Bun.sleep(20); // let the worker go back to waiting on LISTEN
   }
   // Exact microsecond timestamps from the database for the same jobs.
-  const precise = await svc.sql`SELECT EXTRACT(EPOCH FROM started_at - created_at) * 1000 AS ms FROM jobs WHERE account_id = ${owner.accountId}`;
+  const precise =
+    await svc.sql`SELECT EXTRACT(EPOCH FROM started_at - created_at) * 1000 AS ms FROM jobs WHERE account_id = ${owner.accountId}`;
 
   // 2. Throughput with every worker busy.
   const tenPagesPath = join(tmp, "ten.pdf");
-  const q = Bun.spawnSync(["qpdf", join(corpusDir, "files", "geotopo-117-pages.pdf"), "--pages", join(corpusDir, "files", "geotopo-117-pages.pdf"), "1-10", "--", tenPagesPath]);
+  const q = Bun.spawnSync([
+    "qpdf",
+    join(corpusDir, "files", "geotopo-117-pages.pdf"),
+    "--pages",
+    join(corpusDir, "files", "geotopo-117-pages.pdf"),
+    "1-10",
+    "--",
+    tenPagesPath,
+  ]);
   if (q.exitCode !== 0 && q.exitCode !== 3) throw new Error(`qpdf: ${q.stderr.toString()}`);
   const tenPages = await uploadFile(svc.baseUrl, owner.key, tenPagesPath, "ten.pdf");
   if (tenPages.page_count !== 10) throw new Error(`expected 10 pages, got ${tenPages.page_count}`);
   const t0 = Date.now();
-  const ids = (await svc.sql`
+  const ids = (
+    await svc.sql`
     INSERT INTO jobs (account_id, key_id, mode, operation, kind, file_ids, options, pages_estimated, credits_per_page, created_at)
     SELECT ${owner.accountId}, ${owner.keyId}, 'test', 'rotate', 'page_ops', ARRAY[${tenPages.id}]::uuid[], '{"degrees":90}', 10, 0, clock_timestamp()
-      FROM generate_series(1, ${throughputJobs}) RETURNING id`).map((r) => r.id as string);
+      FROM generate_series(1, ${throughputJobs}) RETURNING id`
+  ).map((r) => r.id as string);
   await svc.sql`NOTIFY jobs`;
   for (;;) {
-    const [r] = await svc.sql`SELECT count(*)::int AS n FROM jobs WHERE id IN ${svc.sql(ids)} AND status IN ('succeeded', 'failed', 'cancelled')`;
+    const [r] =
+      await svc.sql`SELECT count(*)::int AS n FROM jobs WHERE id IN ${svc.sql(ids)} AND status IN ('succeeded', 'failed', 'cancelled')`;
     if (r!.n === ids.length) break;
     if (Date.now() - t0 > 600_000) throw new Error("throughput run did not finish in 10 minutes");
     await Bun.sleep(100);
   }
   const wall = (Date.now() - t0) / 1000;
-  const rows = await svc.sql`SELECT status, started_at, finished_at, worker_id FROM jobs WHERE id IN ${svc.sql(ids)} ORDER BY finished_at`;
+  const rows =
+    await svc.sql`SELECT status, started_at, finished_at, worker_id FROM jobs WHERE id IN ${svc.sql(ids)} ORDER BY finished_at`;
   const failed = rows.filter((r) => r.status !== "succeeded").length;
   const firstStart = Math.min(...rows.map((r) => (r.started_at as Date).getTime()));
   const lastFinish = Math.max(...rows.map((r) => (r.finished_at as Date).getTime()));

@@ -70,16 +70,29 @@ export function renderReport(r: Report): string {
   for (const s of runs) {
     const mode = s.quick ? "quick" : s.full ? "full" : "default";
     const commit = s.code.commit + (s.code.dirty ? " (uncommitted changes)" : "");
-    out.push(`| [${s.title}](#${anchor(s.title)}) | \`${s.suite}\` | ${machineLabel(s.machine)} | ${commit} | ${s.started_at.slice(0, 16).replace("T", " ")} | ${minutes(s.started_at, s.finished_at)} | ${mode} | ${loadNote(s)} |`);
+    out.push(
+      `| [${s.title}](#${anchor(s.title)}) | \`${s.suite}\` | ${machineLabel(s.machine)} | ${commit} | ${s.started_at.slice(0, 16).replace("T", " ")} | ${minutes(s.started_at, s.finished_at)} | ${mode} | ${loadNote(s)} |`,
+    );
   }
   out.push("");
-  for (const s of runs) out.push(`## ${s.title}`, "", `\`bun run bench ${s.suite}\` · ${machineLabel(s.machine)} · commit ${s.code.commit} · ${s.started_at}`, "", s.markdown.trim(), "");
+  for (const s of runs)
+    out.push(
+      `## ${s.title}`,
+      "",
+      `\`bun run bench ${s.suite}\` · ${machineLabel(s.machine)} · commit ${s.code.commit} · ${s.started_at}`,
+      "",
+      s.markdown.trim(),
+      "",
+    );
   return out.join("\n");
 }
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens. */
 export function anchor(title: string): string {
-  return title.toLowerCase().replace(/[^\p{L}\p{N} -]/gu, "").replace(/ /g, "-");
+  return title
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} -]/gu, "")
+    .replace(/ /g, "-");
 }
 
 export function writeReport(root: string, r: Report): void {

@@ -41,7 +41,20 @@ if (argv[0] === "latency") {
   const code = await main(argv.slice(1), (s) => {
     const report = readReport(root);
     // The machine is the harness's host; the deployment it drove may be elsewhere (its URL is in the section).
-    report.sections.latency = { suite: "latency", title: s.title, machine: machine(), code: codeVersion(root), started_at: started.toISOString(), finished_at: new Date().toISOString(), quick: false, full: false, load_before: loadBefore, load_after: load1(), markdown: s.markdown, data: s.json };
+    report.sections.latency = {
+      suite: "latency",
+      title: s.title,
+      machine: machine(),
+      code: codeVersion(root),
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
+      quick: false,
+      full: false,
+      load_before: loadBefore,
+      load_after: load1(),
+      markdown: s.markdown,
+      data: s.json,
+    };
     writeReport(root, report);
   });
   process.exit(code);

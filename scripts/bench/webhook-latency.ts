@@ -46,7 +46,14 @@ const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 function stats(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
   const p = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((q / 100) * s.length) - 1))]!;
-  return { n: s.length, p50_ms: round(p(50)), p95_ms: round(p(95)), p99_ms: round(p(99)), min_ms: round(s[0]!), max_ms: round(s[s.length - 1]!) };
+  return {
+    n: s.length,
+    p50_ms: round(p(50)),
+    p95_ms: round(p(95)),
+    p99_ms: round(p(99)),
+    min_ms: round(s[0]!),
+    max_ms: round(s[s.length - 1]!),
+  };
 }
 
 // The receiver: records when the first byte of each request arrived, answers 200 once the
@@ -105,7 +112,13 @@ try {
 
   if (values.source === "events") {
     const sql = svc.sql as unknown as Sql;
-    const emit = (i: number) => recordEvent(sql, accountId, "test", "job.succeeded", { id: `bench-${i}`, object: "job", operation: "rotate", status: "succeeded" });
+    const emit = (i: number) =>
+      recordEvent(sql, accountId, "test", "job.succeeded", {
+        id: `bench-${i}`,
+        object: "job",
+        operation: "rotate",
+        status: "succeeded",
+      });
     for (let i = 0; i < 10; i++) await arrival((await emit(-1 - i)).id); // warm-up
     const fromCommit: number[] = [];
     const fromSend: number[] = [];
@@ -123,7 +136,15 @@ try {
 
     const ids: string[] = [];
     await svc.sql.begin(async (tx) => {
-      for (let i = 0; i < burst; i++) ids.push((await recordEvent(tx as unknown as Sql, accountId, "test", "job.succeeded", { id: `burst-${i}`, object: "job" })).id);
+      for (let i = 0; i < burst; i++)
+        ids.push(
+          (
+            await recordEvent(tx as unknown as Sql, accountId, "test", "job.succeeded", {
+              id: `burst-${i}`,
+              object: "job",
+            })
+          ).id,
+        );
     });
     const committed = now();
     const got = await Promise.all(ids.map((id) => arrival(id, 60_000)));
@@ -146,7 +167,12 @@ try {
       if (a.event.type !== "job.succeeded") throw new Error(`job failed: ${JSON.stringify(a.event.data.object.error)}`);
       lat.push(a.firstByte - Date.parse(a.event.created_at));
     }
-    result.jobs = { operation: "rotate", file: values.file, job_success_to_first_byte: stats(lat), note: "event created_at has millisecond resolution" };
+    result.jobs = {
+      operation: "rotate",
+      file: values.file,
+      job_success_to_first_byte: stats(lat),
+      note: "event created_at has millisecond resolution",
+    };
   } else throw new Error(`--source must be events or jobs`);
 
   const log = await api("GET", `/webhooks/${ep.json.id}/deliveries?limit=100`);

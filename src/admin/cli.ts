@@ -27,7 +27,8 @@ const commands = ["account:create", "account:set", "key:create", "key:revoke", "
 async function main() {
   const [command, ...rest] = process.argv.slice(2);
   // Refuse an unknown command before touching (or starting) a database.
-  if (!commands.includes(command ?? "")) throw new Error(`unknown command ${command ?? "(none)"}; use ${commands.join(", ")}`);
+  if (!commands.includes(command ?? ""))
+    throw new Error(`unknown command ${command ?? "(none)"}; use ${commands.join(", ")}`);
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -56,9 +57,11 @@ async function main() {
         break;
       case "account:set": {
         const ev = values["email-verified"];
-        if (ev !== undefined && ev !== "true" && ev !== "false") throw new Error("--email-verified must be true or false");
+        if (ev !== undefined && ev !== "true" && ev !== "false")
+          throw new Error("--email-verified must be true or false");
         const cap = values["spending-cap-eur"];
-        if (cap !== undefined && !/^\d+(\.\d{1,2})?$/.test(cap)) throw new Error("--spending-cap-eur must be a non-negative amount");
+        if (cap !== undefined && !/^\d+(\.\d{1,2})?$/.test(cap))
+          throw new Error("--spending-cap-eur must be a non-negative amount");
         out = await setAccount(sql, need(values.account, "account"), {
           plan: plan(values.plan),
           emailVerified: ev === undefined ? undefined : ev === "true",
@@ -69,7 +72,12 @@ async function main() {
       case "key:create": {
         const mode = need(values.mode, "mode");
         if (mode !== "test" && mode !== "live") throw new Error("--mode must be test or live");
-        const scopes = values.scopes ? values.scopes.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
+        const scopes = values.scopes
+          ? values.scopes
+              .split(",")
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : undefined;
         const exp = values["expires-in"] === undefined ? undefined : nonNegInt(values["expires-in"], "expires-in");
         out = await createKey(sql, need(values.account, "account"), mode, scopes, exp);
         break;
@@ -81,7 +89,9 @@ async function main() {
         out = await rotateKey(sql, need(values.key, "key"), nonNegInt(need(values.grace, "grace"), "grace"));
         break;
       default:
-        throw new Error(`unknown command ${command ?? "(none)"}; use account:create, account:set, key:create, key:revoke, key:rotate`);
+        throw new Error(
+          `unknown command ${command ?? "(none)"}; use account:create, account:set, key:create, key:revoke, key:rotate`,
+        );
     }
     process.stdout.write(JSON.stringify(out) + "\n");
   } finally {

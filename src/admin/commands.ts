@@ -22,14 +22,24 @@ function accountJson(r: Record<string, unknown>): AccountJson {
   };
 }
 
-export async function createAccount(sql: Sql, email: string, plan: "starter" | "free" = "starter", verified = true): Promise<AccountJson> {
+export async function createAccount(
+  sql: Sql,
+  email: string,
+  plan: "starter" | "free" = "starter",
+  verified = true,
+): Promise<AccountJson> {
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new Error(`not an email address: ${email}`);
-  const [r] = await sql`INSERT INTO accounts (email, plan, email_verified) VALUES (${email}, ${plan}, ${verified}) RETURNING *`;
+  const [r] =
+    await sql`INSERT INTO accounts (email, plan, email_verified) VALUES (${email}, ${plan}, ${verified}) RETURNING *`;
   const a = accountJson(r!);
   return { id: a.id, email: a.email, plan: a.plan, email_verified: a.email_verified };
 }
 
-export async function setAccount(sql: Sql, id: string, changes: { plan?: "starter" | "free"; emailVerified?: boolean; spendingCapEur?: number | null }): Promise<AccountJson> {
+export async function setAccount(
+  sql: Sql,
+  id: string,
+  changes: { plan?: "starter" | "free"; emailVerified?: boolean; spendingCapEur?: number | null },
+): Promise<AccountJson> {
   const [r] = await sql`
     UPDATE accounts SET
       plan = COALESCE(${changes.plan ?? null}, plan),
@@ -47,7 +57,13 @@ export interface KeyJson {
   scopes: Scope[];
 }
 
-export async function createKey(sql: Sql, accountId: string, mode: Mode, scopes: string[] = [...allScopes], expiresInS?: number): Promise<KeyJson> {
+export async function createKey(
+  sql: Sql,
+  accountId: string,
+  mode: Mode,
+  scopes: string[] = [...allScopes],
+  expiresInS?: number,
+): Promise<KeyJson> {
   const bad = scopes.find((s) => !isScope(s));
   if (bad) throw new Error(`unknown scope: ${bad} (known: ${allScopes.join(", ")})`);
   const k = generateKey(mode);
@@ -65,7 +81,11 @@ export async function revokeKey(sql: Sql, keyId: string): Promise<{ id: string; 
   return { id: keyId, revoked: true };
 }
 
-export async function rotateKey(sql: Sql, keyId: string, graceS: number): Promise<{ id: string; key: string; old_key_valid_until: string }> {
+export async function rotateKey(
+  sql: Sql,
+  keyId: string,
+  graceS: number,
+): Promise<{ id: string; key: string; old_key_valid_until: string }> {
   return sql.begin(async (tx) => {
     const [old] = await tx`SELECT * FROM api_keys WHERE id = ${keyId} FOR UPDATE`;
     if (!old) throw new Error(`no key ${keyId}`);

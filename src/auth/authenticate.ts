@@ -24,11 +24,18 @@ export interface AuthenticatedKey {
 }
 
 export async function authenticate(authorization: string | null): Promise<AuthenticatedKey> {
-  if (!authorization || !authorization.trim()) {
-    throw new ApiError("authentication_required", "Send your API key as `Authorization: Bearer <key>`. Cookies are not accepted.");
+  if (!authorization?.trim()) {
+    throw new ApiError(
+      "authentication_required",
+      "Send your API key as `Authorization: Bearer <key>`. Cookies are not accepted.",
+    );
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
-  if (!m) throw new ApiError("authentication_required", "The Authorization header must use the Bearer scheme: `Authorization: Bearer <key>`.");
+  if (!m)
+    throw new ApiError(
+      "authentication_required",
+      "The Authorization header must use the Bearer scheme: `Authorization: Bearer <key>`.",
+    );
   const key = m[1]!;
   const parsed = parseKey(key);
   if (!parsed) throw new ApiError("invalid_api_key", "The API key is not valid.");

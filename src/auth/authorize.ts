@@ -11,9 +11,14 @@ export function authorize(auth: AuthenticatedKey, scope: Scope | "any"): void {
     throw new ApiError("email_unverified", "Verify the account's email address before using the API.");
   }
   if (auth.mode === "live" && !plans[auth.account.plan].live_access) {
-    throw new ApiError("plan_required", "Live keys need the API starter plan. Sandbox (svk_test_) keys work on every plan.", null, {
-      upgrade_url: `${config.baseUrl}/pricing`,
-    });
+    throw new ApiError(
+      "plan_required",
+      "Live keys need the API starter plan. Sandbox (svk_test_) keys work on every plan.",
+      null,
+      {
+        upgrade_url: `${config.baseUrl}/pricing`,
+      },
+    );
   }
   if (scope !== "any" && !auth.scopes.includes(scope)) {
     throw new ApiError("insufficient_scope", `This key lacks the scope \`${scope}\` that this route needs.`, scope);

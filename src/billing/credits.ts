@@ -1,7 +1,7 @@
 // The credit ledger (append-only): reserve at accept, then either settle (release the hold and
 // charge the pages actually processed) or release. Each call takes the transaction of the
 // job's state change, so billing and state never disagree.
-import type { Sql } from "../db/client";
+import type { Queryable } from "../db/client";
 import { ApiError } from "../domain/errors";
 import { overage, plans, type PlanName } from "../domain/pricing";
 
@@ -20,7 +20,7 @@ export interface PeriodUsage {
   pagesInFlight: number;
 }
 
-export async function periodUsage(tx: Sql, accountId: string, period = currentPeriod()): Promise<PeriodUsage> {
+export async function periodUsage(tx: Queryable, accountId: string, period = currentPeriod()): Promise<PeriodUsage> {
   const [r] = await tx`
     SELECT
       COALESCE(SUM(credits) FILTER (WHERE entry = 'charge'), 0)::int AS charged,
@@ -41,7 +41,7 @@ export function overageEur(credits: number): number {
  * A spending cap of 0 means "no overage": then the error is insufficient_credits.
  */
 export async function reserveCredits(
-  tx: Sql,
+  tx: Queryable,
   account: { id: string; plan: PlanName; spendingCapEur: number | null },
   jobId: string,
   operation: string,
@@ -57,11 +57,21 @@ export async function reserveCredits(
     const overageAfter = Math.max(0, committed + credits - included);
     const cap = account.spendingCapEur;
     if (cap !== null && cap <= 0) {
-      throw new ApiError("insufficient_credits", `This job needs ${credits} credits but only ${remainingIncluded} included credits remain, and overage is disabled (spending cap 0).`, null, { pages, remaining: remainingIncluded });
+      throw new ApiError(
+        "insufficient_credits",
+        `This job needs ${credits} credits but only ${remainingIncluded} included credits remain, and overage is disabled (spending cap 0).`,
+        null,
+        { pages, remaining: remainingIncluded },
+      );
     }
     if (cap !== null && overageEur(overageAfter) > cap) {
       const affordable = Math.max(0, Math.floor(cap / overage.eur_per_credit) - Math.max(0, committed - included));
-      throw new ApiError("spending_cap_reached", `This job would bring overage to ${overageEur(overageAfter).toFixed(3)} EUR, past the spending cap of ${cap} EUR.`, null, { pages, remaining: remainingIncluded + affordable });
+      throw new ApiError(
+        "spending_cap_reached",
+        `This job would bring overage to ${overageEur(overageAfter).toFixed(3)} EUR, past the spending cap of ${cap} EUR.`,
+        null,
+        { pages, remaining: remainingIncluded + affordable },
+      );
     }
   }
   await tx`INSERT INTO credit_ledger (account_id, job_id, entry, credits, pages, operation, period)
@@ -69,7 +79,7 @@ export async function reserveCredits(
 }
 
 /** Releases a job's reservation (failure, cancel) — idempotent per job. */
-export async function releaseCredits(tx: Sql, jobId: string): Promise<void> {
+export async function releaseCredits(tx: Queryable, jobId: string): Promise<void> {
   await tx`INSERT INTO credit_ledger (account_id, job_id, entry, credits, pages, operation, period)
            SELECT account_id, job_id, 'release', credits, pages, operation, period
              FROM credit_ledger WHERE job_id = ${jobId} AND entry = 'reserve'
@@ -77,7 +87,12 @@ export async function releaseCredits(tx: Sql, jobId: string): Promise<void> {
 }
 
 /** Success: release the hold and charge the pages actually processed — idempotent per job. */
-export async function settleCredits(tx: Sql, jobId: string, pagesProcessed: number, creditsPerPage: number): Promise<void> {
+export async function settleCredits(
+  tx: Queryable,
+  jobId: string,
+  pagesProcessed: number,
+  creditsPerPage: number,
+): Promise<void> {
   await releaseCredits(tx, jobId);
   await tx`INSERT INTO credit_ledger (account_id, job_id, entry, credits, pages, operation, period)
            SELECT account_id, job_id, 'charge', ${pagesProcessed * creditsPerPage}, ${pagesProcessed}, operation, period

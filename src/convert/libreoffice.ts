@@ -1,6 +1,6 @@
 // docx -> pdf through a supervised, long-lived LibreOffice, one per worker process.
 //
-// The converter is src/convert/uno_server.py run by Debian's /usr/bin/python3 (python3-uno): it
+// The converter is libexec/uno_server.py run by Debian's /usr/bin/python3 (python3-uno): it
 // starts soffice.bin headless with a private profile directory and talks UNO to it over a named
 // pipe (a Unix socket; no TCP port is opened). This module talks to the Python process with one
 // JSON line per request over stdin/stdout.
@@ -28,21 +28,20 @@
 // LIBREOFFICE_NETNS=1 to require it (start fails when it is unavailable).
 // Every input is copied alone into a fresh empty directory before loading, so relative external
 // links (TargetMode="External", e.g. "tiny-picture.png") resolve to nothing.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { libreOfficeConfig } from "../config";
+import { JobError } from "../domain/errors";
+import { LineRpc } from "../ipc/line-rpc";
 
-const SERVER = join(import.meta.dir, "uno_server.py");
+const SERVER = join(import.meta.dir, "../../libexec/uno_server.py");
 
-export class ConversionError extends Error {
-  constructor(
-    message: string,
-    readonly jobCode: "conversion_failed" | "internal_error" = "conversion_failed",
-  ) {
-    super(message);
+/** A conversion's failure: `conversion_failed` (this document) or `internal_error` (the converter). */
+export class ConversionError extends JobError {
+  constructor(message: string, code: "conversion_failed" | "internal_error" = "conversion_failed") {
+    super(code, message);
   }
 }
 
@@ -59,16 +58,11 @@ export function networkNamespaceAvailable(): boolean {
   return netnsUsable;
 }
 
-interface Pending {
-  resolve: () => void;
-  reject: (e: Error) => void;
-}
+type Answer = { id: number; ok?: boolean; error?: string; fallback?: boolean };
 
 class Converter {
-  private proc: ChildProcess;
+  private rpc: LineRpc<Answer>;
   private profile: string;
-  private pending = new Map<number, Pending>();
-  private nextId = 1;
   readonly ready: Promise<void>;
   conversions = 0;
   fallbacks = 0;
@@ -77,12 +71,14 @@ class Converter {
 
   constructor() {
     this.profile = mkdtempSync(join(tmpdir(), "docproc-lo-profile-"));
-    const useNetns = libreOfficeConfig.netns === "1" || (libreOfficeConfig.netns === "auto" && networkNamespaceAvailable());
-    if (libreOfficeConfig.netns === "1" && !networkNamespaceAvailable()) throw new ConversionError("LIBREOFFICE_NETNS=1 but `unshare --net` is not available", "internal_error");
+    const useNetns =
+      libreOfficeConfig.netns === "1" || (libreOfficeConfig.netns === "auto" && networkNamespaceAvailable());
+    if (libreOfficeConfig.netns === "1" && !networkNamespaceAvailable())
+      throw new ConversionError("LIBREOFFICE_NETNS=1 but `unshare --net` is not available", "internal_error");
     this.isolated = useNetns;
-    const argv = useNetns ? ["unshare", "--net", "--", libreOfficeConfig.python, SERVER, this.profile] : [libreOfficeConfig.python, SERVER, this.profile];
-    // detached: the Python process leads a new process group, which stop() kills as a whole.
-    this.proc = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "ignore"], detached: true, env: { ...process.env, HOME: this.profile } });
+    const argv = useNetns
+      ? ["unshare", "--net", "--", libreOfficeConfig.python, SERVER, this.profile]
+      : [libreOfficeConfig.python, SERVER, this.profile];
     let readyResolve!: () => void;
     let readyReject!: (e: Error) => void;
     this.ready = new Promise<void>((res, rej) => {
@@ -91,83 +87,63 @@ class Converter {
     });
     this.ready.catch(() => {});
     const startTimer = setTimeout(() => {
-      readyReject(new ConversionError(`LibreOffice did not start within ${libreOfficeConfig.startTimeoutS} s`, "internal_error"));
+      readyReject(
+        new ConversionError(`LibreOffice did not start within ${libreOfficeConfig.startTimeoutS} s`, "internal_error"),
+      );
       this.stop();
     }, libreOfficeConfig.startTimeoutS * 1000);
-    const lines = createInterface({ input: this.proc.stdout! });
-    lines.on("line", (line) => {
-      let msg: any;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        return;
-      }
-      if ("ready" in msg) {
+    // detached: the Python process leads a new process group, which stop() kills as a whole.
+    this.rpc = new LineRpc<Answer>({
+      argv,
+      env: { ...process.env, HOME: this.profile },
+      detached: true,
+      stderr: "ignore",
+      // The one line that answers no request: `{ ready: true }` or `{ ready: false, error }` at start-up.
+      onOtherLine: (msg) => {
+        if (!("ready" in msg)) return;
         clearTimeout(startTimer);
         if (msg.ready) readyResolve();
         else {
           readyReject(new ConversionError(`LibreOffice failed to start: ${msg.error}`, "internal_error"));
           this.stop();
         }
-        return;
-      }
-      const p = this.pending.get(msg.id);
-      if (!p) return;
-      this.pending.delete(msg.id);
-      // After a crash the server converted once more with a one-shot soffice and is exiting.
-      if (msg.fallback) {
+      },
+      exitError: (code, signal) => new ConversionError(`LibreOffice exited during the conversion (${signal ?? code})`),
+      onExit: (code, signal) => {
+        clearTimeout(startTimer);
         this.dead = true;
-        this.fallbacks++;
-      }
-      if (msg.ok) p.resolve();
-      else p.reject(new ConversionError(`LibreOffice could not convert the document: ${msg.error}`));
+        readyReject(new ConversionError(`LibreOffice exited during start-up (${signal ?? code})`, "internal_error"));
+        rmSync(this.profile, { recursive: true, force: true });
+      },
+      onSpawnError: (e) =>
+        readyReject(new ConversionError(`LibreOffice could not be started: ${e.message}`, "internal_error")),
     });
-    this.proc.on("exit", (code, signal) => {
-      clearTimeout(startTimer);
-      this.dead = true;
-      readyReject(new ConversionError(`LibreOffice exited during start-up (${signal ?? code})`, "internal_error"));
-      for (const p of this.pending.values()) p.reject(new ConversionError(`LibreOffice exited during the conversion (${signal ?? code})`));
-      this.pending.clear();
-      rmSync(this.profile, { recursive: true, force: true });
-    });
-    this.proc.on("error", (e) => readyReject(new ConversionError(`LibreOffice could not be started: ${e.message}`, "internal_error")));
-    this.proc.stdin!.on("error", () => {});
   }
 
   get pid(): number | undefined {
-    return this.proc.pid;
+    return this.rpc.pid;
   }
 
   async convert(input: string, output: string, timeoutS: number): Promise<void> {
     await this.ready;
-    const id = this.nextId++;
     this.conversions++;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new ConversionError(`The conversion took longer than ${timeoutS} s and was stopped.`));
-      }, timeoutS * 1000);
-      this.pending.set(id, {
-        resolve: () => (clearTimeout(timer), resolve()),
-        reject: (e) => (clearTimeout(timer), reject(e)),
-      });
-      this.proc.stdin!.write(JSON.stringify({ id, input, output }) + "\n");
-    });
+    const answer = await this.rpc.request(
+      { input, output },
+      timeoutS * 1000,
+      () => new ConversionError(`The conversion took longer than ${timeoutS} s and was stopped.`),
+    );
+    // After a crash the server converted once more with a one-shot soffice and is exiting.
+    if (answer.fallback) {
+      this.dead = true;
+      this.fallbacks++;
+    }
+    if (!answer.ok) throw new ConversionError(`LibreOffice could not convert the document: ${answer.error}`);
   }
 
   /** Kills the process group (Python and soffice.bin) at once. Synchronous: safe in `exit` handlers. */
   stop() {
     this.dead = true;
-    const pid = this.proc.pid;
-    if (pid) {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {}
-      }
-    }
+    this.rpc?.kill();
     rmSync(this.profile, { recursive: true, force: true });
   }
 }
@@ -189,7 +165,9 @@ function converter(): Converter {
 
 /** The running converter's state (tests and diagnostics). */
 export function libreOfficeStatus(): { running: boolean; pid?: number; conversions: number; isolated?: boolean } {
-  return current && !current.dead ? { running: true, pid: current.pid, conversions: current.conversions, isolated: current.isolated } : { running: false, conversions: 0 };
+  return current && !current.dead
+    ? { running: true, pid: current.pid, conversions: current.conversions, isolated: current.isolated }
+    : { running: false, conversions: 0 };
 }
 
 /** Stops the converter (worker shutdown). The next conversion would start a new one. */
@@ -199,7 +177,7 @@ export function stopLibreOffice() {
 }
 
 /**
- * Converts a DOCX file to PDF at `output`. Rejects with a ConversionError whose `jobCode` is
+ * Converts a DOCX file to PDF at `output`. Rejects with a ConversionError (a JobError) whose `code` is
  * `conversion_failed` (the document cannot be converted, or the timeout was hit) or
  * `internal_error` (the converter could not start). Any failure recycles the converter.
  */

@@ -1,7 +1,11 @@
 // The Postgres client. One pool per process; `sql` is the only way code talks to the database.
 import postgres from "postgres";
 
-export type Sql = postgres.Sql<{}>;
+// biome-ignore lint/complexity/noBannedTypes: postgres's own "no custom types" parameter is `{}`
+type NoCustomTypes = {};
+export type Sql = postgres.Sql<NoCustomTypes>;
+/** The pool or a transaction (`db().begin(tx => ...)`): what a query function needs. */
+export type Queryable = postgres.ISql<NoCustomTypes>;
 
 let pool: Sql | null = null;
 

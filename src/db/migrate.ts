@@ -8,7 +8,9 @@ const dir = join(import.meta.dir, "migrations");
 const lockId = 7_260_901; // any constant; identifies "migrations" among advisory locks
 
 export async function migrate(sql: Sql): Promise<string[]> {
-  const files = readdirSync(dir).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /^\d{3}_.+\.sql$/.test(f))
+    .sort();
   const applied: string[] = [];
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${lockId})`;

@@ -29,7 +29,14 @@ const byExtension: Record<string, InputKind> = {
 };
 
 /** Content types that say nothing specific; the extension decides then. */
-const generic = new Set(["", "application/octet-stream", "binary/octet-stream", "application/zip", "text/plain", "application/x-zip-compressed"]);
+const generic = new Set([
+  "",
+  "application/octet-stream",
+  "binary/octet-stream",
+  "application/zip",
+  "text/plain",
+  "application/x-zip-compressed",
+]);
 
 export const contentTypeOf: Record<InputKind, string> = {
   pdf: "application/pdf",
@@ -60,7 +67,8 @@ export function declaredKind(contentType: string, filename: string): Declared {
 
 /** Null when acceptable, else the reason for 415 unsupported_file_type. */
 export function typeMismatch(declared: Declared, sniffed: string): string | null {
-  if (!(acceptedKinds as string[]).includes(sniffed)) return "the bytes are not a PDF, DOCX, XLSX, CSV, JPEG, PNG or WebP file";
+  if (!(acceptedKinds as string[]).includes(sniffed))
+    return "the bytes are not a PDF, DOCX, XLSX, CSV, JPEG, PNG or WebP file";
   if (declared.kind === null) return declared.reason;
   if (declared.kind === "any") return null;
   if (declared.kind !== sniffed) return `the file is declared as ${declared.kind} but its bytes are ${sniffed}`;

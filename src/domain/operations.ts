@@ -1,7 +1,9 @@
-// The operation catalogue: every operation's options schema, input rule, job kind and credit
-// rule, defined once. POST /jobs validation, credit reservation, GET /operations and the
-// OpenAPI document all read from here.
-import { Type as T, type TSchema } from "@sinclair/typebox";
+// The operation catalogue: every operation's options schema (with its defaults), input rule,
+// job kind, credit rule and result kind, defined once. POST /jobs validation, credit
+// reservation, GET /operations, the OpenAPI document and the executors' types
+// (`OptionsOf<Op>`, `ResultOf<Op>`) all derive from here.
+import { type Static, type TObject, type TOptional, type TSchema, Type as T } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { defaultOcrLanguages, ocrLanguages } from "./ocr-languages";
 
 export type JobKind = "ocr" | "convert" | "compress" | "merge" | "split" | "page_ops" | "protect" | "unlock" | "redact";
@@ -24,6 +26,16 @@ const ocrLanguagesOption = () =>
     }),
   );
 
+/** An optional option whose absence means `value`: the schema carries it as `default` (its
+ * description says it too; the published documents leave the keyword out, publishedOptionsSchema),
+ * `withDefaults` fills it in, `OptionsOf` types it as present. */
+function withDefault<S extends TSchema>(schema: S, value: Static<S>): TOptional<S & { default: Static<S> }> {
+  return T.Optional(Object.assign(schema, { default: value })) as TOptional<S & { default: Static<S> }>;
+}
+
+/** What a job of the operation produces: a file to download, or JSON (ocr blocks). */
+export type ResultKind = "file" | "json";
+
 export interface OperationDefinition {
   name: string;
   kind: JobKind;
@@ -32,8 +44,10 @@ export interface OperationDefinition {
   /** "single" = `file_id`; "many" = `file_ids` (merge). */
   inputs: "single" | "many";
   /** Input document kinds accepted. For convert, see `convertPairs`. */
-  accepts: InputKind[];
-  options: TSchema;
+  accepts: readonly InputKind[];
+  options: TObject;
+  /** What the executor may produce (`ResultOf<Op>`). */
+  produces: readonly ResultKind[];
   summary: string;
   /**
    * False while this deployment has no executor for the operation: POST /jobs then answers
@@ -61,19 +75,28 @@ export const convertOptionsByTarget: Record<ConvertTarget, string[]> = {
   xlsx: ["delimiter", "sheet_name", "has_header"],
 };
 
-export const operations: Record<string, OperationDefinition> = {
+const catalogue = {
   ocr: {
-    name: "ocr",
+    name: "ocr" as const,
     available: true,
     kind: "ocr",
     creditsPerPage: 3,
     inputs: "single",
+    produces: ["json", "file"],
     accepts: ["pdf", "jpeg", "png", "webp"],
     summary: "Recognise text: OCR blocks as JSON, or a searchable PDF.",
     options: T.Object(
       {
-        mode: T.Optional(T.Union([T.Literal("gundam"), T.Literal("base")], { description: "gundam = single page, base = multi-page (default base)" })),
-        output: T.Optional(T.Union([T.Literal("blocks"), T.Literal("searchable_pdf")], { description: "default blocks" })),
+        mode: withDefault(
+          T.Union([T.Literal("gundam"), T.Literal("base")], {
+            description: "gundam = single page, base = multi-page (default base)",
+          }),
+          "base",
+        ),
+        output: withDefault(
+          T.Union([T.Literal("blocks"), T.Literal("searchable_pdf")], { description: "default blocks" }),
+          "blocks",
+        ),
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
         languages: ocrLanguagesOption(),
       },
@@ -81,16 +104,17 @@ export const operations: Record<string, OperationDefinition> = {
     ),
   },
   searchable_pdf: {
-    name: "searchable_pdf",
+    name: "searchable_pdf" as const,
     available: true,
     kind: "ocr",
     creditsPerPage: 3,
     inputs: "single",
+    produces: ["file"],
     accepts: ["pdf", "jpeg", "png", "webp"],
     summary: "Add an invisible OCR text layer to a scanned PDF or image.",
     options: T.Object(
       {
-        mode: T.Optional(T.Union([T.Literal("gundam"), T.Literal("base")])),
+        mode: withDefault(T.Union([T.Literal("gundam"), T.Literal("base")]), "base"),
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
         languages: ocrLanguagesOption(),
       },
@@ -98,11 +122,12 @@ export const operations: Record<string, OperationDefinition> = {
     ),
   },
   convert: {
-    name: "convert",
+    name: "convert" as const,
     available: true,
     kind: "convert",
     creditsPerPage: 1,
     inputs: "single",
+    produces: ["file"],
     accepts: ["pdf", "docx", "xlsx", "csv"],
     summary: "Convert: pdf->docx, pdf->jpg, docx->pdf, xlsx->csv, csv->xlsx.",
     options: T.Object(
@@ -111,60 +136,90 @@ export const operations: Record<string, OperationDefinition> = {
         dpi: T.Optional(T.Integer({ minimum: 36, maximum: 600, description: "jpg only; default 150" })),
         quality: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "jpg only; default 85" })),
         pages: T.Optional(pageIndexes("jpg and docx: 0-based page indexes; default all")),
-        sheet: T.Optional(T.Union([T.Integer({ minimum: 0 }), T.String({ minLength: 1, maxLength: 31 })], { description: "csv: sheet index (0-based) or name; default the first sheet" })),
-        delimiter: T.Optional(T.String({ minLength: 1, maxLength: 1, description: "csv: default ','; xlsx: sniffed when absent" })),
+        sheet: T.Optional(
+          T.Union([T.Integer({ minimum: 0 }), T.String({ minLength: 1, maxLength: 31 })], {
+            description: "csv: sheet index (0-based) or name; default the first sheet",
+          }),
+        ),
+        delimiter: T.Optional(
+          T.String({ minLength: 1, maxLength: 1, description: "csv: default ','; xlsx: sniffed when absent" }),
+        ),
         sheet_name: T.Optional(T.String({ minLength: 1, maxLength: 31, description: "xlsx: default 'Sheet1'" })),
-        has_header: T.Optional(T.Boolean({ description: "xlsx: first row is a header (styled, frozen); default false" })),
+        has_header: T.Optional(
+          T.Boolean({ description: "xlsx: first row is a header (styled, frozen); default false" }),
+        ),
       },
       strict,
     ),
   },
   compress: {
-    name: "compress",
+    name: "compress" as const,
     available: true,
     kind: "compress",
     creditsPerPage: 1,
     inputs: "single",
+    produces: ["file"],
     accepts: ["pdf"],
     summary: "Make a PDF smaller: light (lossless), balanced, strong.",
     options: T.Object(
-      { level: T.Optional(T.Union([T.Literal("light"), T.Literal("balanced"), T.Literal("strong")], { description: "default balanced" })) },
+      {
+        level: withDefault(
+          T.Union([T.Literal("light"), T.Literal("balanced"), T.Literal("strong")], {
+            description: "default balanced",
+          }),
+          "balanced",
+        ),
+      },
       strict,
     ),
   },
   merge: {
-    name: "merge",
+    name: "merge" as const,
     available: true,
     kind: "merge",
     creditsPerPage: 0,
     inputs: "many",
+    produces: ["file"],
     accepts: ["pdf"],
     summary: "Merge 2 to 50 PDFs in the given order.",
     options: T.Object({}, strict),
   },
   split: {
-    name: "split",
+    name: "split" as const,
     available: true,
     kind: "split",
     creditsPerPage: 0,
     inputs: "single",
+    produces: ["file"],
     accepts: ["pdf"],
     summary: "Split a PDF into a ZIP of PDFs.",
     options: T.Object(
       {
-        mode: T.Optional(T.Union([T.Literal("every_page"), T.Literal("ranges"), T.Literal("chunks")], { description: "default every_page" })),
-        ranges: T.Optional(T.Array(T.Tuple([T.Integer({ minimum: 1 }), T.Integer({ minimum: 1 })]), { minItems: 1, maxItems: 1000, description: "1-based inclusive [start, end] pairs; mode ranges" })),
+        mode: withDefault(
+          T.Union([T.Literal("every_page"), T.Literal("ranges"), T.Literal("chunks")], {
+            description: "default every_page",
+          }),
+          "every_page",
+        ),
+        ranges: T.Optional(
+          T.Array(T.Tuple([T.Integer({ minimum: 1 }), T.Integer({ minimum: 1 })]), {
+            minItems: 1,
+            maxItems: 1000,
+            description: "1-based inclusive [start, end] pairs; mode ranges",
+          }),
+        ),
         chunk_size: T.Optional(T.Integer({ minimum: 1, description: "pages per part; mode chunks" })),
       },
       strict,
     ),
   },
   rotate: {
-    name: "rotate",
+    name: "rotate" as const,
     available: true,
     kind: "page_ops",
     creditsPerPage: 0,
     inputs: "single",
+    produces: ["file"],
     accepts: ["pdf"],
     summary: "Rotate pages clockwise.",
     options: T.Object(
@@ -176,31 +231,53 @@ export const operations: Record<string, OperationDefinition> = {
     ),
   },
   reorder: {
-    name: "reorder",
+    name: "reorder" as const,
     available: true,
     kind: "page_ops",
     creditsPerPage: 0,
     inputs: "single",
+    produces: ["file"],
     accepts: ["pdf"],
     summary: "Reorder pages by a full permutation.",
-    options: T.Object({ order: T.Array(T.Integer({ minimum: 0 }), { minItems: 1, maxItems: 10000, description: "a full permutation of the 0-based page indexes" }) }, strict),
+    options: T.Object(
+      {
+        order: T.Array(T.Integer({ minimum: 0 }), {
+          minItems: 1,
+          maxItems: 10000,
+          description: "a full permutation of the 0-based page indexes",
+        }),
+      },
+      strict,
+    ),
   },
   delete_pages: {
-    name: "delete_pages",
+    name: "delete_pages" as const,
     available: true,
     kind: "page_ops",
     creditsPerPage: 0,
     inputs: "single",
+    produces: ["file"],
     accepts: ["pdf"],
     summary: "Delete pages (not all of them).",
-    options: T.Object({ pages: T.Array(T.Integer({ minimum: 0 }), { minItems: 1, maxItems: 10000, uniqueItems: true, description: "0-based page indexes" }) }, strict),
+    options: T.Object(
+      {
+        pages: T.Array(T.Integer({ minimum: 0 }), {
+          minItems: 1,
+          maxItems: 10000,
+          uniqueItems: true,
+          description: "0-based page indexes",
+        }),
+      },
+      strict,
+    ),
   },
   protect: {
-    name: "protect",
+    name: "protect" as const,
     available: true,
     kind: "protect",
     creditsPerPage: 0,
     inputs: "single",
+    produces: ["file"],
     accepts: ["pdf"],
     summary: "Encrypt with AES-256, passwords and permissions.",
     options: T.Object(
@@ -216,21 +293,28 @@ export const operations: Record<string, OperationDefinition> = {
     ),
   },
   unlock: {
-    name: "unlock",
+    name: "unlock" as const,
     available: true,
     kind: "unlock",
     creditsPerPage: 0,
     inputs: "single",
+    produces: ["file"],
     accepts: ["pdf"],
     summary: "Remove a PDF's encryption.",
-    options: T.Object({ password: T.Optional(T.String({ maxLength: 127, description: "required when the file has an open password" })) }, strict),
+    options: T.Object(
+      {
+        password: T.Optional(T.String({ maxLength: 127, description: "required when the file has an open password" })),
+      },
+      strict,
+    ),
   },
   redact: {
-    name: "redact",
+    name: "redact" as const,
     available: true,
     kind: "redact",
     creditsPerPage: 1,
     inputs: "single",
+    produces: ["file"],
     accepts: ["pdf"],
     summary: "Burn in black regions; affected pages are rasterised and rebuilt.",
     options: T.Object(
@@ -253,7 +337,58 @@ export const operations: Record<string, OperationDefinition> = {
       strict,
     ),
   },
-};
+} satisfies Record<string, OperationDefinition>;
+
+/** The operations offered (GET /operations; the executors map has one for each). */
+export type OperationName = keyof typeof catalogue;
+type OptionsSchemaOf<Op extends OperationName> = (typeof catalogue)[Op]["options"];
+
+/** The catalogue: each entry an OperationDefinition whose `options` keep their schema's type. */
+export const operations: {
+  [Op in OperationName]: Omit<OperationDefinition, "name" | "options" | "produces"> & (typeof catalogue)[Op];
+} = catalogue;
+/** The options of a POST /jobs request for the operation, as the client sent them (and as stored and echoed). */
+export type RequestOptionsOf<Op extends OperationName> = Static<OptionsSchemaOf<Op>>;
+type DefaultedKeys<S extends TObject> = {
+  [K in keyof S["properties"]]: S["properties"][K] extends { default: unknown } ? K : never;
+}[keyof S["properties"]];
+/** The options an executor runs with: the request's, with every schema default filled in (`withDefaults`). */
+export type OptionsOf<Op extends OperationName> = Omit<RequestOptionsOf<Op>, DefaultedKeys<OptionsSchemaOf<Op>>> &
+  Required<Pick<RequestOptionsOf<Op>, DefaultedKeys<OptionsSchemaOf<Op>> & keyof RequestOptionsOf<Op>>>;
+/** What a job of the operation stores as its result before storage: a file in the work directory, or JSON. */
+export type ResultOf<Op extends OperationName> = Extract<
+  ProducedResult,
+  { type: (typeof catalogue)[Op]["produces"][number] }
+>;
+export type ProducedResult =
+  | { type: "file"; path: string; filename: string; content_type: string; note?: string }
+  | { type: "json"; json: unknown };
+export type FileResult = Extract<ProducedResult, { type: "file" }>;
+export type JsonResult = Extract<ProducedResult, { type: "json" }>;
+
+export function isOperationName(name: string): name is OperationName {
+  return Object.hasOwn(operations, name);
+}
+
+/** The catalogue entry of an operation name from a request or a row; undefined for unknown names. */
+export function operationNamed(name: string): OperationDefinition | undefined {
+  return isOperationName(name) ? operations[name] : undefined;
+}
+
+/** The one place defaults are applied: the options with every absent defaulted field filled in from the schema. */
+export function withDefaults<Op extends OperationName>(operation: Op, options: RequestOptionsOf<Op>): OptionsOf<Op> {
+  return Value.Default(operations[operation].options, structuredClone(options)) as OptionsOf<Op>;
+}
+
+/**
+ * An operation's options schema as GET /operations and the OpenAPI document publish it: plain
+ * JSON without the `default` keywords (the descriptions say each default). The documents, and
+ * the client types generated from them, stay as they were: openapi-typescript would turn a
+ * field with a default into a required one.
+ */
+export function publishedOptionsSchema(operation: OperationDefinition): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(operation.options, (key, value) => (key === "default" ? undefined : value)));
+}
 
 export const unsupportedOperations: Record<string, string> = {
   watermark: "Watermarking is not offered: the service does not alter page content beyond redaction.",

@@ -53,4 +53,3 @@ export const otherLimits = {
   webhook_disable_after_consecutive_failures: 30,
   webhook_signature_tolerance_seconds: 300,
 } as const;
-

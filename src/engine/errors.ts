@@ -1,13 +1,25 @@
 // The engine's error codes (crates/engine/src/error.rs, `ErrorCode::as_str`) and the job error
 // code each becomes; typed over both lists, so a code added on either side fails to compile here.
-import type { ErrorCode } from "../domain/errors";
+import type { JobErrorCode } from "../domain/errors";
 
 /** Every engine code, as crates/engine/src/error.rs `ErrorCode::ALL` lists them (test/unit/engine-errors.test.ts compares). */
-export const engineErrorCodes = ["invalid_pdf", "encrypted_input", "invalid_password", "invalid_options", "cancelled", "page_limit", "io_error", "page_too_large", "ocr_unavailable", "invalid_image", "engine_error"] as const;
+export const engineErrorCodes = [
+  "invalid_pdf",
+  "encrypted_input",
+  "invalid_password",
+  "invalid_options",
+  "cancelled",
+  "page_limit",
+  "io_error",
+  "page_too_large",
+  "ocr_unavailable",
+  "invalid_image",
+  "engine_error",
+] as const;
 export type EngineErrorCode = (typeof engineErrorCodes)[number];
 
 /** The public job error code (GET /errors, `usedIn` "job") for each engine code. */
-export const jobErrorCodeOf: Record<EngineErrorCode, ErrorCode> = {
+export const jobErrorCodeOf: Record<EngineErrorCode, JobErrorCode> = {
   invalid_pdf: "file_unreadable",
   encrypted_input: "file_encrypted",
   invalid_password: "invalid_options",
@@ -35,7 +47,7 @@ export function engineErrorCode(e: unknown): string {
 }
 
 /** The job error code for an addon rejection; internal_error for a code the engine does not define. */
-export function jobErrorCodeFor(e: unknown): ErrorCode {
+export function jobErrorCodeFor(e: unknown): JobErrorCode {
   const code = engineErrorCode(e);
   return isEngineErrorCode(code) ? jobErrorCodeOf[code] : "internal_error";
 }

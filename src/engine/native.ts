@@ -12,15 +12,27 @@ export type JobControl = Addon.JobControl;
 export type Identified = Addon.Identification;
 export type DocumentKind = Identified["kind"];
 
+/** The engine's settings beyond its thread pool: comparisons and diagnostics, never set by the service. */
+export type EngineExperiments = Omit<Addon.EngineSettings, "threads">;
+
 let loaded: NativeEngine | null = null;
+let experiments: EngineExperiments = {};
+
+/**
+ * For benches and diagnostics only (scripts/bench/engine-switches.ts): engine settings the
+ * operator's configuration does not have, applied when the addon loads. Throws once it has.
+ */
+export function useEngineExperiments(settings: EngineExperiments): void {
+  if (loaded) throw new Error("useEngineExperiments: the engine is already loaded");
+  experiments = settings;
+}
 
 export function engine(): NativeEngine {
   if (!loaded) {
     const require = createRequire(import.meta.url);
     const native = require(join(import.meta.dir, "../../native/index.js")) as NativeEngine;
-    // The engine reads no environment: its settings come from config.ts, once per process.
-    const { threads, ...rest } = config.engine;
-    native.configure({ ...rest, threads: threads || undefined });
+    // The engine reads no environment: its thread pool comes from config.ts, once per process.
+    native.configure({ ...experiments, threads: config.engineThreads || undefined });
     loaded = native;
   }
   return loaded;

@@ -1,7 +1,7 @@
 // Writes an event to the outbox inside the caller's transaction, so an event exists exactly
 // when the change it announces committed. Webhook fan-out reads from this table.
 import { randomBytes } from "node:crypto";
-import type { Sql } from "../db/client";
+import type { Queryable } from "../db/client";
 import { apiVersion } from "../domain/pricing";
 import type { Mode } from "../domain/scopes";
 
@@ -23,11 +23,25 @@ export function newEventId(): string {
 }
 
 export function buildEvent(type: EventType, mode: Mode, object: unknown, at = new Date()): EventEnvelope {
-  return { id: newEventId(), object: "event", type, api_version: apiVersion, livemode: mode === "live", created_at: at.toISOString(), data: { object } };
+  return {
+    id: newEventId(),
+    object: "event",
+    type,
+    api_version: apiVersion,
+    livemode: mode === "live",
+    created_at: at.toISOString(),
+    data: { object },
+  };
 }
 
 /** `tx` must be the transaction that makes the announced change. */
-export async function recordEvent(tx: Sql, accountId: string, mode: Mode, type: EventType, object: unknown): Promise<EventEnvelope> {
+export async function recordEvent(
+  tx: Queryable,
+  accountId: string,
+  mode: Mode,
+  type: EventType,
+  object: unknown,
+): Promise<EventEnvelope> {
   const event = buildEvent(type, mode, object);
   await tx`INSERT INTO events (id, account_id, mode, type, payload, created_at)
            VALUES (${event.id}, ${accountId}, ${mode}, ${type}, ${tx.json(event as never)}, ${event.created_at})`;

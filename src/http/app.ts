@@ -5,8 +5,8 @@ import { Elysia } from "elysia";
 import type { RouteDef, Reply } from "../modules/common/route";
 import { errorBody } from "../modules/common/envelope";
 import { contextOf } from "./context";
-import { check } from "../domain/validate";
-import { checkQuery, readJson } from "../modules/common/validate";
+import { check } from "../domain/schema-check";
+import { checkQuery, readJson } from "../modules/common/read-request";
 import { authenticate } from "../auth/authenticate";
 import { authorize } from "../auth/authorize";
 import { takeToken, rateLimitedError } from "./rate-limit";
@@ -14,7 +14,7 @@ import { db } from "../db/client";
 import { blobStore } from "../storage/blobs";
 import { log } from "../log";
 import { metricsAuthorized, renderMetrics } from "../modules/metrics/collect";
-import { ApiError, errorCatalogue, type ErrorCode } from "../domain/errors";
+import { ApiError } from "../domain/errors";
 
 export const apiPrefix = "/api/v1";
 
@@ -26,7 +26,10 @@ function json(status: number, body: unknown, headers: Record<string, string>): R
 }
 
 function errorResponse(err: ApiError, headers: Record<string, string>, requestId: string): Response {
-  return json(err.status, errorBody(err.code, err.message, requestId, err.param, err.extra), { ...headers, ...err.headers });
+  return json(err.status, errorBody(err.code, err.message, requestId, err.param, err.extra), {
+    ...headers,
+    ...err.headers,
+  });
 }
 
 function pathPattern(path: string): RegExp {
@@ -46,9 +49,16 @@ async function runRoute(def: RouteDef, request: Request, params: Record<string, 
   }
   const validParams = def.params ? check(def.params, params) : {};
   const query = checkQuery(def.query, new URL(request.url).searchParams);
-  let body: unknown = undefined;
+  let body: unknown;
   if (def.body) body = check(def.body, await readJson(request));
-  const out = await def.handler({ request, requestId: ctx.requestId, auth: ctx.auth!, params: validParams, query, body });
+  const out = await def.handler({
+    request,
+    requestId: ctx.requestId,
+    auth: ctx.auth!,
+    params: validParams,
+    query,
+    body,
+  });
   if (out instanceof Response) {
     for (const [k, v] of Object.entries(ctx.headers)) out.headers.set(k, v);
     return out;
@@ -75,19 +85,44 @@ export function buildApp(routes: RouteDef[], extra?: (app: any) => void) {
         const path = new URL(request.url).pathname;
         const allowed = [...new Set(patterns.filter((p) => p.re.test(path)).map((p) => p.method))];
         err = allowed.length
-          ? new ApiError("method_not_allowed", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}.`, null, {}, { allow: allowed.join(", ") })
+          ? new ApiError(
+              "method_not_allowed",
+              `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}.`,
+              null,
+              {},
+              { allow: allowed.join(", ") },
+            )
           : new ApiError("not_found", `No route ${request.method} ${path}.`);
       } else if (isDatabaseUnavailable(error)) {
         log.error("database unavailable", { request_id: ctx.requestId, error: String(error) });
-        err = new ApiError("queue_unavailable", "The job queue (database) is unreachable; retry with backoff and the same Idempotency-Key.", null, {}, { "retry-after": "2" });
+        err = new ApiError(
+          "queue_unavailable",
+          "The job queue (database) is unreachable; retry with backoff and the same Idempotency-Key.",
+          null,
+          {},
+          { "retry-after": "2" },
+        );
       } else if ((error as { code?: string })?.code === "ENOSPC") {
         log.error("storage full", { request_id: ctx.requestId, error: String(error) });
-        err = new ApiError("storage_full", "The service's storage is full; nothing was stored. Retry later.", null, {}, { "retry-after": "60" });
+        err = new ApiError(
+          "storage_full",
+          "The service's storage is full; nothing was stored. Retry later.",
+          null,
+          {},
+          { "retry-after": "60" },
+        );
       } else if (code === "PARSE") err = new ApiError("validation_error", "Malformed request body.");
       else if (code === "VALIDATION") err = new ApiError("validation_error", "Invalid request.");
       else {
-        log.error("unhandled error", { request_id: ctx.requestId, code: String(code), error: String((error as Error)?.stack ?? error) });
-        err = new ApiError("internal_error", "Something went wrong on our side. Retry later; quote the request id if it persists.");
+        log.error("unhandled error", {
+          request_id: ctx.requestId,
+          code: String(code),
+          error: String((error as Error)?.stack ?? error),
+        });
+        err = new ApiError(
+          "internal_error",
+          "Something went wrong on our side. Retry later; quote the request id if it persists.",
+        );
       }
       // Elysia keeps headers set before the failure; the error response replaces them.
       for (const k of Object.keys(set.headers)) delete (set.headers as Record<string, unknown>)[k];
@@ -105,23 +140,39 @@ export function buildApp(routes: RouteDef[], extra?: (app: any) => void) {
   // within 3 s (a load balancer's or Kubernetes' readiness probe); /healthz stays the contract's
   // database-only check. 503 names what failed.
   app.get("/readyz", async () => {
-    const within = <T>(p: Promise<T>) => Promise.race([p, Bun.sleep(3000).then(() => Promise.reject(new Error("timed out")))]);
+    const within = <T>(p: Promise<T>) =>
+      Promise.race([p, Bun.sleep(3000).then(() => Promise.reject(new Error("timed out")))]);
     const [database, store] = await Promise.all([
-      within(db()`SELECT 1`).then(() => "ok", () => "unreachable"),
-      within(blobStore().size("readyz-probe")).then(() => "ok", () => "unreachable"),
+      within(db()`SELECT 1`).then(
+        () => "ok",
+        () => "unreachable",
+      ),
+      within(blobStore().size("readyz-probe")).then(
+        () => "ok",
+        () => "unreachable",
+      ),
     ]);
     const ok = database === "ok" && store === "ok";
     return json(ok ? 200 : 503, { ok, database, store }, { "cache-control": "no-store" });
   });
   // Outside /api/v1: for operators' scrapers, not API keys (METRICS_TOKEN guards it if set).
   app.get("/metrics", async ({ request }: { request: Request }) => {
-    if (!metricsAuthorized(request.headers.get("authorization"))) return new Response("unauthorized\n", { status: 401, headers: { "www-authenticate": "Bearer" } });
-    return new Response(await renderMetrics(), { status: 200, headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
+    if (!metricsAuthorized(request.headers.get("authorization")))
+      return new Response("unauthorized\n", { status: 401, headers: { "www-authenticate": "Bearer" } });
+    return new Response(await renderMetrics(), {
+      status: 200,
+      headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+    });
   });
   for (const def of routes) {
-    app.route(def.method, apiPrefix + def.path, ({ request, params }: { request: Request; params: Record<string, string> }) => runRoute(def, request, params), {
-      parse: "none",
-    } as never);
+    app.route(
+      def.method,
+      apiPrefix + def.path,
+      ({ request, params }: { request: Request; params: Record<string, string> }) => runRoute(def, request, params),
+      {
+        parse: "none",
+      } as never,
+    );
   }
   extra?.(app);
   return app;
@@ -143,5 +194,15 @@ function headerBytes(request: Request): number {
 /** Connection-level failures of the database, which is also the job queue. */
 function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
-  return ["ECONNREFUSED", "ECONNRESET", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P03", "53300"].includes(code ?? "");
+  return [
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "CONNECTION_CLOSED",
+    "CONNECTION_ENDED",
+    "CONNECTION_DESTROYED",
+    "CONNECT_TIMEOUT",
+    "57P01",
+    "57P03",
+    "53300",
+  ].includes(code ?? "");
 }

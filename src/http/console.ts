@@ -15,16 +15,21 @@ const securityHeaders: Record<string, string> = {
 };
 
 function notBuilt(): Response {
-  return new Response("The console is not built. Run `bun run build:console` (./scripts/setup.sh does it) and reload.\n", {
-    status: 503,
-    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
-  });
+  return new Response(
+    "The console is not built. Run `bun run build:console` (./scripts/setup.sh does it) and reload.\n",
+    {
+      status: 503,
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+    },
+  );
 }
 
 async function page(name: "index.html" | "docs.html"): Promise<Response> {
   const file = Bun.file(`${consoleDist}/${name}`);
   if (!(await file.exists())) return notBuilt();
-  return new Response(file, { headers: { ...securityHeaders, "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
+  return new Response(file, {
+    headers: { ...securityHeaders, "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" },
+  });
 }
 
 async function asset(rest: string): Promise<Response> {
@@ -36,7 +41,9 @@ async function asset(rest: string): Promise<Response> {
   }
   // Every asset name carries a content hash or a package version, so it never changes.
   const type = path.endsWith(".mjs") ? "text/javascript; charset=utf-8" : file.type;
-  return new Response(file, { headers: { ...securityHeaders, "content-type": type, "cache-control": "public, max-age=31536000, immutable" } });
+  return new Response(file, {
+    headers: { ...securityHeaders, "content-type": type, "cache-control": "public, max-age=31536000, immutable" },
+  });
 }
 
 /** Adds the console's routes to the Elysia app (outside /api/v1). */

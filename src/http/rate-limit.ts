@@ -37,7 +37,13 @@ export async function takeToken(keyId: string, mode: Mode): Promise<RateDecision
 }
 
 export function rateLimitedError(decision: RateDecision): ApiError {
-  return new ApiError("rate_limited", "Too many requests for this key; retry after the number of seconds in Retry-After.", null, {}, {
-    "retry-after": String(decision.retryAfterS),
-  });
+  return new ApiError(
+    "rate_limited",
+    "Too many requests for this key; retry after the number of seconds in Retry-After.",
+    null,
+    {},
+    {
+      "retry-after": String(decision.retryAfterS),
+    },
+  );
 }

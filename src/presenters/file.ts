@@ -1,20 +1,39 @@
 // The public shape of a file. Fields beyond the spec's (id, object, page_count, status,
 // expires_at) are this service's documented additions.
-export const fileColumns = "id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, created_at, expires_at";
+import type { FileRow } from "../db/rows";
 
-export function presentFile(r: Record<string, any>) {
+export const fileColumns =
+  "id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, created_at, expires_at";
+
+/** The columns `fileColumns` names. */
+export type PresentedFileRow = Pick<
+  FileRow,
+  | "id"
+  | "mode"
+  | "filename"
+  | "content_type"
+  | "kind"
+  | "size_bytes"
+  | "page_count"
+  | "encrypted"
+  | "status"
+  | "created_at"
+  | "expires_at"
+>;
+
+export function presentFile(r: PresentedFileRow) {
   return {
-    id: r.id as string,
+    id: r.id,
     object: "file" as const,
-    filename: r.filename as string,
-    content_type: r.content_type as string,
-    type: r.kind as string,
+    filename: r.filename,
+    content_type: r.content_type,
+    type: r.kind,
     size_bytes: Number(r.size_bytes),
-    page_count: r.page_count as number | null,
-    encrypted: r.encrypted as boolean,
+    page_count: r.page_count,
+    encrypted: r.encrypted,
     status: r.status as string,
     livemode: r.mode === "live",
-    created_at: (r.created_at as Date).toISOString(),
-    expires_at: (r.expires_at as Date).toISOString(),
+    created_at: r.created_at.toISOString(),
+    expires_at: r.expires_at.toISOString(),
   };
 }

@@ -1,6 +1,7 @@
 // The public shape of a job. Spec fields: id, object, operation, status, metadata, credits,
 // result, error, sandbox; the rest (kind, progress, timestamps, inputs) are documented additions.
 import { config } from "../config";
+import type { JobRow } from "../db/rows";
 import { secretOptionNames } from "../domain/operations";
 
 /** Passwords given to protect/unlock are never echoed (responses, webhooks, idempotent replays). */
@@ -10,7 +11,8 @@ function publicOptions(options: Record<string, unknown>): Record<string, unknown
   return out;
 }
 
-export function presentJob(r: Record<string, any>) {
+export function presentJob(r: JobRow) {
+  const file = r.result?.type === "file" ? r.result : null;
   const status = r.status as string;
   const total = r.progress_total as number;
   const done = status === "succeeded" ? total || (r.pages_processed ?? 0) : (r.progress_done as number);
@@ -40,12 +42,12 @@ export function presentJob(r: Record<string, any>) {
         ? {
             download_url: `${config.baseUrl}/jobs/${r.id}/result`,
             pages_processed: r.pages_processed as number,
-            type: (r.result?.type as string) ?? "file",
-            filename: (r.result?.filename as string | undefined) ?? null,
-            content_type: (r.result?.content_type as string | undefined) ?? null,
-            bytes: (r.result?.bytes as number | undefined) ?? null,
+            type: r.result?.type ?? "file",
+            filename: file?.filename ?? null,
+            content_type: file?.content_type ?? null,
+            bytes: file?.bytes ?? null,
             expires_at: r.result_expires_at ? (r.result_expires_at as Date).toISOString() : null,
-            ...(r.result?.note ? { note: r.result.note } : {}),
+            ...(file?.note ? { note: file.note } : {}),
           }
         : null,
     error: status === "failed" && r.error ? { code: r.error.code as string, message: r.error.message as string } : null,

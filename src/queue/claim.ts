@@ -3,9 +3,10 @@
 import { db } from "../db/client";
 import { queueConfig } from "../config";
 import { canMoveTo } from "./guards";
+import type { JobRow } from "./jobs";
 
-export async function claimNextJob(workerId: string): Promise<Record<string, any> | null> {
-  const [job] = await db()`
+export async function claimNextJob(workerId: string): Promise<JobRow | null> {
+  const [job] = await db()<JobRow[]>`
     UPDATE jobs SET status = 'running', attempts = attempts + 1, worker_id = ${workerId},
            lease_expires_at = now() + make_interval(secs => ${queueConfig.leaseS}),
            started_at = COALESCE(started_at, now()), updated_at = now(), progress_done = 0

@@ -1,7 +1,6 @@
 // The final transitions of a job. Each is one transaction: the job's new status, its ledger
 // entry and its event row commit together. Guards on the current status make every call safe
 // to repeat and let a cancel win over a worker that finishes late.
-import type { Sql } from "../db/client";
 import { db } from "../db/client";
 import { recordEvent } from "../events/record";
 import { releaseCredits, settleCredits } from "../billing/credits";
@@ -9,46 +8,47 @@ import { presentJob } from "../presenters/job";
 import { config } from "../config";
 import { secretOptionNames } from "../domain/operations";
 import { canMoveTo } from "./guards";
+import type { JobRow, StoredResult } from "./jobs";
+import type { JobErrorCode } from "../domain/errors";
 
 // Passwords in options are needed only while the job may still run; a final state erases them.
 const eraseSecrets = ["options", ...secretOptionNames.map((n) => `'${n}'`)].join(" - ");
 
-export interface JobResult {
-  type: "file" | "json";
-  storage_key?: string;
-  filename?: string;
-  content_type?: string;
-  bytes?: number;
-  json?: unknown;
-  note?: string;
-}
-
 /** Succeeds a running job held by `workerId`; false if the job is no longer ours (cancelled, reaped). */
-export async function completeJob(jobId: string, workerId: string, result: JobResult, pagesProcessed: number): Promise<boolean> {
+export async function completeJob(
+  jobId: string,
+  workerId: string,
+  result: StoredResult,
+  pagesProcessed: number,
+): Promise<boolean> {
   return db().begin(async (tx) => {
-    const [job] = await tx`
+    const [job] = await tx<JobRow[]>`
       UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'succeeded', result = ${tx.json(result as never)}, pages_processed = ${pagesProcessed},
              progress_done = progress_total, result_expires_at = now() + make_interval(secs => ${config.fileTtlS}),
              finished_at = now(), updated_at = now(), lease_expires_at = NULL
        WHERE id = ${jobId} AND ${tx.unsafe(canMoveTo("succeeded"))} AND worker_id = ${workerId}
        RETURNING *`;
     if (!job) return false;
-    if (job.billed) await settleCredits(tx as unknown as Sql, jobId, pagesProcessed, job.credits_per_page);
-    await recordEvent(tx as unknown as Sql, job.account_id, job.mode, "job.succeeded", presentJob(job));
+    if (job.billed) await settleCredits(tx, jobId, pagesProcessed, job.credits_per_page);
+    await recordEvent(tx, job.account_id, job.mode, "job.succeeded", presentJob(job));
     return true;
   }) as Promise<boolean>;
 }
 
 /** Fails a queued or running job. With `workerId`, only if that worker still holds it. */
-export async function failJob(jobId: string, error: { code: string; message: string }, workerId?: string): Promise<boolean> {
+export async function failJob(
+  jobId: string,
+  error: { code: JobErrorCode; message: string },
+  workerId?: string,
+): Promise<boolean> {
   return db().begin(async (tx) => {
-    const [job] = await tx`
+    const [job] = await tx<JobRow[]>`
       UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'failed', error = ${tx.json(error)}, finished_at = now(), updated_at = now(), lease_expires_at = NULL
        WHERE id = ${jobId} AND ${tx.unsafe(canMoveTo("failed"))} ${workerId ? tx`AND worker_id = ${workerId}` : tx``}
        RETURNING *`;
     if (!job) return false;
-    if (job.billed) await releaseCredits(tx as unknown as Sql, jobId);
-    await recordEvent(tx as unknown as Sql, job.account_id, job.mode, "job.failed", presentJob(job));
+    if (job.billed) await releaseCredits(tx, jobId);
+    await recordEvent(tx, job.account_id, job.mode, "job.failed", presentJob(job));
     return true;
   }) as Promise<boolean>;
 }
@@ -58,19 +58,19 @@ export async function failJob(jobId: string, error: { code: string; message: str
  * recorded now; a running worker sees `cancel_requested` at its next page checkpoint and
  * discards its work. Returns the job row after the call, whatever its state.
  */
-export async function cancelJob(jobId: string): Promise<Record<string, any> | undefined> {
+export async function cancelJob(jobId: string): Promise<JobRow | undefined> {
   return db().begin(async (tx) => {
-    const [job] = await tx`
+    const [job] = await tx<JobRow[]>`
       UPDATE jobs SET options = ${tx.unsafe(eraseSecrets)}, status = 'cancelled', cancel_requested = true, finished_at = now(), updated_at = now()
        WHERE id = ${jobId} AND ${tx.unsafe(canMoveTo("cancelled"))}
        RETURNING *`;
     if (job) {
-      if (job.billed) await releaseCredits(tx as unknown as Sql, jobId);
-      await recordEvent(tx as unknown as Sql, job.account_id, job.mode, "job.cancelled", presentJob(job));
+      if (job.billed) await releaseCredits(tx, jobId);
+      await recordEvent(tx, job.account_id, job.mode, "job.cancelled", presentJob(job));
       await tx`SELECT pg_notify('job_cancel', ${jobId})`;
       return job;
     }
-    const [current] = await tx`SELECT * FROM jobs WHERE id = ${jobId}`;
+    const [current] = await tx<JobRow[]>`SELECT * FROM jobs WHERE id = ${jobId}`;
     return current;
-  }) as Promise<Record<string, any> | undefined>;
+  }) as Promise<JobRow | undefined>;
 }

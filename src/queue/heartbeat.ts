@@ -4,7 +4,11 @@ import { db } from "../db/client";
 import { queueConfig } from "../config";
 import { statusIn } from "./guards";
 
-export async function heartbeat(jobId: string, workerId: string, progress: { done: number; total: number }): Promise<boolean> {
+export async function heartbeat(
+  jobId: string,
+  workerId: string,
+  progress: { done: number; total: number },
+): Promise<boolean> {
   const rows = await db()`
     UPDATE jobs SET lease_expires_at = now() + make_interval(secs => ${queueConfig.leaseS}),
            progress_done = ${progress.done}, progress_total = ${progress.total}, updated_at = now()

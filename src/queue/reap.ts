@@ -11,10 +11,18 @@ export async function reapExpiredLeases(): Promise<{ retried: string[]; failed: 
                   FOR UPDATE SKIP LOCKED)
      RETURNING id`;
   if (retried.length) await db()`SELECT pg_notify('jobs', 'retry')`;
-  const dead = await db()`SELECT id, worker_id FROM jobs WHERE ${db().unsafe(statusIn(["running"]))} AND lease_expires_at < now() AND attempts >= max_attempts`;
+  const dead =
+    await db()`SELECT id, worker_id FROM jobs WHERE ${db().unsafe(statusIn(["running"]))} AND lease_expires_at < now() AND attempts >= max_attempts`;
   const failed: string[] = [];
   for (const j of dead) {
-    const ok = await failJob(j.id, { code: "internal_error", message: "The worker running this job stopped responding twice; the job was not retried again." }, j.worker_id);
+    const ok = await failJob(
+      j.id,
+      {
+        code: "internal_error",
+        message: "The worker running this job stopped responding twice; the job was not retried again.",
+      },
+      j.worker_id,
+    );
     if (ok) failed.push(j.id);
   }
   return { retried: retried.map((r) => r.id as string), failed };

@@ -6,7 +6,7 @@ import { waitForDatabase } from "../db/wait";
 import { log } from "../log";
 import { stopWhenOrphaned } from "./orphan-guard";
 import { startWorkerLoop } from "../worker/loop";
-import { startWebhookDispatcher } from "../webhooks/dispatcher";
+import { startWebhookDispatcher } from "../delivery/dispatcher";
 import { stopLibreOffice } from "../convert/libreoffice";
 
 if (!config.databaseUrl) throw new Error("DATABASE_URL is required by the worker role (the supervisor provides it)");

@@ -21,7 +21,10 @@ export interface BlobStore {
   /** Objects under a prefix, for the orphan check and for deleting a result directory. */
   list(prefix: string): AsyncIterable<ListedBlob>;
   /** A presigned URL (S3 only; the disk store throws presigned_unavailable). */
-  presign(key: string, opts: { method: "GET" | "PUT"; expiresInS: number; contentType?: string; downloadName?: string }): string;
+  presign(
+    key: string,
+    opts: { method: "GET" | "PUT"; expiresInS: number; contentType?: string; downloadName?: string },
+  ): string;
 }
 
 export interface ListedBlob {
@@ -105,20 +108,32 @@ class DiskStore implements BlobStore {
     }
   }
   presign(): string {
-    throw new ApiError("presigned_unavailable", "Presigned URLs need an object store, and none is configured; use multipart upload and format=download.");
+    throw new ApiError(
+      "presigned_unavailable",
+      "Presigned URLs need an object store, and none is configured; use multipart upload and format=download.",
+    );
   }
 }
 
 /** Any failure to reach or use the object store, as the envelope's 503 (safe to retry). */
 export function storeUnavailable(e: unknown): ApiError {
-  return new ApiError("store_unavailable", `The object store is unreachable or failed (${(e as { code?: string })?.code ?? "error"}); safe to retry.`);
+  return new ApiError(
+    "store_unavailable",
+    `The object store is unreachable or failed (${(e as { code?: string })?.code ?? "error"}); safe to retry.`,
+  );
 }
 
 class S3Store implements BlobStore {
   readonly kind = "s3" as const;
   private client: Bun.S3Client;
   constructor(s3: NonNullable<typeof config.s3>) {
-    this.client = new Bun.S3Client({ endpoint: s3.endpoint, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, region: s3.region });
+    this.client = new Bun.S3Client({
+      endpoint: s3.endpoint,
+      bucket: s3.bucket,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      region: s3.region,
+    });
   }
   private async guard<T>(fn: () => Promise<T>): Promise<T> {
     try {
@@ -167,17 +182,25 @@ class S3Store implements BlobStore {
   async *list(prefix: string) {
     let token: string | undefined;
     do {
-      const page = await this.guard(() => this.client.list({ prefix: checkKey(prefix), continuationToken: token, maxKeys: 1000 }));
-      for (const o of page.contents ?? []) yield { key: o.key, modifiedMs: o.lastModified ? Date.parse(o.lastModified) : 0 };
+      const page = await this.guard(() =>
+        this.client.list({ prefix: checkKey(prefix), continuationToken: token, maxKeys: 1000 }),
+      );
+      for (const o of page.contents ?? [])
+        yield { key: o.key, modifiedMs: o.lastModified ? Date.parse(o.lastModified) : 0 };
       token = page.isTruncated ? page.nextContinuationToken : undefined;
     } while (token);
   }
-  presign(key: string, opts: { method: "GET" | "PUT"; expiresInS: number; contentType?: string; downloadName?: string }) {
+  presign(
+    key: string,
+    opts: { method: "GET" | "PUT"; expiresInS: number; contentType?: string; downloadName?: string },
+  ) {
     return this.client.file(checkKey(key)).presign({
       method: opts.method,
       expiresIn: opts.expiresInS,
       ...(opts.contentType ? { type: opts.contentType } : {}),
-      ...(opts.downloadName ? { contentDisposition: `attachment; filename="${opts.downloadName.replace(/[^\w.\-]/g, "_")}"` } : {}),
+      ...(opts.downloadName
+        ? { contentDisposition: `attachment; filename="${opts.downloadName.replace(/[^\w.-]/g, "_")}"` }
+        : {}),
     });
   }
 }

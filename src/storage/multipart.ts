@@ -69,7 +69,11 @@ function parseHeaders(block: string): { name: string | null; filename: string | 
  * (Bun's idle timeout only catches one that stops sending altogether). A body that breaks off
  * (the client went away) is a client error, not a fault.
  */
-async function readBefore(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> }, deadline: number, timeoutMs: number): Promise<{ done: boolean; value?: Uint8Array }> {
+async function readBefore(
+  reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> },
+  deadline: number,
+  timeoutMs: number,
+): Promise<{ done: boolean; value?: Uint8Array }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Whichever comes first: the upload's deadline, or BODY_STALL_TIMEOUT_S without a byte.
   const stallMs = config.bodyStallTimeoutS * 1000;
@@ -79,8 +83,16 @@ async function readBefore(reader: { read(): Promise<{ done: boolean; value?: Uin
       () =>
         reject(
           stalled
-            ? new ApiError("request_timeout", `The upload sent nothing for ${config.bodyStallTimeoutS} s; nothing was stored.`, "file")
-            : new ApiError("request_timeout", `The upload took longer than ${Math.round(timeoutMs / 1000)} s; send it faster or in a smaller file.`, "file"),
+            ? new ApiError(
+                "request_timeout",
+                `The upload sent nothing for ${config.bodyStallTimeoutS} s; nothing was stored.`,
+                "file",
+              )
+            : new ApiError(
+                "request_timeout",
+                `The upload took longer than ${Math.round(timeoutMs / 1000)} s; send it faster or in a smaller file.`,
+                "file",
+              ),
         ),
       Math.max(0, Math.min(deadline, Date.now() + stallMs) - Date.now()),
     );
@@ -97,11 +109,17 @@ async function readBefore(reader: { read(): Promise<{ done: boolean; value?: Uin
 }
 
 /** Writes the `file` part to `dest`; throws ApiError on malformed input, when over `maxBytes`, or after `timeoutMs`. */
-export async function receiveMultipartFile(request: Request, dest: string, maxBytes: number, timeoutMs: number): Promise<UploadedPart> {
+export async function receiveMultipartFile(
+  request: Request,
+  dest: string,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<UploadedPart> {
   const boundary = boundaryOf(request.headers.get("content-type") || "");
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const declared = Number(request.headers.get("content-length") || "0");
-  if (declared > maxBytes + 64 * 1024) throw new ApiError("file_too_large", `The upload is larger than the maximum of ${maxBytes} bytes.`, "file");
+  if (declared > maxBytes + 64 * 1024)
+    throw new ApiError("file_too_large", `The upload is larger than the maximum of ${maxBytes} bytes.`, "file");
   if (!request.body) throw new ApiError("validation_error", "The multipart body is empty.", "file");
 
   const fh = await open(dest, "w", 0o600);
@@ -122,7 +140,8 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
         if (state === "preamble") {
           const i = buf.indexOf(delimiter);
           if (i < 0) {
-            if (buf.length > 64 * 1024) throw new ApiError("validation_error", "Malformed multipart body: no boundary found.", "file");
+            if (buf.length > 64 * 1024)
+              throw new ApiError("validation_error", "Malformed multipart body: no boundary found.", "file");
             break;
           }
           buf = buf.subarray(i + delimiter.length);
@@ -143,7 +162,8 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
         } else if (state === "headers") {
           const end = buf.indexOf("\r\n\r\n");
           if (end < 0) {
-            if (buf.length > 16 * 1024) throw new ApiError("validation_error", "Malformed multipart body: part headers too long.", "file");
+            if (buf.length > 16 * 1024)
+              throw new ApiError("validation_error", "Malformed multipart body: part headers too long.", "file");
             break;
           }
           let block: string;
@@ -154,7 +174,12 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
           }
           part = parseHeaders(block);
           buf = buf.subarray(end + 4);
-          if (part.name !== "file") throw new ApiError("validation_error", `Unexpected multipart field \`${part.name ?? "(unnamed)"}\`; send exactly one part named \`file\`.`, part.name ?? "file");
+          if (part.name !== "file")
+            throw new ApiError(
+              "validation_error",
+              `Unexpected multipart field \`${part.name ?? "(unnamed)"}\`; send exactly one part named \`file\`.`,
+              part.name ?? "file",
+            );
           if (found) throw new ApiError("validation_error", "Send exactly one `file` part.", "file");
           state = "body";
         } else if (state === "body") {
@@ -162,7 +187,12 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
           const writable = i >= 0 ? i : Math.max(0, buf.length - delimiter.length);
           if (writable > 0) {
             size += writable;
-            if (size > maxBytes) throw new ApiError("file_too_large", `The upload is larger than the maximum of ${maxBytes} bytes.`, "file");
+            if (size > maxBytes)
+              throw new ApiError(
+                "file_too_large",
+                `The upload is larger than the maximum of ${maxBytes} bytes.`,
+                "file",
+              );
             await writeAll(fh, buf.subarray(0, writable));
             buf = buf.subarray(writable);
           }
@@ -174,7 +204,12 @@ export async function receiveMultipartFile(request: Request, dest: string, maxBy
       }
       if (state === "done" || done) break;
     }
-    if (state !== "done" || !found) throw new ApiError("validation_error", "Malformed multipart body: send one part named `file` and close the body with the final boundary.", "file");
+    if (state !== "done" || !found)
+      throw new ApiError(
+        "validation_error",
+        "Malformed multipart body: send one part named `file` and close the body with the final boundary.",
+        "file",
+      );
     ok = true;
     return found;
   } finally {

@@ -14,7 +14,8 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 async function liveFileKeys(blobs: ListedBlob[]): Promise<Set<string>> {
   const ids = blobs.map((b) => b.key.split("/").pop()!).filter((id) => uuid.test(id));
   if (!ids.length) return new Set();
-  const rows = await db()`SELECT storage_key FROM files WHERE id = ANY(${ids}::uuid[]) AND status IN ('ready', 'pending_upload')`;
+  const rows =
+    await db()`SELECT storage_key FROM files WHERE id = ANY(${ids}::uuid[]) AND status IN ('ready', 'pending_upload')`;
   return new Set(rows.map((r) => r.storage_key as string));
 }
 
@@ -22,7 +23,8 @@ async function liveFileKeys(blobs: ListedBlob[]): Promise<Set<string>> {
 async function liveResultKeys(blobs: ListedBlob[]): Promise<Set<string>> {
   const ids = [...new Set(blobs.map((b) => b.key.split("/")[2]!).filter((id) => uuid.test(id)))];
   if (!ids.length) return new Set();
-  const rows = await db()`SELECT result->>'storage_key' AS key FROM jobs WHERE id = ANY(${ids}::uuid[]) AND result_deleted_at IS NULL AND result->>'storage_key' IS NOT NULL`;
+  const rows =
+    await db()`SELECT result->>'storage_key' AS key FROM jobs WHERE id = ANY(${ids}::uuid[]) AND result_deleted_at IS NULL AND result->>'storage_key' IS NOT NULL`;
   return new Set(rows.map((r) => r.key as string));
 }
 
@@ -36,7 +38,10 @@ export interface OrphanReport {
 export async function removeOrphans(graceS = config.orphanGraceS, now = Date.now()): Promise<OrphanReport> {
   const cutoff = now - graceS * 1000;
   const report: OrphanReport = { files: 0, results: 0, scratch: 0 };
-  for (const [prefix, live] of [["files", liveFileKeys], ["results", liveResultKeys]] as const) {
+  for (const [prefix, live] of [
+    ["files", liveFileKeys],
+    ["results", liveResultKeys],
+  ] as const) {
     let batch: ListedBlob[] = [];
     const flush = async () => {
       // Keys are looked up after listing, so a row written meanwhile keeps its blob.

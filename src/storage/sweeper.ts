@@ -1,10 +1,10 @@
 // The TTL sweeper: deletes expired input files (recording file.expired in the same transaction
 // as the status change) and expired job results, forgets old idempotency records, and trims
 // the webhook delivery log; every ORPHAN_CHECK_INTERVAL_S it also runs the orphan check.
-import type { Sql } from "../db/client";
 import { db } from "../db/client";
 import { recordEvent } from "../events/record";
 import { presentFile } from "../presenters/file";
+import type { FileRow } from "../db/rows";
 import { blobStore, deletePrefix, resultDirKey } from "./blobs";
 import { config } from "../config";
 import { log } from "../log";
@@ -16,17 +16,19 @@ export const DELIVERY_LOG_RETENTION_DAYS = 30;
 
 let lastOrphanCheck = 0;
 
-export async function sweepExpired(batch = 100): Promise<{ files: number; results: number; deliveries: number; orphans: OrphanReport | null }> {
+export async function sweepExpired(
+  batch = 100,
+): Promise<{ files: number; results: number; deliveries: number; orphans: OrphanReport | null }> {
   const keys: string[] = [];
   const files = (await db().begin(async (tx) => {
-    const rows = await tx`
+    const rows = await tx<FileRow[]>`
       UPDATE files SET status = 'expired', deleted_at = now()
        WHERE id IN (SELECT id FROM files WHERE status IN ('ready', 'pending_upload') AND expires_at <= now()
                     ORDER BY expires_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
        RETURNING *`;
     for (const f of rows) {
       keys.push(f.storage_key);
-      await recordEvent(tx as unknown as Sql, f.account_id, f.mode, "file.expired", presentFile(f));
+      await recordEvent(tx, f.account_id, f.mode, "file.expired", presentFile(f));
     }
     return rows.length;
   })) as number;

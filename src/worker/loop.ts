@@ -1,6 +1,7 @@
 // The worker loop: claim a job (woken by NOTIFY on `jobs`, with a slow poll as a safety net),
-// run its executor in a private work directory while a heartbeat renews the lease and
-// publishes progress, then complete or fail it. One job at a time per worker process; the
+// run it in a private work directory (stage its inputs, run its executor, store its result:
+// run-job.ts) while a heartbeat renews the lease and publishes progress, then complete or
+// fail it with one JobError. One job at a time per worker process; the
 // supervisor runs one worker per core. Also runs the reaper and the TTL sweeper.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -12,13 +13,14 @@ import { log } from "../log";
 import { engine, type JobControl } from "../engine/native";
 import { claimNextJob } from "../queue/claim";
 import { heartbeat } from "../queue/heartbeat";
-import { completeJob, failJob } from "../queue/finish";
+import { failJob } from "../queue/finish";
+import type { JobRow } from "../queue/jobs";
 import { reapExpiredLeases } from "../queue/reap";
 import { sweepExpired } from "../storage/sweeper";
-import { blobStore, deletePrefix, resultKey, scratchDir } from "../storage/blobs";
-import { ApiError } from "../domain/errors";
-import { executors } from "./operations";
-import { jobErrorFrom } from "./errors";
+import { scratchDir } from "../storage/blobs";
+import { withDefaults } from "../domain/operations";
+import { toJobError } from "./errors";
+import { execute, stageInputs, storeResult, testPageDelay } from "./run-job";
 
 export interface WorkerLoop {
   stop(): Promise<void>;
@@ -39,7 +41,7 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
     if (current?.id === id) current.control.cancel();
   });
 
-  async function runJob(job: Record<string, any>) {
+  async function runJob(job: JobRow) {
     const control = new (engine().JobControl)();
     current = { id: job.id, control };
     const workDir = join(scratchDir(), `job-${job.id}-${job.attempts}`);
@@ -54,46 +56,39 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
     // The wall-clock limit: native code cannot be interrupted safely, so the job is failed
     // and this worker process exits; the supervisor starts a fresh one.
     const deadline = setTimeout(() => {
-      log.error("job exceeded its wall-clock limit; restarting worker", { job_id: job.id, limit_s: config.jobTimeoutS });
-      void failJob(job.id, { code: "job_timeout", message: `The job ran longer than the limit of ${config.jobTimeoutS} s and was stopped.` }, workerId).finally(() => process.exit(70));
+      log.error("job exceeded its wall-clock limit; restarting worker", {
+        job_id: job.id,
+        limit_s: config.jobTimeoutS,
+      });
+      void failJob(
+        job.id,
+        {
+          code: "job_timeout",
+          message: `The job ran longer than the limit of ${config.jobTimeoutS} s and was stopped.`,
+        },
+        workerId,
+      ).finally(() => process.exit(70));
     }, config.jobTimeoutS * 1000);
     try {
-      const files = await sql`SELECT id, kind, page_count, filename, storage_key, status FROM files WHERE id IN ${sql(job.file_ids)}`;
-      const byId = new Map(files.map((f) => [f.id as string, f]));
-      const inputs = [];
-      // Inputs come from the blob store: on disk the blob itself, on S3 a copy streamed into the
-      // private work directory (nothing is read from another process's disk).
-      for (const [i, id] of (job.file_ids as string[]).entries()) {
-        const f = byId.get(id);
-        if (!f || f.status !== "ready") throw Object.assign(new Error(`Input file ${id} was deleted or expired before the job ran.`), { jobCode: "not_found" });
-        const path = await blobStore().localCopy(f.storage_key, join(workDir, "inputs", `${i}-${id}`));
-        inputs.push({ id, path, kind: f.kind, pageCount: f.page_count, filename: f.filename });
-      }
-      const executor = executors[job.operation];
-      if (!executor) throw Object.assign(new Error(`No executor for ${job.operation}.`), { jobCode: "internal_error" });
-      if (queueConfig.testPageDelayMs > 0) {
-        const pages = inputs.reduce((n, i) => n + (i.pageCount ?? 1), 0);
-        for (let p = 0; p < pages && !control.cancelled; p++) await Bun.sleep(queueConfig.testPageDelayMs);
-      }
-      const out = await executor({ jobId: job.id, operation: job.operation, options: job.options, inputs, workDir, control, mode: job.mode });
+      const inputs = await stageInputs(job, workDir);
+      await testPageDelay(inputs, control);
+      const out = await execute(job, {
+        jobId: job.id,
+        operation: job.operation,
+        options: withDefaults(job.operation, job.options),
+        inputs,
+        workDir,
+        control,
+        mode: job.mode,
+      });
       if (control.cancelled) return;
-      let stored;
-      if (out.result.type === "file") {
-        const key = resultKey(job.id, job.attempts, out.result.filename);
-        const bytes = await blobStore().put(key, out.result.path, out.result.contentType);
-        stored = { type: "file" as const, storage_key: key, filename: out.result.filename, content_type: out.result.contentType, bytes, ...(out.result.note ? { note: out.result.note } : {}) };
-      } else stored = { type: "json" as const, json: out.result.json };
-      const ok = await completeJob(job.id, workerId, stored, out.pagesProcessed);
-      if (!ok && stored.type === "file") await deletePrefix(resultKey(job.id, job.attempts, ""));
+      await storeResult(job, workerId, out);
     } catch (e) {
       if (control.cancelled) return; // cancelled or reaped: someone else already settled the job
-      const err = (e as { jobCode?: string }).jobCode
-        ? { code: (e as { jobCode: string }).jobCode, message: (e as Error).message }
-        : e instanceof ApiError && e.code === "store_unavailable"
-          ? { code: e.code, message: "The object store was unreachable while the job read its input or stored its result; run the job again." }
-          : jobErrorFrom(e);
-      if (err.code === "internal_error") log.error("job failed", { job_id: job.id, error: String((e as Error)?.stack ?? e) });
-      await failJob(job.id, err, workerId);
+      const err = toJobError(e);
+      if (err.code === "internal_error")
+        log.error("job failed", { job_id: job.id, error: String((e as Error)?.stack ?? e) });
+      await failJob(job.id, { code: err.code, message: err.message }, workerId);
     } finally {
       clearInterval(beat);
       clearTimeout(deadline);
@@ -104,7 +99,7 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
 
   async function loop() {
     while (!stopping) {
-      let job: Record<string, any> | null = null;
+      let job: JobRow | null = null;
       try {
         job = await claimNextJob(workerId);
       } catch (e) {

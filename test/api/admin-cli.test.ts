@@ -19,7 +19,11 @@ async function admin(...args: string[]) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -48,23 +52,46 @@ describe("commands", () => {
 
   test("account:create --plan free --unverified", async () => {
     const e = email("cli-free");
-    expect(await ok("account:create", "--email", e, "--plan", "free", "--unverified")).toEqual({ id: expect.stringMatching(uuid), email: e, plan: "free", email_verified: false });
+    expect(await ok("account:create", "--email", e, "--plan", "free", "--unverified")).toEqual({
+      id: expect.stringMatching(uuid),
+      email: e,
+      plan: "free",
+      email_verified: false,
+    });
   });
 
   test("account:set prints the account JSON with the changes applied", async () => {
     const a = await ok("account:create", "--email", email("cli-set"), "--plan", "free", "--unverified");
-    const out = await ok("account:set", "--account", a.id, "--plan", "starter", "--email-verified", "true", "--spending-cap-eur", "50");
+    const out = await ok(
+      "account:set",
+      "--account",
+      a.id,
+      "--plan",
+      "starter",
+      "--email-verified",
+      "true",
+      "--spending-cap-eur",
+      "50",
+    );
     expect(out).toMatchObject({ id: a.id, email: a.email, plan: "starter", email_verified: true });
     expect(Number(out.spending_cap_eur)).toBe(50);
     // Flags not given leave their fields alone.
-    expect(await ok("account:set", "--account", a.id, "--email-verified", "false")).toMatchObject({ plan: "starter", email_verified: false });
+    expect(await ok("account:set", "--account", a.id, "--email-verified", "false")).toMatchObject({
+      plan: "starter",
+      email_verified: false,
+    });
   });
 
   test("key:create prints {id, key, mode, scopes} with all six scopes by default, and the key works", async () => {
     const a = await ok("account:create", "--email", email("cli-key"));
     const out = await ok("key:create", "--account", a.id, "--mode", "test");
     expect(Object.keys(out).sort()).toEqual(["id", "key", "mode", "scopes"]);
-    expect(out).toEqual({ id: expect.stringMatching(uuid), key: expect.stringMatching(/^svk_test_[0-9A-Za-z]{40}$/), mode: "test", scopes: allScopes });
+    expect(out).toEqual({
+      id: expect.stringMatching(uuid),
+      key: expect.stringMatching(/^svk_test_[0-9A-Za-z]{40}$/),
+      mode: "test",
+      scopes: allScopes,
+    });
     const r = await client(svc.baseUrl, out.key)("GET", "/account");
     expect(r.status).toBe(200);
     expect(r.json.id).toBe(a.id);
@@ -73,8 +100,23 @@ describe("commands", () => {
 
   test("key:create --mode live --scopes ... --expires-in ...", async () => {
     const a = await ok("account:create", "--email", email("cli-live"));
-    const out = await ok("key:create", "--account", a.id, "--mode", "live", "--scopes", "jobs:read,usage:read", "--expires-in", "3600");
-    expect(out).toEqual({ id: expect.stringMatching(uuid), key: expect.stringMatching(/^svk_live_[0-9A-Za-z]{40}$/), mode: "live", scopes: ["jobs:read", "usage:read"] });
+    const out = await ok(
+      "key:create",
+      "--account",
+      a.id,
+      "--mode",
+      "live",
+      "--scopes",
+      "jobs:read,usage:read",
+      "--expires-in",
+      "3600",
+    );
+    expect(out).toEqual({
+      id: expect.stringMatching(uuid),
+      key: expect.stringMatching(/^svk_live_[0-9A-Za-z]{40}$/),
+      mode: "live",
+      scopes: ["jobs:read", "usage:read"],
+    });
     const r = await client(svc.baseUrl, out.key)("GET", "/account");
     expect(r.json.key).toMatchObject({ mode: "live", scopes: ["jobs:read", "usage:read"] });
     expect(Date.parse(r.json.key.expires_at) - Date.now()).toBeGreaterThan(3500_000);
@@ -123,13 +165,25 @@ describe("errors exit non-zero with a message on stderr and nothing on stdout", 
     ["account:create with a bad --plan", () => ["account:create", "--email", email("x"), "--plan", "gold"], /--plan/],
     ["account:create with an address that is not an email", () => ["account:create", "--email", "nobody"], /email/],
     ["account:set without --account", () => ["account:set", "--plan", "free"], /--account/],
-    ["account:set with a bad --email-verified", () => ["account:set", "--account", accountId, "--email-verified", "yes"], /--email-verified/],
+    [
+      "account:set with a bad --email-verified",
+      () => ["account:set", "--account", accountId, "--email-verified", "yes"],
+      /--email-verified/,
+    ],
     ["account:set on an unknown account", () => ["account:set", "--account", missing, "--plan", "free"], /no account/],
     ["key:create without --mode", () => ["key:create", "--account", accountId], /--mode/],
     ["key:create without --account", () => ["key:create", "--mode", "test"], /--account/],
     ["key:create with a bad mode", () => ["key:create", "--account", accountId, "--mode", "prod"], /--mode/],
-    ["key:create with a bad scope", () => ["key:create", "--account", accountId, "--mode", "test", "--scopes", "jobs:read,files:everything"], /scope/],
-    ["key:create with a bad --expires-in", () => ["key:create", "--account", accountId, "--mode", "test", "--expires-in", "soon"], /--expires-in/],
+    [
+      "key:create with a bad scope",
+      () => ["key:create", "--account", accountId, "--mode", "test", "--scopes", "jobs:read,files:everything"],
+      /scope/,
+    ],
+    [
+      "key:create with a bad --expires-in",
+      () => ["key:create", "--account", accountId, "--mode", "test", "--expires-in", "soon"],
+      /--expires-in/,
+    ],
     ["key:create for an unknown account", () => ["key:create", "--account", missing, "--mode", "test"], /./],
     ["key:revoke without --key", () => ["key:revoke"], /--key/],
     ["key:revoke of an unknown key id", () => ["key:revoke", "--key", missing], /no key/],

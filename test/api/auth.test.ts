@@ -64,7 +64,16 @@ describe("missing or unusable credentials", () => {
 
   test("a malformed key answers 401 invalid_api_key", async () => {
     const { key } = await svc.newKey();
-    for (const bad of ["not-a-key", "svk_test_", "svk_test_short", "svk_prod_" + key.slice(9), key + "x", key.slice(0, -1), key.replace(/.$/, "!"), "Bearer"]) {
+    for (const bad of [
+      "not-a-key",
+      "svk_test_",
+      "svk_test_short",
+      "svk_prod_" + key.slice(9),
+      key + "x",
+      key.slice(0, -1),
+      key.replace(/.$/, "!"),
+      "Bearer",
+    ]) {
       const e = expectEnvelope(await get("/account", { authorization: `Bearer ${bad}` }), 401, "invalid_api_key");
       expect(e.type).toBe("authentication_error");
     }
@@ -82,7 +91,11 @@ describe("missing or unusable credentials", () => {
 
   test("a key whose mode prefix was swapped answers 401 invalid_api_key", async () => {
     const { key } = await svc.newKey({ mode: "test" });
-    expectEnvelope(await get("/account", { authorization: `Bearer ${key.replace("svk_test_", "svk_live_")}` }), 401, "invalid_api_key");
+    expectEnvelope(
+      await get("/account", { authorization: `Bearer ${key.replace("svk_test_", "svk_live_")}` }),
+      401,
+      "invalid_api_key",
+    );
   });
 
   test("a revoked key answers 401 invalid_api_key", async () => {
@@ -99,10 +112,15 @@ describe("missing or unusable credentials", () => {
     const account = await svc.admin("account:create", "--email", `exp-${Date.now()}@example.com`);
     const k = await svc.admin("key:create", "--account", account.id, "--mode", "test", "--expires-in", "1");
     const c = client(svc.baseUrl, k.key);
-    const r = await waitFor("the key to expire", async () => {
-      const r = await c("GET", "/account");
-      return r.status === 401 ? r : undefined;
-    }, 10_000, 100);
+    const r = await waitFor(
+      "the key to expire",
+      async () => {
+        const r = await c("GET", "/account");
+        return r.status === 401 ? r : undefined;
+      },
+      10_000,
+      100,
+    );
     const e = expectEnvelope(r, 401, "invalid_api_key");
     expect(e.message).toMatch(/expired/i);
   });
@@ -125,7 +143,12 @@ describe("mode, plan and email", () => {
     expect(r.status).toBe(200);
     expect(r.json.id).toBe(accountId);
     expect(r.json.key).toMatchObject({ id: keyId, mode: "test", livemode: false, last4: key.slice(-4) });
-    expect(r.json.limits).toMatchObject({ requests_per_minute: 30, concurrent_jobs: 2, pages_per_job: 100, billed: false });
+    expect(r.json.limits).toMatchObject({
+      requests_per_minute: 30,
+      concurrent_jobs: 2,
+      pages_per_job: 100,
+      billed: false,
+    });
   });
 
   test("the svk_live_ prefix means live mode: GET /account shows mode live, livemode true", async () => {
@@ -162,7 +185,12 @@ describe("mode, plan and email", () => {
   });
 
   test("an unverified account answers 403 email_unverified until the email is verified", async () => {
-    const account = await svc.admin("account:create", "--email", `unverified-${Date.now()}@example.com`, "--unverified");
+    const account = await svc.admin(
+      "account:create",
+      "--email",
+      `unverified-${Date.now()}@example.com`,
+      "--unverified",
+    );
     expect(account.email_verified).toBe(false);
     const k = await svc.admin("key:create", "--account", account.id, "--mode", "test");
     const c = client(svc.baseUrl, k.key);
@@ -207,28 +235,43 @@ describe("scopes", () => {
   });
 
   const scoped = allRoutes.filter((r) => r.scope !== "any" && r.scope !== "none");
-  if (scoped.length === 0) console.warn("auth.test: no scoped route exists yet in src/http/routes.ts; the per-route insufficient_scope test is skipped");
+  if (scoped.length === 0)
+    console.warn(
+      "auth.test: no scoped route exists yet in src/http/routes.ts; the per-route insufficient_scope test is skipped",
+    );
 
-  test.skipIf(scoped.length === 0)("every scoped route answers 403 insufficient_scope to a key without its scope, naming the scope in param", async () => {
-    const doc = (await get("/openapi.json")).json;
-    const ops = documentedOperations(doc).filter((o) => o.op["x-required-scope"] && o.op["x-required-scope"] !== "any");
-    expect(ops.length).toBe(scoped.length);
-    for (const scope of specScopes) {
-      const mine = ops.filter((o) => o.op["x-required-scope"] === scope);
-      if (!mine.length) continue;
-      const lacking = client(svc.baseUrl, (await svc.newKey({ scopes: specScopes.filter((s) => s !== scope) })).key);
-      const only = client(svc.baseUrl, (await svc.newKey({ scopes: [scope] })).key);
-      for (const o of mine) {
-        const path = concretePath(o.path);
-        const denied = await lacking(o.method, path);
-        const e = expectEnvelope(denied, 403, "insufficient_scope");
-        expect({ route: o.key, param: e.param, type: e.type }).toEqual({ route: o.key, param: scope, type: "permission_error" });
-        expect(denied.headers.get("x-ratelimit-limit")).toBe("30");
-        const allowed = await only(o.method, path);
-        expect({ route: o.key, code: allowed.json?.error?.code ?? null }).not.toEqual({ route: o.key, code: "insufficient_scope" });
+  test.skipIf(scoped.length === 0)(
+    "every scoped route answers 403 insufficient_scope to a key without its scope, naming the scope in param",
+    async () => {
+      const doc = (await get("/openapi.json")).json;
+      const ops = documentedOperations(doc).filter(
+        (o) => o.op["x-required-scope"] && o.op["x-required-scope"] !== "any",
+      );
+      expect(ops.length).toBe(scoped.length);
+      for (const scope of specScopes) {
+        const mine = ops.filter((o) => o.op["x-required-scope"] === scope);
+        if (!mine.length) continue;
+        const lacking = client(svc.baseUrl, (await svc.newKey({ scopes: specScopes.filter((s) => s !== scope) })).key);
+        const only = client(svc.baseUrl, (await svc.newKey({ scopes: [scope] })).key);
+        for (const o of mine) {
+          const path = concretePath(o.path);
+          const denied = await lacking(o.method, path);
+          const e = expectEnvelope(denied, 403, "insufficient_scope");
+          expect({ route: o.key, param: e.param, type: e.type }).toEqual({
+            route: o.key,
+            param: scope,
+            type: "permission_error",
+          });
+          expect(denied.headers.get("x-ratelimit-limit")).toBe("30");
+          const allowed = await only(o.method, path);
+          expect({ route: o.key, code: allowed.json?.error?.code ?? null }).not.toEqual({
+            route: o.key,
+            code: "insufficient_scope",
+          });
+        }
       }
-    }
-  });
+    },
+  );
 
   describe("through the real route wrapper on a synthetic scoped route", () => {
     // A route declared like the real ones, served by the real buildApp against the service's
@@ -296,10 +339,15 @@ describe("rotation", () => {
     expect(n.json.id).toBe(accountId);
     expect(n.json.key.expires_at).toBeNull();
 
-    const failed = await waitFor("the old key to stop working", async () => {
-      const r = await oldC("GET", "/account");
-      return r.status === 200 ? undefined : r;
-    }, 15_000, 100);
+    const failed = await waitFor(
+      "the old key to stop working",
+      async () => {
+        const r = await oldC("GET", "/account");
+        return r.status === 200 ? undefined : r;
+      },
+      15_000,
+      100,
+    );
     expect(Date.now()).toBeGreaterThanOrEqual(validUntil - 50);
     expectEnvelope(failed, 401, "invalid_api_key");
     expect((await newC("GET", "/account")).status).toBe(200);
@@ -335,7 +383,11 @@ describe("the key alone decides the account", () => {
 
   test("X-Internal-Token and X-Account-Id without a key do not authenticate", async () => {
     const other = await svc.newKey();
-    expectEnvelope(await get("/account", { "x-internal-token": other.key, "x-account-id": other.accountId }), 401, "authentication_required");
+    expectEnvelope(
+      await get("/account", { "x-internal-token": other.key, "x-account-id": other.accountId }),
+      401,
+      "authentication_required",
+    );
   });
 
   test("keys are stored hashed: no api_keys column contains the key text", async () => {
@@ -347,7 +399,14 @@ describe("the key alone decides the account", () => {
     expect(rows.length).toBeGreaterThanOrEqual(keys.length);
     for (const row of rows) {
       for (const [col, value] of Object.entries(row)) {
-        const forms = value instanceof Uint8Array ? [Buffer.from(value).toString("utf8"), Buffer.from(value).toString("hex"), Buffer.from(value).toString("base64")] : [JSON.stringify(value) ?? ""];
+        const forms =
+          value instanceof Uint8Array
+            ? [
+                Buffer.from(value).toString("utf8"),
+                Buffer.from(value).toString("hex"),
+                Buffer.from(value).toString("base64"),
+              ]
+            : [JSON.stringify(value) ?? ""];
         for (const text of forms) {
           for (const key of keys) {
             const secret = key.slice("svk_test_".length);

@@ -8,7 +8,15 @@ import { createDatabase } from "../support/service";
 import { migrate } from "../../src/db/migrate";
 import type { Sql } from "../../src/db/client";
 import { createAccount, createKey } from "../../src/admin/commands";
-import { currentPeriod, overageEur, periodBounds, periodUsage, releaseCredits, reserveCredits, settleCredits } from "../../src/billing/credits";
+import {
+  currentPeriod,
+  overageEur,
+  periodBounds,
+  periodUsage,
+  releaseCredits,
+  reserveCredits,
+  settleCredits,
+} from "../../src/billing/credits";
 import { ApiError } from "../../src/domain/errors";
 
 let db: Awaited<ReturnType<typeof createDatabase>>;
@@ -53,7 +61,9 @@ async function charged(a: Acct, credits: number) {
 }
 
 async function rows(jobId: string): Promise<any[]> {
-  return [...await sql`SELECT entry, credits, pages, operation, period FROM credit_ledger WHERE job_id = ${jobId} ORDER BY id`];
+  return [
+    ...(await sql`SELECT entry, credits, pages, operation, period FROM credit_ledger WHERE job_id = ${jobId} ORDER BY id`),
+  ];
 }
 
 async function reserveFails(a: Acct, credits: number, pages: number): Promise<ApiError> {
@@ -91,7 +101,9 @@ describe("reserve", () => {
     const a = await account();
     const id = await job(a, "ocr", 3);
     await sql.begin((tx) => reserveCredits(tx as unknown as Sql, a, id, "ocr", 30, 10));
-    expect(await rows(id)).toEqual([{ entry: "reserve", credits: 30, pages: 10, operation: "ocr", period: currentPeriod() }]);
+    expect(await rows(id)).toEqual([
+      { entry: "reserve", credits: 30, pages: 10, operation: "ocr", period: currentPeriod() },
+    ]);
     expect(await periodUsage(sql, a.id)).toEqual({ charged: 0, reservedInFlight: 30, pagesInFlight: 10 });
   }, 60_000);
 

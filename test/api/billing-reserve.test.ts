@@ -68,7 +68,7 @@ async function charged(accountId: string, credits: number) {
 }
 
 async function ledger(jobId: string): Promise<any[]> {
-  return [...await sql`SELECT entry, credits, pages FROM credit_ledger WHERE job_id = ${jobId} ORDER BY id`];
+  return [...(await sql`SELECT entry, credits, pages FROM credit_ledger WHERE job_id = ${jobId} ORDER BY id`)];
 }
 
 async function running(jobId: string, workerId = "test-worker") {
@@ -85,8 +85,18 @@ describe("reserve at accept (live)", () => {
     expect(await ledger(r.json.id)).toEqual([{ entry: "reserve", credits: 10, pages: 10 }]);
     const u = await client(base, a.live)("GET", "/usage");
     expect(u.status).toBe(200);
-    expect(u.json).toMatchObject({ livemode: true, billed: true, included_credits: 2000, used_credits: 0, reserved_credits: 10, remaining_credits: 1990, pages_in_flight: 10 });
-    expect(u.json.ledger).toEqual([expect.objectContaining({ job_id: r.json.id, entry: "reserve", credits: 10, pages: 10, operation: "compress" })]);
+    expect(u.json).toMatchObject({
+      livemode: true,
+      billed: true,
+      included_credits: 2000,
+      used_credits: 0,
+      reserved_credits: 10,
+      remaining_credits: 1990,
+      pages_in_flight: 10,
+    });
+    expect(u.json.ledger).toEqual([
+      expect.objectContaining({ job_id: r.json.id, entry: "reserve", credits: 10, pages: 10, operation: "compress" }),
+    ]);
   }, 60_000);
 
   test("ocr reserves 3 credits per page, and pages[] narrows the count", async () => {
@@ -95,7 +105,11 @@ describe("reserve at accept (live)", () => {
     const all = await client(base, a.live)("POST", "/jobs", { operation: "ocr", file_id: f });
     expect(all.status).toBe(202);
     expect(all.json.credits).toEqual({ billed: true, pages_estimated: 10, credits_per_page: 3, credits_reserved: 30 });
-    const some = await client(base, a.live)("POST", "/jobs", { operation: "ocr", file_id: f, options: { pages: [0, 2] } });
+    const some = await client(base, a.live)("POST", "/jobs", {
+      operation: "ocr",
+      file_id: f,
+      options: { pages: [0, 2] },
+    });
     expect(some.status).toBe(202);
     expect(some.json.credits).toEqual({ billed: true, pages_estimated: 2, credits_per_page: 3, credits_reserved: 6 });
     expect(await ledger(some.json.id)).toEqual([{ entry: "reserve", credits: 6, pages: 2 }]);
@@ -110,7 +124,19 @@ describe("reserve at accept (live)", () => {
     expect(r.json.sandbox).toBe(true);
     expect(await ledger(r.json.id)).toEqual([]);
     const u = await client(base, a.test)("GET", "/usage");
-    expect(u.json).toMatchObject({ livemode: false, billed: false, included_credits: 0, used_credits: 0, remaining_credits: 0, reserved_credits: 0, overage_credits: 0, overage_pages: 0, overage_amount_eur: 0, pages_in_flight: 0, ledger: [] });
+    expect(u.json).toMatchObject({
+      livemode: false,
+      billed: false,
+      included_credits: 0,
+      used_credits: 0,
+      remaining_credits: 0,
+      reserved_credits: 0,
+      overage_credits: 0,
+      overage_pages: 0,
+      overage_amount_eur: 0,
+      pages_in_flight: 0,
+      ledger: [],
+    });
   }, 60_000);
 
   test("spending_cap_reached (402, billing_error) carries pages and remaining; nothing is created", async () => {
@@ -123,7 +149,11 @@ describe("reserve at accept (live)", () => {
     expect(e.pages).toBe(40);
     expect(e.remaining).toBe(25);
     expect((await sql`SELECT count(*)::int AS n FROM jobs WHERE account_id = ${a.accountId}`)[0]!.n).toBe(0);
-    expect((await sql`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = ${a.accountId} AND job_id IS NOT NULL`)[0]!.n).toBe(0);
+    expect(
+      (
+        await sql`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = ${a.accountId} AND job_id IS NOT NULL`
+      )[0]!.n,
+    ).toBe(0);
     // 25 pages fit exactly.
     const fits = await file(a.accountId, "live", 25);
     expect((await client(base, a.live)("POST", "/jobs", { operation: "compress", file_id: fits })).status).toBe(202);
@@ -133,7 +163,11 @@ describe("reserve at accept (live)", () => {
     const a = await newAccount({ cap: 0 });
     await charged(a.accountId, 1999);
     const f = await file(a.accountId, "live", 2);
-    const e = expectEnvelope(await client(base, a.live)("POST", "/jobs", { operation: "compress", file_id: f }), 402, "insufficient_credits");
+    const e = expectEnvelope(
+      await client(base, a.live)("POST", "/jobs", { operation: "compress", file_id: f }),
+      402,
+      "insufficient_credits",
+    );
     expect(e.type).toBe("billing_error");
     expect(e.pages).toBe(2);
     expect(e.remaining).toBe(1);
@@ -149,14 +183,19 @@ describe("reserve at accept (live)", () => {
       client(base, second.key)("POST", "/jobs", { operation: "compress", file_id: f }),
     ]);
     expect([x.status, y.status].sort()).toEqual([202, 402]);
-    const reserves = await sql`SELECT credits FROM credit_ledger WHERE account_id = ${a.accountId} AND entry = 'reserve'`;
+    const reserves =
+      await sql`SELECT credits FROM credit_ledger WHERE account_id = ${a.accountId} AND entry = 'reserve'`;
     expect(reserves.map((r) => r.credits)).toEqual([10]);
   }, 60_000);
 
   test("free operations never bill, in live mode either", async () => {
     const a = await newAccount();
     const f = await file(a.accountId, "live", 10);
-    const r = await client(base, a.live)("POST", "/jobs", { operation: "rotate", file_id: f, options: { degrees: 90 } });
+    const r = await client(base, a.live)("POST", "/jobs", {
+      operation: "rotate",
+      file_id: f,
+      options: { degrees: 90 },
+    });
     expect(r.status).toBe(202);
     expect(r.json.credits).toEqual({ billed: false, pages_estimated: 10, credits_per_page: 0, credits_reserved: 0 });
     expect(await ledger(r.json.id)).toEqual([]);
@@ -181,7 +220,13 @@ describe("settle, release", () => {
     const ev = await sql`SELECT type FROM events WHERE payload->'data'->'object'->>'id' = ${job.id}`;
     expect(ev.map((e) => e.type)).toEqual(["job.succeeded"]);
     const u = (await client(base, a.live)("GET", "/usage")).json;
-    expect(u).toMatchObject({ used_credits: 21, reserved_credits: 0, remaining_credits: 1979, pages_in_flight: 0, overage_credits: 0 });
+    expect(u).toMatchObject({
+      used_credits: 21,
+      reserved_credits: 0,
+      remaining_credits: 1979,
+      pages_in_flight: 0,
+      overage_credits: 0,
+    });
     const g = (await client(base, a.live)("GET", `/jobs/${job.id}`)).json;
     expect(g.result.pages_processed).toBe(7);
   }, 60_000);
@@ -215,7 +260,11 @@ describe("settle, release", () => {
     // A second cancel is harmless and writes nothing.
     expect((await client(base, a.live)("POST", `/jobs/${job.id}/cancel`)).json.status).toBe("cancelled");
     expect((await ledger(job.id)).length).toBe(2);
-    expect((await client(base, a.live)("GET", "/usage")).json).toMatchObject({ reserved_credits: 0, pages_in_flight: 0, used_credits: 0 });
+    expect((await client(base, a.live)("GET", "/usage")).json).toMatchObject({
+      reserved_credits: 0,
+      pages_in_flight: 0,
+      used_credits: 0,
+    });
   }, 60_000);
 
   test("a worker finishing after a cancel neither charges nor changes the job", async () => {
@@ -256,17 +305,27 @@ describe("idempotency with a billed job", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.json.id).toBe(first.json.id);
     expect((await sql`SELECT count(*)::int AS n FROM jobs WHERE account_id = ${a.accountId}`)[0]!.n).toBe(1);
-    expect((await sql`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = ${a.accountId} AND entry = 'reserve'`)[0]!.n).toBe(1);
+    expect(
+      (
+        await sql`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = ${a.accountId} AND entry = 'reserve'`
+      )[0]!.n,
+    ).toBe(1);
   }, 60_000);
 
   test("five concurrent identical requests: one job, one reservation", async () => {
     const a = await newAccount();
     const f = await file(a.accountId, "live", 3);
     const body = { operation: "compress", file_id: f };
-    const all = await Promise.all(Array.from({ length: 5 }, () => client(base, a.live)("POST", "/jobs", body, { "idempotency-key": "burst" })));
+    const all = await Promise.all(
+      Array.from({ length: 5 }, () => client(base, a.live)("POST", "/jobs", body, { "idempotency-key": "burst" })),
+    );
     for (const r of all) expect([202, 409]).toContain(r.status);
     expect((await sql`SELECT count(*)::int AS n FROM jobs WHERE account_id = ${a.accountId}`)[0]!.n).toBe(1);
-    expect((await sql`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = ${a.accountId} AND entry = 'reserve'`)[0]!.n).toBe(1);
+    expect(
+      (
+        await sql`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = ${a.accountId} AND entry = 'reserve'`
+      )[0]!.n,
+    ).toBe(1);
   }, 60_000);
 
   test("a refused billed request (402) does not keep the key: the same key works once credits allow", async () => {
@@ -274,7 +333,11 @@ describe("idempotency with a billed job", () => {
     await charged(a.accountId, 2000);
     const f = await file(a.accountId, "live", 3);
     const body = { operation: "compress", file_id: f };
-    expectEnvelope(await client(base, a.live)("POST", "/jobs", body, { "idempotency-key": "after-402" }), 402, "insufficient_credits");
+    expectEnvelope(
+      await client(base, a.live)("POST", "/jobs", body, { "idempotency-key": "after-402" }),
+      402,
+      "insufficient_credits",
+    );
     await sql`UPDATE accounts SET spending_cap_eur = NULL WHERE id = ${a.accountId}`;
     const r = await client(base, a.live)("POST", "/jobs", body, { "idempotency-key": "after-402" });
     expect(r.status).toBe(202);

@@ -38,7 +38,9 @@ function stalled(head: string, body: Uint8Array, sent: number): Promise<{ raw: s
 
 describe("a stalled request body", () => {
   test("an upload that stops sending is cut with 408 request_timeout after BODY_STALL_TIMEOUT_S; nothing stored", async () => {
-    const mp = multipart([{ name: "file", filename: "stall.pdf", contentType: "application/pdf", data: minimalPdf(3, "stall") }]);
+    const mp = multipart([
+      { name: "file", filename: "stall.pdf", contentType: "application/pdf", data: minimalPdf(3, "stall") },
+    ]);
     const head = `POST /api/v1/files HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: ${mp.contentType}\r\nContent-Length: ${mp.body.length}\r\n\r\n`;
     const { raw, ms } = await stalled(head, mp.body, Math.floor(mp.body.length / 2));
     expect(raw.split("\r\n")[0]).toBe("HTTP/1.1 408 Request Timeout");
@@ -53,7 +55,9 @@ describe("a stalled request body", () => {
   });
 
   test("a JSON body that stops sending is cut with 408 request_timeout after BODY_STALL_TIMEOUT_S; no job created", async () => {
-    const body = new TextEncoder().encode(JSON.stringify({ operation: "rotate", file_id: "file_x", options: { degrees: 90 } }));
+    const body = new TextEncoder().encode(
+      JSON.stringify({ operation: "rotate", file_id: "file_x", options: { degrees: 90 } }),
+    );
     const head = `POST /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     const { raw, ms } = await stalled(head, body, 10);
     expect(raw.split("\r\n")[0]).toBe("HTTP/1.1 408 Request Timeout");
@@ -65,7 +69,9 @@ describe("a stalled request body", () => {
   });
 
   test("a body that keeps sending slowly, a byte a second (under the stall limit), is received and answered by its route", async () => {
-    const body = new TextEncoder().encode(JSON.stringify({ operation: "rotate", file_id: "file_missing", options: { degrees: 90 } }));
+    const body = new TextEncoder().encode(
+      JSON.stringify({ operation: "rotate", file_id: "file_missing", options: { degrees: 90 } }),
+    );
     const head = `POST /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
     const raw: string = await new Promise((resolve) => {
       let got = "";

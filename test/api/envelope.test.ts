@@ -24,7 +24,12 @@ beforeAll(async () => {
 });
 
 /** The full envelope: every field present and well-typed, request_id = X-Request-Id. */
-function fullEnvelope(res: { status: number; headers: Headers; json: any }, status: number, code: string, param: string | null = null) {
+function fullEnvelope(
+  res: { status: number; headers: Headers; json: any },
+  status: number,
+  code: string,
+  param: string | null = null,
+) {
   const e = expectEnvelope(res, status, code);
   expect(specErrorTypes).toContain(e.type);
   expect(typeof e.message).toBe("string");
@@ -111,14 +116,22 @@ describe("the error envelope on the real service", () => {
 
   test("a wrong method answers 405 method_not_allowed with an Allow header", async () => {
     const anon = client(svc.baseUrl);
-    for (const [method, path] of [["POST", "/account"], ["DELETE", "/errors"], ["PUT", "/pricing"], ["PATCH", "/openapi.json"]] as const) {
+    for (const [method, path] of [
+      ["POST", "/account"],
+      ["DELETE", "/errors"],
+      ["PUT", "/pricing"],
+      ["PATCH", "/openapi.json"],
+    ] as const) {
       const r = await anon(method, path);
       const e = fullEnvelope(r, 405, "method_not_allowed");
       expect(e.type).toBe("invalid_request_error");
       expect(r.headers.get("allow")).toBe("GET");
     }
     // A path with several methods lists them all.
-    const multi = documentedOperations(doc).reduce<Record<string, string[]>>((m, o) => ((m[o.path] ??= []).push(o.method), m), {});
+    const multi = documentedOperations(doc).reduce<Record<string, string[]>>(
+      (m, o) => ((m[o.path] ??= []).push(o.method), m),
+      {},
+    );
     const [path, methods] = Object.entries(multi).find(([, ms]) => ms.length > 1) ?? [];
     if (path && methods) {
       const r = await anon("PUT", concretePath(path));
@@ -141,12 +154,16 @@ describe("the error envelope on the real service", () => {
   });
 
   const queryRoutes = () =>
-    documentedOperations(doc).filter((o) => o.method === "GET" && (o.op.parameters ?? []).some((p: any) => p.in === "query" && isInteger(p.schema)));
+    documentedOperations(doc).filter(
+      (o) => o.method === "GET" && (o.op.parameters ?? []).some((p: any) => p.in === "query" && isInteger(p.schema)),
+    );
 
   test("integer query parameters accept integers only, within their bounds (422 naming the parameter otherwise)", async () => {
     const found = queryRoutes();
     if (!found.length) {
-      console.warn("envelope.test: no documented route has an integer query parameter yet; covered by the synthetic route below");
+      console.warn(
+        "envelope.test: no documented route has an integer query parameter yet; covered by the synthetic route below",
+      );
       return;
     }
     const { key } = await svc.newKey();
@@ -157,7 +174,8 @@ describe("the error envelope on the real service", () => {
       const bad = ["abc", "1.5", "1e1", "", "0x10", " 5"];
       if (p.schema.minimum !== undefined) bad.push(String(p.schema.minimum - 1));
       if (p.schema.maximum !== undefined) bad.push(String(p.schema.maximum + 1));
-      for (const v of bad) fullEnvelope(await c("GET", `${path}?${p.name}=${encodeURIComponent(v)}`), 422, "validation_error", p.name);
+      for (const v of bad)
+        fullEnvelope(await c("GET", `${path}?${p.name}=${encodeURIComponent(v)}`), 422, "validation_error", p.name);
       fullEnvelope(await c("GET", `${path}?${p.name}=2&${p.name}=3`), 422, "validation_error", p.name);
       const ok = await c("GET", `${path}?${p.name}=${p.schema.minimum ?? 1}`);
       expect({ route: o.key, code: ok.json?.error?.code }).not.toEqual({ route: o.key, code: "validation_error" });
@@ -177,7 +195,11 @@ describe("the error envelope on the real service", () => {
       const { key } = await svc.newKey();
       const path = concretePath(o.path);
       const send = (body: string | undefined, type?: string) =>
-        fetch(svc.baseUrl + path, { method: o.method, headers: { authorization: `Bearer ${key}`, ...(type ? { "content-type": type } : {}) }, body }).then(async (r) => {
+        fetch(svc.baseUrl + path, {
+          method: o.method,
+          headers: { authorization: `Bearer ${key}`, ...(type ? { "content-type": type } : {}) },
+          body,
+        }).then(async (r) => {
           const text = await r.text();
           let json: any = null;
           try {
@@ -207,7 +229,11 @@ describe("the error envelope on the real service", () => {
       const { key } = await svc.newKey();
       const body = { ...(example(o.op.requestBody.content["application/json"].schema) as object), zz_unknown_field: 1 };
       const r = await client(svc.baseUrl, key)(o.method, concretePath(o.path), body);
-      expect({ route: o.key, status: r.status, param: r.json?.error?.param }).toEqual({ route: o.key, status: 422, param: "zz_unknown_field" });
+      expect({ route: o.key, status: r.status, param: r.json?.error?.param }).toEqual({
+        route: o.key,
+        status: 422,
+        param: "zz_unknown_field",
+      });
       fullEnvelope(r, 422, "validation_error", "zz_unknown_field");
     }
   });
@@ -223,11 +249,19 @@ describe("the error envelope on the real service", () => {
       const base = example(schema) as Record<string, unknown>;
       for (const v of ["1", 1.5, true]) {
         const r = await client(svc.baseUrl, key)(o.method, concretePath(o.path), { ...base, [field]: v });
-        expect({ route: o.key, value: v, status: r.status, param: r.json?.error?.param }).toEqual({ route: o.key, value: v, status: 422, param: field });
+        expect({ route: o.key, value: v, status: r.status, param: r.json?.error?.param }).toEqual({
+          route: o.key,
+          value: v,
+          status: 422,
+          param: field,
+        });
         fullEnvelope(r, 422, "validation_error", field);
       }
     }
-    if (!tried) console.warn("envelope.test: no documented JSON body has an integer field yet; covered by the synthetic route below");
+    if (!tried)
+      console.warn(
+        "envelope.test: no documented JSON body has an integer field yet; covered by the synthetic route below",
+      );
   });
 
   test("a path parameter that is not a uuid answers 422 naming it", async () => {
@@ -238,7 +272,15 @@ describe("the error envelope on the real service", () => {
     }
     const name = /\{([^}]+)\}/.exec(withParam.path)![1]!;
     const { key } = await svc.newKey();
-    fullEnvelope(await client(svc.baseUrl, key)("GET", withParam.path.replace(`{${name}}`, "not-a-uuid").replace(/\{[^}]+\}/g, crypto.randomUUID())), 422, "validation_error", name);
+    fullEnvelope(
+      await client(svc.baseUrl, key)(
+        "GET",
+        withParam.path.replace(`{${name}}`, "not-a-uuid").replace(/\{[^}]+\}/g, crypto.randomUUID()),
+      ),
+      422,
+      "validation_error",
+      name,
+    );
   });
 });
 
@@ -265,7 +307,10 @@ describe("the error envelope through the real route wrapper (synthetic route)", 
         tag: "Test",
         scope: "none",
         params: T.Object({ thing_id: T.String({ format: "uuid" }) }, { additionalProperties: false }),
-        query: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 100 })), flag: T.Optional(T.Boolean()) }, { additionalProperties: false }),
+        query: T.Object(
+          { limit: T.Optional(T.Integer({ minimum: 1, maximum: 100 })), flag: T.Optional(T.Boolean()) },
+          { additionalProperties: false },
+        ),
         body: Body,
         responses: { 200: { description: "echo" } },
         errors: [],
@@ -308,7 +353,8 @@ describe("the error envelope through the real route wrapper (synthetic route)", 
 
   const thing = "6f1c1a52-3f7e-4d7e-9a59-2f6f1d6f0c11";
   const good = { name: "a", count: 2, nested: { items: [{ x: 1.5 }] } };
-  const post = (body: unknown, query = "", headers: Record<string, string> = {}, id = thing) => client(base)("POST", `/probe/${id}${query}`, body, headers);
+  const post = (body: unknown, query = "", headers: Record<string, string> = {}, id = thing) =>
+    client(base)("POST", `/probe/${id}${query}`, body, headers);
 
   test("a valid request reaches the handler with typed values", async () => {
     const r = await post(good, "?limit=5&flag=true");
@@ -318,11 +364,17 @@ describe("the error envelope through the real route wrapper (synthetic route)", 
   });
 
   test("malformed JSON answers 422 validation_error", async () => {
-    for (const text of ['{"name": "a",', "{name: 1}", "nul", "{}}"]) fullEnvelope(await post(text), 422, "validation_error");
+    for (const text of ['{"name": "a",', "{name: 1}", "nul", "{}}"])
+      fullEnvelope(await post(text), 422, "validation_error");
   });
 
   test("a wrong or missing content type answers 422 validation_error", async () => {
-    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"]) {
+    for (const type of [
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonx",
+    ]) {
       const e = fullEnvelope(await post(JSON.stringify(good), "", { "content-type": type }), 422, "validation_error");
       expect(e.message).toMatch(/Content-Type/);
     }
@@ -331,7 +383,9 @@ describe("the error envelope through the real route wrapper (synthetic route)", 
   });
 
   test("application/json with a charset parameter is accepted", async () => {
-    expect((await post(JSON.stringify(good), "", { "content-type": "application/json; charset=utf-8" })).status).toBe(200);
+    expect((await post(JSON.stringify(good), "", { "content-type": "application/json; charset=utf-8" })).status).toBe(
+      200,
+    );
   });
 
   test("an empty body or a body that is not an object answers 422 validation_error", async () => {
@@ -345,12 +399,23 @@ describe("the error envelope through the real route wrapper (synthetic route)", 
 
   test("unknown fields are rejected, not dropped, and param names them (also nested)", async () => {
     fullEnvelope(await post({ ...good, extra: 1 }), 422, "validation_error", "extra");
-    fullEnvelope(await post({ ...good, nested: { items: [{ x: 1 }], more: true } }), 422, "validation_error", "nested.more");
-    fullEnvelope(await post({ ...good, nested: { items: [{ x: 1 }, { x: 2, zz: 0 }] } }), 422, "validation_error", "nested.items[1].zz");
+    fullEnvelope(
+      await post({ ...good, nested: { items: [{ x: 1 }], more: true } }),
+      422,
+      "validation_error",
+      "nested.more",
+    );
+    fullEnvelope(
+      await post({ ...good, nested: { items: [{ x: 1 }, { x: 2, zz: 0 }] } }),
+      422,
+      "validation_error",
+      "nested.items[1].zz",
+    );
   });
 
   test('integers are integers: "1", 1.5, true and null are refused, naming the field', async () => {
-    for (const count of ["1", 1.5, true, null, "one", [1]]) fullEnvelope(await post({ ...good, count }), 422, "validation_error", "count");
+    for (const count of ["1", 1.5, true, null, "one", [1]])
+      fullEnvelope(await post({ ...good, count }), 422, "validation_error", "count");
     expect((await post({ ...good, count: 0 })).status).toBe(200);
   });
 
@@ -358,11 +423,25 @@ describe("the error envelope through the real route wrapper (synthetic route)", 
     fullEnvelope(await post({ count: 1 }), 422, "validation_error", "name");
     fullEnvelope(await post({ ...good, count: -1 }), 422, "validation_error", "count");
     fullEnvelope(await post({ ...good, name: "" }), 422, "validation_error", "name");
-    fullEnvelope(await post({ ...good, nested: { items: [{ x: "1" }] } }), 422, "validation_error", "nested.items[0].x");
+    fullEnvelope(
+      await post({ ...good, nested: { items: [{ x: "1" }] } }),
+      422,
+      "validation_error",
+      "nested.items[0].x",
+    );
   });
 
   test("query parameters: non-integers, out-of-range, repeated and unknown ones answer 422 naming them", async () => {
-    for (const q of ["?limit=abc", "?limit=1.5", "?limit=1e1", "?limit=0", "?limit=101", "?limit=", "?limit=-1", "?limit=1&limit=2"]) {
+    for (const q of [
+      "?limit=abc",
+      "?limit=1.5",
+      "?limit=1e1",
+      "?limit=0",
+      "?limit=101",
+      "?limit=",
+      "?limit=-1",
+      "?limit=1&limit=2",
+    ]) {
       fullEnvelope(await post(good, q), 422, "validation_error", "limit");
     }
     fullEnvelope(await post(good, "?flag=yes"), 422, "validation_error", "flag");

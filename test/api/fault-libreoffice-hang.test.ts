@@ -17,7 +17,8 @@ const haveInputs = hasCorpus;
 let svc: Service;
 beforeAll(async () => {
   if (!haveInputs) return;
-  if (!Bun.which("soffice")) throw new Error("soffice is not installed (LibreOffice; scripts/setup.sh installs it): this test needs it");
+  if (!Bun.which("soffice"))
+    throw new Error("soffice is not installed (LibreOffice; scripts/setup.sh installs it): this test needs it");
   svc = await startService({ workers: 1, env: { LIBREOFFICE_TIMEOUT_S: "8" } });
 });
 afterAll(async () => {
@@ -57,19 +58,29 @@ describe.skipIf(!haveInputs)("a hanging LibreOffice conversion", () => {
 
     const hung = await createJob(svc, key, { operation: "convert", file_id: up.json.id, options: { target: "pdf" } });
     await waitJobRow(svc, hung.id, ["running"], 30_000);
-    const frozen = await waitFor("soffice processes", () => {
-      const pids = descendants(svc.proc.pid, "soffice");
-      return pids.length ? pids : undefined;
-    }, 10_000);
+    const frozen = await waitFor(
+      "soffice processes",
+      () => {
+        const pids = descendants(svc.proc.pid, "soffice");
+        return pids.length ? pids : undefined;
+      },
+      10_000,
+    );
     for (const p of frozen) process.kill(p, "SIGSTOP");
     const row = await waitJobRow(svc, hung.id, ["succeeded", "failed"], 90_000);
     expect(row.status).toBe("failed");
     expect(row.error.code).toBe("conversion_failed");
     expect(row.attempts).toBe(1);
-    const ledger = await svc.sql`SELECT entry, count(*)::int AS n FROM credit_ledger WHERE job_id = ${hung.id} GROUP BY entry ORDER BY entry`;
+    const ledger =
+      await svc.sql`SELECT entry, count(*)::int AS n FROM credit_ledger WHERE job_id = ${hung.id} GROUP BY entry ORDER BY entry`;
     expect(ledger.map((l) => `${l.entry}:${l.n}`)).toEqual(["release:1", "reserve:1"]);
     // The frozen processes were killed with their process group.
-    await waitFor("frozen soffice gone", () => frozen.every((p) => !existsSync(`/proc/${p}`) || readFileSync(`/proc/${p}/stat`, "utf8").includes(") Z ")), 15_000, 200);
+    await waitFor(
+      "frozen soffice gone",
+      () => frozen.every((p) => !existsSync(`/proc/${p}`) || readFileSync(`/proc/${p}/stat`, "utf8").includes(") Z ")),
+      15_000,
+      200,
+    );
 
     const next = await createJob(svc, key, { operation: "convert", file_id: up.json.id, options: { target: "pdf" } });
     const done = await waitJobRow(svc, next.id, ["succeeded", "failed"], 120_000);

@@ -59,8 +59,14 @@ describe("Postgres stopped for 10 s under load", () => {
     const { key } = await createKey(sql as never, account.id, "live");
     const base = `${origin}/api/v1`;
     const auth = { authorization: `Bearer ${key}` };
-    const mp = multipart([{ name: "file", filename: "a.pdf", contentType: "application/pdf", data: minimalPdf(3, "pgfault") }]);
-    const up = await fetch(`${base}/files`, { method: "POST", headers: { ...auth, "content-type": mp.contentType }, body: mp.body });
+    const mp = multipart([
+      { name: "file", filename: "a.pdf", contentType: "application/pdf", data: minimalPdf(3, "pgfault") },
+    ]);
+    const up = await fetch(`${base}/files`, {
+      method: "POST",
+      headers: { ...auth, "content-type": mp.contentType },
+      body: mp.body,
+    });
     expect(up.status).toBe(201);
     const fileId = ((await up.json()) as any).id;
 
@@ -126,14 +132,20 @@ describe("Postgres stopped for 10 s under load", () => {
     // The workers reconnected: every accepted job reaches a final state.
     const ids = [...accepted.values()];
     expect(new Set(ids).size).toBe(ids.length);
-    await waitFor("every accepted job final", async () => {
-      const [r] = await sql`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'running')`;
-      return r!.n === 0;
-    }, 90_000, 500);
+    await waitFor(
+      "every accepted job final",
+      async () => {
+        const [r] = await sql`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'running')`;
+        return r!.n === 0;
+      },
+      90_000,
+      500,
+    );
     const jobs = await sql`SELECT id, status::text, pages_processed FROM jobs`;
     expect(jobs.length).toBe(ids.length); // no job without an accepted answer, none lost
     for (const j of jobs) expect(j.status).toBe("succeeded");
-    const events = await sql`SELECT payload->'data'->'object'->>'id' AS id, count(*)::int AS n FROM events WHERE type LIKE 'job.%' GROUP BY 1`;
+    const events =
+      await sql`SELECT payload->'data'->'object'->>'id' AS id, count(*)::int AS n FROM events WHERE type LIKE 'job.%' GROUP BY 1`;
     expect(events.length).toBe(ids.length);
     for (const e of events) expect(e.n).toBe(1);
     const ledger = await sql`

@@ -31,7 +31,9 @@ function port(): number {
 
 describe("slow and idle clients", () => {
   test("an upload trickled a byte every 200 ms is cut off with 408 request_timeout; nothing stored; others served meanwhile", async () => {
-    const mp = multipart([{ name: "file", filename: "slow.pdf", contentType: "application/pdf", data: minimalPdf(1, "slow") }]);
+    const mp = multipart([
+      { name: "file", filename: "slow.pdf", contentType: "application/pdf", data: minimalPdf(1, "slow") },
+    ]);
     const t0 = Date.now();
     const head = `POST /api/v1/files HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: ${mp.contentType}\r\nContent-Length: ${mp.body.length}\r\n\r\n`;
     const answer = new Promise<string>((resolve) => {
@@ -78,13 +80,15 @@ describe("slow and idle clients", () => {
     const sockets: Socket[] = [];
     let closed = 0;
     await Promise.all(
-      Array.from({ length: 500 }, () =>
-        new Promise<void>((resolve) => {
-          const s = connect(port(), "127.0.0.1", () => resolve());
-          s.on("close", () => closed++);
-          s.on("error", () => resolve());
-          sockets.push(s);
-        }),
+      Array.from(
+        { length: 500 },
+        () =>
+          new Promise<void>((resolve) => {
+            const s = connect(port(), "127.0.0.1", () => resolve());
+            s.on("close", () => closed++);
+            s.on("error", () => resolve());
+            sockets.push(s);
+          }),
       ),
     );
     const t0 = Date.now();
@@ -94,7 +98,9 @@ describe("slow and idle clients", () => {
       expect(r.ms).toBeLessThan(3000);
     }
     // A normal upload works while they hang on.
-    const mp = multipart([{ name: "file", filename: "ok.pdf", contentType: "application/pdf", data: minimalPdf(1, "ok") }]);
+    const mp = multipart([
+      { name: "file", filename: "ok.pdf", contentType: "application/pdf", data: minimalPdf(1, "ok") },
+    ]);
     expect((await postFiles(svc, key, mp.body, mp.contentType)).status).toBe(201);
     // Bun's idle timeout (10 s) closes them all.
     const deadline = Date.now() + 40_000;

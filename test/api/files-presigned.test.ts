@@ -10,7 +10,8 @@ import { garageAvailable, garageBin, startGarage, type Garage } from "../support
 import { createJob, download, finishedJob, uploadBytes } from "../support/jobs";
 import { pngHeader, tinyPdf } from "../support/pdf";
 
-if (!garageAvailable) console.log(`skipping presigned-upload tests: no Garage at ${garageBin} (./scripts/setup-test.sh installs it)`);
+if (!garageAvailable)
+  console.log(`skipping presigned-upload tests: no Garage at ${garageBin} (./scripts/setup-test.sh installs it)`);
 
 describe.skipIf(!garageAvailable)("object store (Garage)", () => {
   let garage: Garage;
@@ -19,7 +20,13 @@ describe.skipIf(!garageAvailable)("object store (Garage)", () => {
 
   beforeAll(async () => {
     garage = await startGarage();
-    s3 = new Bun.S3Client({ endpoint: garage.endpoint, bucket: garage.bucket, accessKeyId: garage.accessKeyId, secretAccessKey: garage.secretAccessKey, region: garage.region });
+    s3 = new Bun.S3Client({
+      endpoint: garage.endpoint,
+      bucket: garage.bucket,
+      accessKeyId: garage.accessKeyId,
+      secretAccessKey: garage.secretAccessKey,
+      region: garage.region,
+    });
     svc = await startService({ env: { ...garage.env, SWEEP_INTERVAL_S: "1", MAX_UPLOAD_BYTES: "1000000" } });
   }, 60_000);
   afterAll(async () => {
@@ -44,7 +51,13 @@ describe.skipIf(!garageAvailable)("object store (Garage)", () => {
     const pdf = tinyPdf(3);
     const r = await presign(key, { filename: "three.pdf", content_type: "application/pdf", size_bytes: pdf.length });
     expect(r.status).toBe(201);
-    expect(r.json).toMatchObject({ object: "file", status: "pending_upload", filename: "three.pdf", size_bytes: pdf.length, page_count: null });
+    expect(r.json).toMatchObject({
+      object: "file",
+      status: "pending_upload",
+      filename: "three.pdf",
+      size_bytes: pdf.length,
+      page_count: null,
+    });
     expect(r.json.upload.method).toBe("PUT");
     expect(r.json.upload.url.startsWith(garage.endpoint)).toBe(true);
     const ttl = Date.parse(r.json.upload.expires_at) - Date.now();
@@ -128,7 +141,11 @@ describe.skipIf(!garageAvailable)("object store (Garage)", () => {
     const r = await presign(key, { filename: "a.pdf", content_type: "application/pdf", size_bytes: png.length });
     expect((await putTo(r.json.upload, png)).status).toBe(200);
     const k = await storageKey(r.json.id);
-    expectEnvelope(await client(svc.baseUrl, key)("POST", `/files/${r.json.id}/complete`), 415, "unsupported_file_type");
+    expectEnvelope(
+      await client(svc.baseUrl, key)("POST", `/files/${r.json.id}/complete`),
+      415,
+      "unsupported_file_type",
+    );
     expect(await s3.file(k).exists()).toBe(false);
     expectEnvelope(await client(svc.baseUrl, key)("POST", `/files/${r.json.id}/complete`), 404, "not_found");
   }, 30_000);

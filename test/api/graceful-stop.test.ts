@@ -13,7 +13,9 @@ afterAll(async () => {
 test("SIGTERM to the service lets an upload in flight finish (201, stored) and the service exits 0", async () => {
   svc = await startService({ workers: 0, args: ["--role", "api"] });
   const { key } = await svc.newKey();
-  const mp = multipart([{ name: "file", filename: "drain.pdf", contentType: "application/pdf", data: minimalPdf(2, "drain") }]);
+  const mp = multipart([
+    { name: "file", filename: "drain.pdf", contentType: "application/pdf", data: minimalPdf(2, "drain") },
+  ]);
   const half = Math.floor(mp.body.length / 2);
   let sigtermAt = 0;
   const body = new ReadableStream<Uint8Array>({
@@ -29,7 +31,11 @@ test("SIGTERM to the service lets an upload in flight finish (201, stored) and t
   });
   const res = await fetch(`${svc.baseUrl}/files`, {
     method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": mp.contentType, "content-length": String(mp.body.length) },
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": mp.contentType,
+      "content-length": String(mp.body.length),
+    },
     body,
     duplex: "half",
   } as RequestInit);

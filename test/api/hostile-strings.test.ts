@@ -38,7 +38,11 @@ async function stored(): Promise<{ blobs: number; rows: number; scratch: number 
 
 /** A raw JSON body, so the test controls escapes the client's JSON.stringify would normalise. */
 function rawJson(method: string, path: string, body: string | Uint8Array) {
-  return fetch(svc.baseUrl + path, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body }).then(async (r) => {
+  return fetch(svc.baseUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body,
+  }).then(async (r) => {
     const text = await r.text();
     return { status: r.status, headers: r.headers, json: JSON.parse(text), text };
   });
@@ -46,12 +50,42 @@ function rawJson(method: string, path: string, body: string | Uint8Array) {
 
 describe("a string Postgres cannot store is refused with 422 validation_error and its param", () => {
   const cases: [string, string, string, string][] = [
-    ["a NUL in a metadata value", "/jobs", `{"operation":"rotate","file_id":"FILE","options":{"degrees":90},"metadata":{"k":"a\\u0000b"}}`, "metadata.k"],
-    ["a NUL in a metadata key", "/jobs", `{"operation":"rotate","file_id":"FILE","options":{"degrees":90},"metadata":{"a\\u0000b":"v"}}`, "metadata.a\\u0000b"],
-    ["a NUL in options.user_password", "/jobs", `{"operation":"protect","file_id":"FILE","options":{"user_password":"pw\\u0000"}}`, "options.user_password"],
-    ["a NUL in options.password", "/jobs", `{"operation":"unlock","file_id":"FILE","options":{"password":"\\u0000"}}`, "options.password"],
-    ["an unpaired surrogate in a metadata value", "/jobs", `{"operation":"rotate","file_id":"FILE","options":{"degrees":90},"metadata":{"k":"\\ud800"}}`, "metadata.k"],
-    ["a NUL in a webhook description", "/webhooks", `{"url":"https://example.com/h","description":"x\\u0000"}`, "description"],
+    [
+      "a NUL in a metadata value",
+      "/jobs",
+      `{"operation":"rotate","file_id":"FILE","options":{"degrees":90},"metadata":{"k":"a\\u0000b"}}`,
+      "metadata.k",
+    ],
+    [
+      "a NUL in a metadata key",
+      "/jobs",
+      `{"operation":"rotate","file_id":"FILE","options":{"degrees":90},"metadata":{"a\\u0000b":"v"}}`,
+      "metadata.a\\u0000b",
+    ],
+    [
+      "a NUL in options.user_password",
+      "/jobs",
+      `{"operation":"protect","file_id":"FILE","options":{"user_password":"pw\\u0000"}}`,
+      "options.user_password",
+    ],
+    [
+      "a NUL in options.password",
+      "/jobs",
+      `{"operation":"unlock","file_id":"FILE","options":{"password":"\\u0000"}}`,
+      "options.password",
+    ],
+    [
+      "an unpaired surrogate in a metadata value",
+      "/jobs",
+      `{"operation":"rotate","file_id":"FILE","options":{"degrees":90},"metadata":{"k":"\\ud800"}}`,
+      "metadata.k",
+    ],
+    [
+      "a NUL in a webhook description",
+      "/webhooks",
+      `{"url":"https://example.com/h","description":"x\\u0000"}`,
+      "description",
+    ],
     ["a NUL in a webhook URL", "/webhooks", `{"url":"https://example.com/\\u0000"}`, "url"],
   ];
   for (const [what, path, body, param] of cases) {
@@ -70,12 +104,21 @@ describe("a string Postgres cannot store is refused with 422 validation_error an
   });
 
   test("a body that is not valid UTF-8", async () => {
-    const bytes = new Uint8Array([...new TextEncoder().encode('{"url":"https://example.com/'), 0xff, 0xfe, ...new TextEncoder().encode('"}')]);
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('{"url":"https://example.com/'),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode('"}'),
+    ]);
     expectEnvelope(await rawJson("POST", "/webhooks", bytes), 422, "validation_error");
   });
 
   test("JSON nested deeper than 32 levels, and 100,000 levels", async () => {
-    const nest = (n: number) => `{"operation":"rotate","file_id":"${fileId}","options":{"degrees":90},"metadata":{"k":` + "[".repeat(n) + "]".repeat(n) + "}}";
+    const nest = (n: number) =>
+      `{"operation":"rotate","file_id":"${fileId}","options":{"degrees":90},"metadata":{"k":` +
+      "[".repeat(n) +
+      "]".repeat(n) +
+      "}}";
     expectEnvelope(await rawJson("POST", "/jobs", nest(40)), 422, "validation_error");
     expectEnvelope(await rawJson("POST", "/jobs", nest(100_000)), 422, "validation_error");
   });
@@ -96,7 +139,12 @@ describe("upload filenames are checked and cleaned at the edge", () => {
 
   test("a NUL in the filename, raw or percent-encoded, and bad percent-encoding: 422 on `file`, nothing stored", async () => {
     const before = await stored();
-    for (const d of [`; filename="a\u0000b.pdf"`, `; filename*=UTF-8''a%00b.pdf`, `; filename*=UTF-8''a%ZZ.pdf`, `; filename*=UTF-8''%C3.pdf`]) {
+    for (const d of [
+      `; filename="a\u0000b.pdf"`,
+      `; filename*=UTF-8''a%00b.pdf`,
+      `; filename*=UTF-8''a%ZZ.pdf`,
+      `; filename*=UTF-8''%C3.pdf`,
+    ]) {
       const r = await uploadNamed(d);
       expect(expectEnvelope(r, 422, "validation_error").param).toBe("file");
     }
@@ -105,9 +153,19 @@ describe("upload filenames are checked and cleaned at the edge", () => {
 
   test("a filename that is not valid UTF-8: 422", async () => {
     const boundary = "b0undary";
-    const head = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a`), Buffer.from([0xc3, 0x28]), Buffer.from(`.pdf"\r\nContent-Type: application/pdf\r\n\r\n`)]);
+    const head = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a`),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from(`.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+    ]);
     const body = Buffer.concat([head, pdf, Buffer.from(`\r\n--${boundary}--\r\n`)]);
-    expect(expectEnvelope(await postFiles(svc, key, body, `multipart/form-data; boundary=${boundary}`), 422, "validation_error").param).toBe("file");
+    expect(
+      expectEnvelope(
+        await postFiles(svc, key, body, `multipart/form-data; boundary=${boundary}`),
+        422,
+        "validation_error",
+      ).param,
+    ).toBe("file");
   });
 
   test("a `file` part without a filename, or with an empty one: 422 on `file`, nothing stored", async () => {

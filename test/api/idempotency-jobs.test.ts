@@ -55,7 +55,9 @@ describe("rule 1 and 2: the first call creates, a retry with the same body repla
     const again = await s.call("POST", "/jobs", s.body, { "idempotency-key": "live-1" });
     expect(again.json.id).toBe(first.json.id);
     expect(await jobsOf(s.keyId)).toEqual([first.json.id]);
-    expect((await svc.sql`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = ${s.accountId}`)[0]!.n).toBe(0);
+    expect((await svc.sql`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = ${s.accountId}`)[0]!.n).toBe(
+      0,
+    );
   }, 60_000);
 
   test("the replay is the stored answer, even after the job moved on", async () => {
@@ -88,7 +90,8 @@ describe("rule 1 and 2: the first call creates, a retry with the same body repla
   test("the record is kept 24 hours; an expired record no longer replays", async () => {
     const s = await setup();
     const first = await s.call("POST", "/jobs", s.body, { "idempotency-key": "ttl" });
-    const [rec] = await svc.sql`SELECT state, response_status, EXTRACT(EPOCH FROM expires_at - created_at)::int AS ttl FROM idempotency_records WHERE key_id = ${s.keyId} AND idempotency_key = 'ttl'`;
+    const [rec] =
+      await svc.sql`SELECT state, response_status, EXTRACT(EPOCH FROM expires_at - created_at)::int AS ttl FROM idempotency_records WHERE key_id = ${s.keyId} AND idempotency_key = 'ttl'`;
     expect(rec).toEqual({ state: "done", response_status: 202, ttl: 86_400 });
     await s.call("POST", `/jobs/${first.json.id}/cancel`);
     await svc.sql`UPDATE idempotency_records SET expires_at = now() - interval '1 second' WHERE key_id = ${s.keyId} AND idempotency_key = 'ttl'`;
@@ -109,7 +112,11 @@ describe("rule 3: same key, different body", () => {
       { ...s.body, metadata: undefined },
       { operation: "split", file_id: s.fileId },
     ]) {
-      const e = expectEnvelope(await s.call("POST", "/jobs", body, { "idempotency-key": "reuse" }), 422, "idempotency_key_reused");
+      const e = expectEnvelope(
+        await s.call("POST", "/jobs", body, { "idempotency-key": "reuse" }),
+        422,
+        "idempotency_key_reused",
+      );
       expect(e.type).toBe("idempotency_error");
     }
     expect(await jobsOf(s.keyId)).toEqual([first.json.id]);
@@ -121,7 +128,11 @@ describe("rule 3: same key, different body", () => {
     const s = await setup();
     const bad = { ...s.body, file_id: randomUUID() };
     expectEnvelope(await s.call("POST", "/jobs", bad, { "idempotency-key": "fix-me" }), 404, "not_found");
-    expectEnvelope(await s.call("POST", "/jobs", { ...s.body, options: { degrees: 45 } }, { "idempotency-key": "fix-me" }), 422, "invalid_options");
+    expectEnvelope(
+      await s.call("POST", "/jobs", { ...s.body, options: { degrees: 45 } }, { "idempotency-key": "fix-me" }),
+      422,
+      "invalid_options",
+    );
     const ok = await s.call("POST", "/jobs", s.body, { "idempotency-key": "fix-me" });
     expect(ok.status).toBe(202);
     expect(ok.headers.get("idempotent-replayed")).toBeNull();
@@ -138,7 +149,11 @@ describe("rule 4: same key while the first request is still processing", () => {
     expect(e.type).toBe("conflict_error");
     expect(r.headers.get("retry-after")).toMatch(/^\d+$/);
     // A different body under the same in-flight key is still a reuse.
-    expectEnvelope(await s.call("POST", "/jobs", { ...s.body, options: { degrees: 270 } }, { "idempotency-key": "busy" }), 422, "idempotency_key_reused");
+    expectEnvelope(
+      await s.call("POST", "/jobs", { ...s.body, options: { degrees: 270 } }, { "idempotency-key": "busy" }),
+      422,
+      "idempotency_key_reused",
+    );
     expect(await jobsOf(s.keyId)).toEqual([]);
   }, 60_000);
 
@@ -154,7 +169,9 @@ describe("rule 4: same key while the first request is still processing", () => {
   test("five identical requests at once: exactly one job; the others replay it or answer 409", async () => {
     for (let round = 0; round < 3; round++) {
       const s = await setup();
-      const all = await Promise.all(Array.from({ length: 5 }, () => s.call("POST", "/jobs", s.body, { "idempotency-key": `burst-${round}` })));
+      const all = await Promise.all(
+        Array.from({ length: 5 }, () => s.call("POST", "/jobs", s.body, { "idempotency-key": `burst-${round}` })),
+      );
       const jobs = await jobsOf(s.keyId);
       expect(jobs.length).toBe(1);
       const created = all.filter((r) => r.status === 202 && r.headers.get("idempotent-replayed") === null);
@@ -172,7 +189,11 @@ describe("rule 4: same key while the first request is still processing", () => {
 describe("the key itself", () => {
   test("up to 255 characters; longer or empty is 422 validation_error on Idempotency-Key", async () => {
     const s = await setup();
-    const e = expectEnvelope(await s.call("POST", "/jobs", s.body, { "idempotency-key": "k".repeat(256) }), 422, "validation_error");
+    const e = expectEnvelope(
+      await s.call("POST", "/jobs", s.body, { "idempotency-key": "k".repeat(256) }),
+      422,
+      "validation_error",
+    );
     expect(e.param).toBe("Idempotency-Key");
     expectEnvelope(await s.call("POST", "/jobs", s.body, { "idempotency-key": "" }), 422, "validation_error");
     expect(await jobsOf(s.keyId)).toEqual([]);
@@ -191,8 +212,18 @@ describe("the key itself", () => {
     expect(b.headers.get("idempotent-replayed")).toBeNull();
     expect(b.json.id).not.toBe(a.json.id);
     // A different body under the same key string on the other API key is no reuse either.
-    const c = await client(svc.baseUrl, other.key)("POST", "/jobs", { ...s.body, options: { degrees: 180 } }, { "idempotency-key": "also-shared" });
-    const d = await s.call("POST", "/jobs", { ...s.body, options: { degrees: 270 } }, { "idempotency-key": "also-shared" });
+    const c = await client(svc.baseUrl, other.key)(
+      "POST",
+      "/jobs",
+      { ...s.body, options: { degrees: 180 } },
+      { "idempotency-key": "also-shared" },
+    );
+    const d = await s.call(
+      "POST",
+      "/jobs",
+      { ...s.body, options: { degrees: 270 } },
+      { "idempotency-key": "also-shared" },
+    );
     expect(c.status).toBe(202);
     expect(d.status === 202 || d.json?.error?.code === "concurrency_limit").toBe(true);
   }, 60_000);

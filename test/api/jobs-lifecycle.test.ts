@@ -11,9 +11,21 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { client, expectEnvelope, type Service, hasCorpus } from "../support/service";
+import { client, expectEnvelope, hasCorpus } from "../support/service";
 import { useService } from "../support/use-service";
-import { createJob, download, eventsFor, finalStatuses, finishedJob, keyFor, tempDir, uploadMadePdfOk, uploadOk, waitJobRow, writeTemp } from "../support/jobs";
+import {
+  createJob,
+  download,
+  eventsFor,
+  finalStatuses,
+  finishedJob,
+  keyFor,
+  tempDir,
+  uploadMadePdfOk,
+  uploadOk,
+  waitJobRow,
+  writeTemp,
+} from "../support/jobs";
 import { makePdf as makeBlankPdf } from "../support/make-pdf";
 
 const pageDelayMs = 250;
@@ -66,7 +78,9 @@ describe("cancel", () => {
   }, 60_000);
 
   test("the result of a queued or running job: 409 job_not_finished", async () => {
-    expect(expectEnvelope(await call("GET", `/jobs/${running.id}/result`), 409, "job_not_finished").type).toBe("conflict_error");
+    expect(expectEnvelope(await call("GET", `/jobs/${running.id}/result`), 409, "job_not_finished").type).toBe(
+      "conflict_error",
+    );
     expectEnvelope(await call("GET", `/jobs/${queued.id}/result`), 409, "job_not_finished");
     expectEnvelope(await call("GET", `/jobs/${queued.id}/result?format=json`), 409, "job_not_finished");
   }, 60_000);
@@ -135,7 +149,11 @@ describe("result rules", () => {
     key = k.key;
     call = client(svc.baseUrl, key);
     const f = await uploadMadePdfOk(svc, key, 1);
-    done = await finishedJob(svc, key, (await createJob(svc, key, { operation: "rotate", file_id: f.id, options: { degrees: 90 } })).id);
+    done = await finishedJob(
+      svc,
+      key,
+      (await createJob(svc, key, { operation: "rotate", file_id: f.id, options: { degrees: 90 } })).id,
+    );
     expect(done.status).toBe("succeeded");
   }, 60_000);
 
@@ -154,7 +172,15 @@ describe("result rules", () => {
     const r = await call("GET", `/jobs/${done.id}/result?format=json`);
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toContain("application/json");
-    expect(r.json).toMatchObject({ job_id: done.id, type: "file", filename: done.result.filename, content_type: "application/pdf", bytes: done.result.bytes, pages_processed: 1, download_url: done.result.download_url });
+    expect(r.json).toMatchObject({
+      job_id: done.id,
+      type: "file",
+      filename: done.result.filename,
+      content_type: "application/pdf",
+      bytes: done.result.bytes,
+      pages_processed: 1,
+      download_url: done.result.download_url,
+    });
     const viaAccept = await call("GET", `/jobs/${done.id}/result`, undefined, { accept: "application/json" });
     expect(viaAccept.status).toBe(200);
     expect(viaAccept.json).toEqual(r.json);
@@ -166,15 +192,25 @@ describe("result rules", () => {
   }, 60_000);
 
   test("an unknown format: 422 validation_error on param format", async () => {
-    expect(expectEnvelope(await call("GET", `/jobs/${done.id}/result?format=pdf`), 422, "validation_error").param).toBe("format");
+    expect(expectEnvelope(await call("GET", `/jobs/${done.id}/result?format=pdf`), 422, "validation_error").param).toBe(
+      "format",
+    );
   }, 60_000);
 
-  test.skipIf(!hasCorpus)("a failed job's result: 409 job_not_finished", async () => {
-    const f = await uploadOk(svc, key, "encrypted-libreoffice-rc4.pdf");
-    const failed = await finishedJob(svc, key, (await createJob(svc, key, { operation: "unlock", file_id: f.id, options: { password: "nope" } })).id);
-    expect(failed.status).toBe("failed");
-    expectEnvelope(await call("GET", `/jobs/${failed.id}/result`), 409, "job_not_finished");
-  }, 60_000);
+  test.skipIf(!hasCorpus)(
+    "a failed job's result: 409 job_not_finished",
+    async () => {
+      const f = await uploadOk(svc, key, "encrypted-libreoffice-rc4.pdf");
+      const failed = await finishedJob(
+        svc,
+        key,
+        (await createJob(svc, key, { operation: "unlock", file_id: f.id, options: { password: "nope" } })).id,
+      );
+      expect(failed.status).toBe("failed");
+      expectEnvelope(await call("GET", `/jobs/${failed.id}/result`), 409, "job_not_finished");
+    },
+    60_000,
+  );
 
   test("a JSON-only result asked for as a download: 409 no_downloadable_result; format=json returns it", async () => {
     const k = await svc.newKey();
@@ -184,7 +220,9 @@ describe("result rules", () => {
                   VALUES (${id}, ${k.accountId}, ${k.keyId}, 'test', 'ocr', 'ocr', 'succeeded', ARRAY[${randomUUID()}]::uuid[], '{"output":"blocks"}', '{"synthetic":"1"}', 1, 0,
                           1, ${svc.sql.json({ type: "json", json: { object: "ocr_result", pages: [{ index: 0, blocks: [] }] } })}, now() + interval '1 hour', now(), now())`;
     const c = client(svc.baseUrl, k.key);
-    expect(expectEnvelope(await c("GET", `/jobs/${id}/result`), 409, "no_downloadable_result").type).toBe("conflict_error");
+    expect(expectEnvelope(await c("GET", `/jobs/${id}/result`), 409, "no_downloadable_result").type).toBe(
+      "conflict_error",
+    );
     const j = await c("GET", `/jobs/${id}/result?format=json`);
     expect(j.status).toBe(200);
     expect(j.json).toEqual({ object: "ocr_result", pages: [{ index: 0, blocks: [] }] });
@@ -194,7 +232,11 @@ describe("result rules", () => {
     const sandbox = await svc.newKey({ mode: "test" });
     const live = await keyFor(svc, sandbox.accountId, "live");
     const f = await uploadMadePdfOk(svc, live.key, 1);
-    const job = await finishedJob(svc, live.key, (await createJob(svc, live.key, { operation: "rotate", file_id: f.id, options: { degrees: 270 } })).id);
+    const job = await finishedJob(
+      svc,
+      live.key,
+      (await createJob(svc, live.key, { operation: "rotate", file_id: f.id, options: { degrees: 270 } })).id,
+    );
     expect(job.status).toBe("succeeded");
     expect(job.sandbox).toBe(false);
     expect(job.livemode).toBe(true);
@@ -207,7 +249,9 @@ describe("result rules", () => {
 
   test("after the result's time-to-live: 404 result_expired, in every format", async () => {
     await svc.sql`UPDATE jobs SET result_expires_at = now() - interval '1 second' WHERE id = ${done.id}`;
-    expect(expectEnvelope(await call("GET", `/jobs/${done.id}/result`), 404, "result_expired").type).toBe("not_found_error");
+    expect(expectEnvelope(await call("GET", `/jobs/${done.id}/result`), 404, "result_expired").type).toBe(
+      "not_found_error",
+    );
     expectEnvelope(await call("GET", `/jobs/${done.id}/result?format=json`), 404, "result_expired");
     // The job itself is still there.
     expect((await call("GET", `/jobs/${done.id}`)).json.status).toBe("succeeded");
@@ -215,28 +259,48 @@ describe("result rules", () => {
 });
 
 describe("events", () => {
-  test.skipIf(!hasCorpus)("every final transition wrote exactly one event of its type, with the full envelope; other jobs none", async () => {
-    // Let any job still in flight finish first.
-    for (const { id } of await svc.sql`SELECT id FROM jobs WHERE status IN ('queued', 'running')`) await waitJobRow(svc, id, finalStatuses, 20_000);
-    const jobs = await svc.sql`SELECT id, status, mode, account_id, error FROM jobs WHERE NOT (metadata ? 'synthetic')`;
-    expect(jobs.length).toBeGreaterThan(5);
-    const seenTypes = new Set<string>();
-    for (const job of jobs) {
-      const ev = await eventsFor(svc, job.id);
-      expect({ job: job.id, types: ev.map((e) => e.type) }).toEqual({ job: job.id, types: [`job.${job.status}`] });
-      const e = ev[0];
-      seenTypes.add(e.type);
-      expect(e.id).toMatch(/^evt_[0-9a-f]{32}$/);
-      expect(e.mode).toBe(job.mode);
-      expect(e.account_id).toBe(job.account_id);
-      const p = e.payload;
-      expect(Object.keys(p).sort()).toEqual(["api_version", "created_at", "data", "id", "livemode", "object", "type"]);
-      expect(p).toMatchObject({ id: e.id, object: "event", type: e.type, api_version: "2026-09-01", livemode: job.mode === "live" });
-      expect(p.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
-      expect(p.data.object).toMatchObject({ id: job.id, object: "job", status: job.status });
-      if (job.status === "failed") expect(p.data.object.error.code).toBe(job.error.code);
-      if (job.status === "succeeded") expect(p.data.object.result.download_url).toEndWith(`/jobs/${job.id}/result`);
-    }
-    expect([...seenTypes].sort()).toEqual(["job.cancelled", "job.failed", "job.succeeded"]);
-  }, 60_000);
+  test.skipIf(!hasCorpus)(
+    "every final transition wrote exactly one event of its type, with the full envelope; other jobs none",
+    async () => {
+      // Let any job still in flight finish first.
+      for (const { id } of await svc.sql`SELECT id FROM jobs WHERE status IN ('queued', 'running')`)
+        await waitJobRow(svc, id, finalStatuses, 20_000);
+      const jobs =
+        await svc.sql`SELECT id, status, mode, account_id, error FROM jobs WHERE NOT (metadata ? 'synthetic')`;
+      expect(jobs.length).toBeGreaterThan(5);
+      const seenTypes = new Set<string>();
+      for (const job of jobs) {
+        const ev = await eventsFor(svc, job.id);
+        expect({ job: job.id, types: ev.map((e) => e.type) }).toEqual({ job: job.id, types: [`job.${job.status}`] });
+        const e = ev[0];
+        seenTypes.add(e.type);
+        expect(e.id).toMatch(/^evt_[0-9a-f]{32}$/);
+        expect(e.mode).toBe(job.mode);
+        expect(e.account_id).toBe(job.account_id);
+        const p = e.payload;
+        expect(Object.keys(p).sort()).toEqual([
+          "api_version",
+          "created_at",
+          "data",
+          "id",
+          "livemode",
+          "object",
+          "type",
+        ]);
+        expect(p).toMatchObject({
+          id: e.id,
+          object: "event",
+          type: e.type,
+          api_version: "2026-09-01",
+          livemode: job.mode === "live",
+        });
+        expect(p.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
+        expect(p.data.object).toMatchObject({ id: job.id, object: "job", status: job.status });
+        if (job.status === "failed") expect(p.data.object.error.code).toBe(job.error.code);
+        if (job.status === "succeeded") expect(p.data.object.result.download_url).toEndWith(`/jobs/${job.id}/result`);
+      }
+      expect([...seenTypes].sort()).toEqual(["job.cancelled", "job.failed", "job.succeeded"]);
+    },
+    60_000,
+  );
 });

@@ -29,7 +29,8 @@ describe("GET /metrics", () => {
 
   test("queue depth counts queued jobs per operation; finished jobs feed the counters and both histograms", async () => {
     const before = await scrape();
-    for (const op of ["rotate", "merge", "ocr", "convert"]) expect(value(before, `docproc_queue_depth{operation="${op}"}`)).toBe(0);
+    for (const op of ["rotate", "merge", "ocr", "convert"])
+      expect(value(before, `docproc_queue_depth{operation="${op}"}`)).toBe(0);
     expect(value(before, "docproc_blob_store_errors_total")).toBe(0);
 
     const { key } = await svc.newKey();
@@ -55,7 +56,10 @@ describe("GET /metrics", () => {
     // The second job waited behind the first: one queue wait of at least 1 s.
     expect(value(after, 'docproc_job_queue_wait_seconds_count{operation="rotate"}')).toBe(2);
     expect(value(after, 'docproc_job_queue_wait_seconds_bucket{operation="rotate",le="1"}')).toBeLessThanOrEqual(1);
-    const buckets = after.split("\n").filter((l) => l.startsWith('docproc_job_duration_seconds_bucket{operation="rotate"')).map((l) => Number(l.split(" ")[1]));
+    const buckets = after
+      .split("\n")
+      .filter((l) => l.startsWith('docproc_job_duration_seconds_bucket{operation="rotate"'))
+      .map((l) => Number(l.split(" ")[1]));
     expect(buckets).toEqual([...buckets].sort((x, y) => x - y)); // cumulative
     expect(after).toContain("# TYPE docproc_job_duration_seconds histogram");
     expect(after).toContain("# TYPE docproc_webhook_deliveries gauge");

@@ -75,24 +75,54 @@ function send(c: Case, port: number, boundMs: number): Promise<{ status: number;
 function cases(): Case[] {
   const rnd = prng(19);
   const pdf = minimalPdf(1, "fuzz");
-  const good = () => multipart([{ name: "file", filename: "f.pdf", contentType: "application/pdf", data: pdf }], "fuzzb" + Math.floor(rnd() * 1e9));
+  const good = () =>
+    multipart(
+      [{ name: "file", filename: "f.pdf", contentType: "application/pdf", data: pdf }],
+      "fuzzb" + Math.floor(rnd() * 1e9),
+    );
   const out: Case[] = [];
   // Truncated bodies: cut at 25 offsets across the whole body.
   for (let i = 0; i < 25; i++) {
     const g = good();
-    out.push({ name: `truncated-${i}`, contentType: g.contentType, body: g.body, send: Math.floor(rnd() * g.body.length) });
+    out.push({
+      name: `truncated-${i}`,
+      contentType: g.contentType,
+      body: g.body,
+      send: Math.floor(rnd() * g.body.length),
+    });
   }
   // Wrong, missing, empty, quoted-odd and overlong boundaries.
   const g = good();
-  for (const ct of ["multipart/form-data; boundary=other", "multipart/form-data", "multipart/form-data; boundary=", 'multipart/form-data; boundary="', `multipart/form-data; boundary=${"x".repeat(5000)}`, "multipart/form-data; boundary=\u00ff\u00fe", "multipart/mixed; boundary=fuzz", "multipart/form-data;;;boundary=;"])
+  for (const ct of [
+    "multipart/form-data; boundary=other",
+    "multipart/form-data",
+    "multipart/form-data; boundary=",
+    'multipart/form-data; boundary="',
+    `multipart/form-data; boundary=${"x".repeat(5000)}`,
+    "multipart/form-data; boundary=\u00ff\u00fe",
+    "multipart/mixed; boundary=fuzz",
+    "multipart/form-data;;;boundary=;",
+  ])
     out.push({ name: `boundary ${ct.slice(0, 40)}`, contentType: ct, body: g.body });
   // Huge part headers, and a header block that never ends.
   for (const size of [1_000, 15_000, 17_000, 100_000, 1_000_000]) {
     const b = "hugeh";
-    const body = Buffer.concat([Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nX-Pad: ${"p".repeat(size)}\r\n\r\n`), pdf, Buffer.from(`\r\n--${b}--\r\n`)]);
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${b}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nX-Pad: ${"p".repeat(size)}\r\n\r\n`,
+      ),
+      pdf,
+      Buffer.from(`\r\n--${b}--\r\n`),
+    ]);
     out.push({ name: `huge part header ${size}`, contentType: `multipart/form-data; boundary=${b}`, body });
   }
-  out.push({ name: "headers never end", contentType: "multipart/form-data; boundary=nv", body: Buffer.from(`--nv\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n${"X: y\r\n".repeat(20_000)}`) });
+  out.push({
+    name: "headers never end",
+    contentType: "multipart/form-data; boundary=nv",
+    body: Buffer.from(
+      `--nv\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n${"X: y\r\n".repeat(20_000)}`,
+    ),
+  });
   // Many parts: 2, 50 and 2,000 fields before or after the file.
   for (const n of [2, 50, 2000]) {
     const parts = Array.from({ length: n }, (_, i) => ({ name: `f${i}`, data: "v" }));
@@ -100,13 +130,16 @@ function cases(): Case[] {
     out.push({ name: `${n} parts`, contentType: m.contentType, body: m.body });
   }
   // Many `file` parts.
-  const many = multipart(Array.from({ length: 300 }, () => ({ name: "file", filename: "a.pdf", contentType: "application/pdf", data: pdf })));
+  const many = multipart(
+    Array.from({ length: 300 }, () => ({ name: "file", filename: "a.pdf", contentType: "application/pdf", data: pdf })),
+  );
   out.push({ name: "300 file parts", contentType: many.contentType, body: many.body });
   // Random byte mutations in the first 300 bytes (headers and the first boundary).
   for (let i = 0; i < 30; i++) {
     const m = good();
     const body = Uint8Array.from(m.body);
-    for (let k = 0; k < 1 + Math.floor(rnd() * 6); k++) body[Math.floor(rnd() * Math.min(300, body.length))] = Math.floor(rnd() * 256);
+    for (let k = 0; k < 1 + Math.floor(rnd() * 6); k++)
+      body[Math.floor(rnd() * Math.min(300, body.length))] = Math.floor(rnd() * 256);
     out.push({ name: `mutated-${i}`, contentType: m.contentType, body });
   }
   // Random garbage bodies.
@@ -118,7 +151,13 @@ function cases(): Case[] {
   const s1 = good();
   out.push({ name: "slow but in time", contentType: s1.contentType, body: s1.body, trickleMs: 5 });
   out.push({ name: "too slow", contentType: s1.contentType, body: s1.body, trickleMs: 400 });
-  out.push({ name: "too slow, truncated", contentType: s1.contentType, body: s1.body, send: Math.floor(s1.body.length / 2), trickleMs: 400 });
+  out.push({
+    name: "too slow, truncated",
+    contentType: s1.contentType,
+    body: s1.body,
+    send: Math.floor(s1.body.length / 2),
+    trickleMs: 400,
+  });
   return out;
 }
 

@@ -45,7 +45,8 @@ describe("ocr languages option", () => {
         expect(schema.minItems).toBe(1);
         const codes = schema.items.anyOf.map((a: any) => a.const);
         expect(codes).toEqual(ocrLanguages);
-        for (const c of ["eng", "deu", "fra", "spa", "ita", "por", "nld", "chi_sim", "jpn", "chi_tra"]) expect(codes).toContain(c);
+        for (const c of ["eng", "deu", "fra", "spa", "ita", "por", "nld", "chi_sim", "jpn", "chi_tra"])
+          expect(codes).toContain(c);
       }
     }
   });
@@ -53,7 +54,8 @@ describe("ocr languages option", () => {
   test("an unknown code or an empty list is 422 invalid_options naming the supported codes; known codes are accepted", async () => {
     const k = await key();
     const file = await uploadOk(svc, k, jpnPage.png);
-    const post = (operation: string, options: unknown) => client(svc.baseUrl, k)("POST", "/jobs", { operation, file_id: file.id, options });
+    const post = (operation: string, options: unknown) =>
+      client(svc.baseUrl, k)("POST", "/jobs", { operation, file_id: file.id, options });
     for (const operation of ["ocr", "searchable_pdf"]) {
       const unknown = await post(operation, { languages: ["eng", "kor"] });
       expect(unknown.status).toBe(422);
@@ -86,7 +88,12 @@ describe("ocr languages option", () => {
     expect(kana(text)).toBeGreaterThan(0.9 * kana(jpnPage.text));
     expect(text.replace(/\s+/g, "")).toContain("生まれながらにして自由であり");
 
-    const pdfJob = await finishedJob(svc, k, (await createJob(svc, k, { operation: "searchable_pdf", file_id: file.id, options: { languages: ["jpn"] } })).id, 180_000);
+    const pdfJob = await finishedJob(
+      svc,
+      k,
+      (await createJob(svc, k, { operation: "searchable_pdf", file_id: file.id, options: { languages: ["jpn"] } })).id,
+      180_000,
+    );
     expect(pdfJob.status).toBe("succeeded");
     const d = await download(svc, k, pdfJob.id);
     const out = join(tmp.dir, "jpn.pdf");

@@ -43,127 +43,174 @@ describe("ocr with SANDBOX_OCR=real", () => {
     return { k, job };
   }
 
-  test.skipIf(!hasCorpus)("ocr blocks (mode base) reads all four turned pages and answers JSON only", async () => {
-    const { k, job } = await run(filesCorpus("scanned-rotated-4-directions.pdf"), "ocr", { mode: "base", output: "blocks" });
-    expect(job.status).toBe("succeeded");
-    expect(job.result.type).toBe("json");
-    expect(job.result.pages_processed).toBe(4);
-    const file = await download(svc, k, job.id);
-    expect(file.status).toBe(409);
-    expect(file.json.error.code).toBe("no_downloadable_result");
-    const r = await download(svc, k, job.id, "?format=json");
-    expect(r.status).toBe(200);
-    expect(r.json.fixture).toBeUndefined();
-    expect(r.json.unit).toBe("pt");
-    expect(r.json.pages.length).toBe(4);
-    const first = new Set<string>(r.json.pages[0].text.toLowerCase().match(/[a-z]{4,}/g));
-    expect(first.size).toBeGreaterThan(5);
-    for (const p of r.json.pages) {
-      expect(p.ocr).toBe(true);
-      const words = new Set<string>(p.text.toLowerCase().match(/[a-z]{4,}/g));
-      const common = [...first].filter((w) => words.has(w)).length;
-      expect(common / first.size).toBeGreaterThan(0.7);
-      const w = p.blocks[0].lines[0].words[0];
-      expect(typeof w.text).toBe("string");
-      expect(w.confidence).toBeGreaterThan(0);
-      expect(w.bbox[2]).toBeLessThanOrEqual(p.width + 0.01);
-      expect(w.bbox[3]).toBeLessThanOrEqual(p.height + 0.01);
-    }
-  }, 180_000);
+  test.skipIf(!hasCorpus)(
+    "ocr blocks (mode base) reads all four turned pages and answers JSON only",
+    async () => {
+      const { k, job } = await run(filesCorpus("scanned-rotated-4-directions.pdf"), "ocr", {
+        mode: "base",
+        output: "blocks",
+      });
+      expect(job.status).toBe("succeeded");
+      expect(job.result.type).toBe("json");
+      expect(job.result.pages_processed).toBe(4);
+      const file = await download(svc, k, job.id);
+      expect(file.status).toBe(409);
+      expect(file.json.error.code).toBe("no_downloadable_result");
+      const r = await download(svc, k, job.id, "?format=json");
+      expect(r.status).toBe(200);
+      expect(r.json.fixture).toBeUndefined();
+      expect(r.json.unit).toBe("pt");
+      expect(r.json.pages.length).toBe(4);
+      const first = new Set<string>(r.json.pages[0].text.toLowerCase().match(/[a-z]{4,}/g));
+      expect(first.size).toBeGreaterThan(5);
+      for (const p of r.json.pages) {
+        expect(p.ocr).toBe(true);
+        const words = new Set<string>(p.text.toLowerCase().match(/[a-z]{4,}/g));
+        const common = [...first].filter((w) => words.has(w)).length;
+        expect(common / first.size).toBeGreaterThan(0.7);
+        const w = p.blocks[0].lines[0].words[0];
+        expect(typeof w.text).toBe("string");
+        expect(w.confidence).toBeGreaterThan(0);
+        expect(w.bbox[2]).toBeLessThanOrEqual(p.width + 0.01);
+        expect(w.bbox[3]).toBeLessThanOrEqual(p.height + 0.01);
+      }
+    },
+    180_000,
+  );
 
-  test.skipIf(!hasCorpus)("ocr blocks (mode gundam) reads only the selected page", async () => {
-    const { k, job } = await run(ocrCorpus("sroie-receipt-054.jpg"), "ocr", { mode: "gundam" });
-    expect(job.status).toBe("succeeded");
-    const r = await download(svc, k, job.id, "?format=json");
-    expect(r.json.mode).toBe("gundam");
-    expect(r.json.pages.length).toBe(1);
-    const text = norm(r.json.pages[0].text);
-    for (const w of ["CARREFOUR RESTAURANT", "TOTAL", "13.80", "GOODS SOLD ARE NOT RETURNABLE"]) expect(text).toContain(w);
-  }, 120_000);
+  test.skipIf(!hasCorpus)(
+    "ocr blocks (mode gundam) reads only the selected page",
+    async () => {
+      const { k, job } = await run(ocrCorpus("sroie-receipt-054.jpg"), "ocr", { mode: "gundam" });
+      expect(job.status).toBe("succeeded");
+      const r = await download(svc, k, job.id, "?format=json");
+      expect(r.json.mode).toBe("gundam");
+      expect(r.json.pages.length).toBe(1);
+      const text = norm(r.json.pages[0].text);
+      for (const w of ["CARREFOUR RESTAURANT", "TOTAL", "13.80", "GOODS SOLD ARE NOT RETURNABLE"])
+        expect(text).toContain(w);
+    },
+    120_000,
+  );
 
   test.skipIf(!hasCorpus)("gundam with more than one page index is refused at creation", async () => {
     const k = await key();
     const file = await uploadOk(svc, k, filesCorpus("scanned-rotated-4-directions.pdf"));
     const { client } = await import("../support/service");
-    const r = await client(svc.baseUrl, k)("POST", "/jobs", { operation: "ocr", file_id: file.id, options: { mode: "gundam", pages: [0, 1] } });
+    const r = await client(svc.baseUrl, k)("POST", "/jobs", {
+      operation: "ocr",
+      file_id: file.id,
+      options: { mode: "gundam", pages: [0, 1] },
+    });
     expect(r.status).toBe(422);
     expect(r.json.error.code).toBe("invalid_options");
   });
 
-  test.skipIf(!hasCorpus)("ocr with output searchable_pdf keeps the page and pdftotext reads the columns in order", async () => {
-    const { k, job } = await run(ocrCorpus("ocrmypdf-linn-brochure-scan.pdf"), "ocr", { mode: "base", output: "searchable_pdf" });
-    expect(job.status).toBe("succeeded");
-    expect(job.result.content_type).toBe("application/pdf");
-    const d = await download(svc, k, job.id);
-    expect(d.status).toBe(200);
-    const out = join(tmp.dir, "linn.pdf");
-    writeFileSync(out, d.bytes);
-    expect(pdfPages(out)).toBe(1);
-    const text = spawnSync("pdftotext", [out, "-"], { encoding: "utf8" }).stdout;
-    for (const w of ["LinnSequencer", "MIDI", "synchronization", "overdubbed"]) expect(text).toContain(w);
-    expect(text.indexOf("To record a sequence")).toBeGreaterThan(-1);
-    expect(text.indexOf("To record a sequence")).toBeLessThan(text.indexOf("The INSERT/COPY function"));
-  }, 120_000);
+  test.skipIf(!hasCorpus)(
+    "ocr with output searchable_pdf keeps the page and pdftotext reads the columns in order",
+    async () => {
+      const { k, job } = await run(ocrCorpus("ocrmypdf-linn-brochure-scan.pdf"), "ocr", {
+        mode: "base",
+        output: "searchable_pdf",
+      });
+      expect(job.status).toBe("succeeded");
+      expect(job.result.content_type).toBe("application/pdf");
+      const d = await download(svc, k, job.id);
+      expect(d.status).toBe(200);
+      const out = join(tmp.dir, "linn.pdf");
+      writeFileSync(out, d.bytes);
+      expect(pdfPages(out)).toBe(1);
+      const text = spawnSync("pdftotext", [out, "-"], { encoding: "utf8" }).stdout;
+      for (const w of ["LinnSequencer", "MIDI", "synchronization", "overdubbed"]) expect(text).toContain(w);
+      expect(text.indexOf("To record a sequence")).toBeGreaterThan(-1);
+      expect(text.indexOf("To record a sequence")).toBeLessThan(text.indexOf("The INSERT/COPY function"));
+    },
+    120_000,
+  );
 
-  test.skipIf(!hasCorpus)("searchable_pdf (mode gundam) on a PNG makes a one-page PDF with its words", async () => {
-    const { k, job } = await run(filesCorpus("phototest-rotated-90.png"), "searchable_pdf", { mode: "gundam" });
-    expect(job.status).toBe("succeeded");
-    const d = await download(svc, k, job.id);
-    const out = join(tmp.dir, "photo.pdf");
-    writeFileSync(out, d.bytes);
-    expect(pdfPages(out)).toBe(1);
-    expect(norm(pdftotext(out))).toContain("quick brown dog");
-  }, 120_000);
+  test.skipIf(!hasCorpus)(
+    "searchable_pdf (mode gundam) on a PNG makes a one-page PDF with its words",
+    async () => {
+      const { k, job } = await run(filesCorpus("phototest-rotated-90.png"), "searchable_pdf", { mode: "gundam" });
+      expect(job.status).toBe("succeeded");
+      const d = await download(svc, k, job.id);
+      const out = join(tmp.dir, "photo.pdf");
+      writeFileSync(out, d.bytes);
+      expect(pdfPages(out)).toBe(1);
+      expect(norm(pdftotext(out))).toContain("quick brown dog");
+    },
+    120_000,
+  );
 
-  test.skipIf(!hasCorpus)("ocr on a WebP image reads it as one page", async () => {
-    // MuPDF has no WebP decoder; the engine decodes it (alpha flattened on white).
-    const { k, job } = await run(filesCorpus("webp-lossless.webp"), "ocr", { mode: "gundam" });
-    expect(job.status).toBe("succeeded");
-    expect(job.result.pages_processed).toBe(1);
-    const r = await download(svc, k, job.id, "?format=json");
-    expect(r.json.pages.length).toBe(1);
-    expect(r.json.pages[0].ocr).toBe(true);
-    expect(r.json.pages[0].width).toBeGreaterThan(0);
-  }, 120_000);
+  test.skipIf(!hasCorpus)(
+    "ocr on a WebP image reads it as one page",
+    async () => {
+      // MuPDF has no WebP decoder; the engine decodes it (alpha flattened on white).
+      const { k, job } = await run(filesCorpus("webp-lossless.webp"), "ocr", { mode: "gundam" });
+      expect(job.status).toBe("succeeded");
+      expect(job.result.pages_processed).toBe(1);
+      const r = await download(svc, k, job.id, "?format=json");
+      expect(r.json.pages.length).toBe(1);
+      expect(r.json.pages[0].ocr).toBe(true);
+      expect(r.json.pages[0].width).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 
-  test.skipIf(!hasCorpus)("a decompression bomb fails the job with file_unreadable within seconds", async () => {
-    const { job } = await run(filesCorpus("decompression-bomb.pdf"), "searchable_pdf", { mode: "base" });
-    expect(job.status).toBe("failed");
-    expect(job.error.code).toBe("file_unreadable");
-    expect(Date.parse(job.finished_at) - Date.parse(job.started_at)).toBeLessThan(30_000);
-  }, 120_000);
+  test.skipIf(!hasCorpus)(
+    "a decompression bomb fails the job with file_unreadable within seconds",
+    async () => {
+      const { job } = await run(filesCorpus("decompression-bomb.pdf"), "searchable_pdf", { mode: "base" });
+      expect(job.status).toBe("failed");
+      expect(job.error.code).toBe("file_unreadable");
+      expect(Date.parse(job.finished_at) - Date.parse(job.started_at)).toBeLessThan(30_000);
+    },
+    120_000,
+  );
 
-  test.skipIf(!hasCorpus)("billing by the spec: a live ocr job on a born-digital PDF settles 3 credits for every page returned, text read from the PDF", async () => {
-    const live = (await keyFor(svc, accountId, "live")).key;
-    const file = await uploadOk(svc, live, filesCorpus("latex-outline-4-pages.pdf"));
-    const created = await createJob(svc, live, { operation: "ocr", file_id: file.id, options: { pages: [0, 2] } });
-    const job = await finishedJob(svc, live, created.id, 120_000);
-    expect(job.status).toBe("succeeded");
-    expect(job.result.pages_processed).toBe(2);
-    const r = await download(svc, live, job.id, "?format=json");
-    expect(r.json.pages.map((p: any) => [p.page, p.ocr, p.skipped])).toEqual([[0, false, "has_text"], [2, false, "has_text"]]);
-    for (const p of r.json.pages) expect(p.text.replace(/\s/g, "").length).toBeGreaterThanOrEqual(16);
-    const charges = await svc.sql`SELECT credits, pages FROM credit_ledger WHERE job_id = ${job.id} AND entry = 'charge'`;
-    expect(charges.map((c) => [c.credits, c.pages])).toEqual([[6, 2]]);
+  test.skipIf(!hasCorpus)(
+    "billing by the spec: a live ocr job on a born-digital PDF settles 3 credits for every page returned, text read from the PDF",
+    async () => {
+      const live = (await keyFor(svc, accountId, "live")).key;
+      const file = await uploadOk(svc, live, filesCorpus("latex-outline-4-pages.pdf"));
+      const created = await createJob(svc, live, { operation: "ocr", file_id: file.id, options: { pages: [0, 2] } });
+      const job = await finishedJob(svc, live, created.id, 120_000);
+      expect(job.status).toBe("succeeded");
+      expect(job.result.pages_processed).toBe(2);
+      const r = await download(svc, live, job.id, "?format=json");
+      expect(r.json.pages.map((p: any) => [p.page, p.ocr, p.skipped])).toEqual([
+        [0, false, "has_text"],
+        [2, false, "has_text"],
+      ]);
+      for (const p of r.json.pages) expect(p.text.replace(/\s/g, "").length).toBeGreaterThanOrEqual(16);
+      const charges =
+        await svc.sql`SELECT credits, pages FROM credit_ledger WHERE job_id = ${job.id} AND entry = 'charge'`;
+      expect(charges.map((c) => [c.credits, c.pages])).toEqual([[6, 2]]);
 
-    const sp = await createJob(svc, live, { operation: "searchable_pdf", file_id: file.id, options: {} });
-    const spJob = await finishedJob(svc, live, sp.id, 120_000);
-    expect(spJob.status).toBe("succeeded");
-    expect(spJob.result.pages_processed).toBe(4);
-    const spCharges = await svc.sql`SELECT credits FROM credit_ledger WHERE job_id = ${sp.id} AND entry = 'charge'`;
-    expect(spCharges.map((c) => c.credits)).toEqual([12]);
-  }, 180_000);
+      const sp = await createJob(svc, live, { operation: "searchable_pdf", file_id: file.id, options: {} });
+      const spJob = await finishedJob(svc, live, sp.id, 120_000);
+      expect(spJob.status).toBe("succeeded");
+      expect(spJob.result.pages_processed).toBe(4);
+      const spCharges = await svc.sql`SELECT credits FROM credit_ledger WHERE job_id = ${sp.id} AND entry = 'charge'`;
+      expect(spCharges.map((c) => c.credits)).toEqual([12]);
+    },
+    180_000,
+  );
 
-  test.skipIf(!hasCorpus)("searchable_pdf (mode base) keeps every page of a scan", async () => {
-    const { k, job } = await run(filesCorpus("scanned-mixed-3-pages.pdf"), "searchable_pdf", { mode: "base" });
-    expect(job.status).toBe("succeeded");
-    const d = await download(svc, k, job.id);
-    const out = join(tmp.dir, "mixed.pdf");
-    writeFileSync(out, d.bytes);
-    expect(pdfPages(out)).toBe(3);
-    const words = pdftotext(out).match(/[A-Za-z]{4,}/g) ?? [];
-    expect(words.length).toBeGreaterThan(20);
-  }, 180_000);
+  test.skipIf(!hasCorpus)(
+    "searchable_pdf (mode base) keeps every page of a scan",
+    async () => {
+      const { k, job } = await run(filesCorpus("scanned-mixed-3-pages.pdf"), "searchable_pdf", { mode: "base" });
+      expect(job.status).toBe("succeeded");
+      const d = await download(svc, k, job.id);
+      const out = join(tmp.dir, "mixed.pdf");
+      writeFileSync(out, d.bytes);
+      expect(pdfPages(out)).toBe(3);
+      const words = pdftotext(out).match(/[A-Za-z]{4,}/g) ?? [];
+      expect(words.length).toBeGreaterThan(20);
+    },
+    180_000,
+  );
 });
 
 describe("ocr with SANDBOX_OCR=fixture", () => {
@@ -181,25 +228,29 @@ describe("ocr with SANDBOX_OCR=fixture", () => {
     tmp?.cleanup();
   }, 60_000);
 
-  test.skipIf(!hasCorpus)("sandbox ocr jobs answer at once with a marked fixture of the real shape", async () => {
-    const k = (await keyFor(svc, accountId, "test")).key;
-    const file = await uploadOk(svc, k, filesCorpus("scanned-rotated-4-directions.pdf"));
-    const t0 = Date.now();
-    const created = await createJob(svc, k, { operation: "ocr", file_id: file.id, options: { output: "blocks" } });
-    const job = await finishedJob(svc, k, created.id, 30_000);
-    expect(Date.now() - t0).toBeLessThan(5_000);
-    expect(job.status).toBe("succeeded");
-    const r = await download(svc, k, job.id, "?format=json");
-    expect(r.json.fixture).toBe(true);
-    expect(r.json.pages[0].blocks[0].lines[0].words[0].text).toBe("This");
+  test.skipIf(!hasCorpus)(
+    "sandbox ocr jobs answer at once with a marked fixture of the real shape",
+    async () => {
+      const k = (await keyFor(svc, accountId, "test")).key;
+      const file = await uploadOk(svc, k, filesCorpus("scanned-rotated-4-directions.pdf"));
+      const t0 = Date.now();
+      const created = await createJob(svc, k, { operation: "ocr", file_id: file.id, options: { output: "blocks" } });
+      const job = await finishedJob(svc, k, created.id, 30_000);
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(job.status).toBe("succeeded");
+      const r = await download(svc, k, job.id, "?format=json");
+      expect(r.json.fixture).toBe(true);
+      expect(r.json.pages[0].blocks[0].lines[0].words[0].text).toBe("This");
 
-    const created2 = await createJob(svc, k, { operation: "searchable_pdf", file_id: file.id, options: {} });
-    const job2 = await finishedJob(svc, k, created2.id, 30_000);
-    expect(job2.status).toBe("succeeded");
-    expect(job2.result.note).toContain("fixture");
-    const d = await download(svc, k, job2.id);
-    const out = join(tmp.dir, "fixture.pdf");
-    writeFileSync(out, d.bytes);
-    expect(norm(pdftotext(out))).toContain("quick brown dog");
-  }, 60_000);
+      const created2 = await createJob(svc, k, { operation: "searchable_pdf", file_id: file.id, options: {} });
+      const job2 = await finishedJob(svc, k, created2.id, 30_000);
+      expect(job2.status).toBe("succeeded");
+      expect(job2.result.note).toContain("fixture");
+      const d = await download(svc, k, job2.id);
+      const out = join(tmp.dir, "fixture.pdf");
+      writeFileSync(out, d.bytes);
+      expect(norm(pdftotext(out))).toContain("quick brown dog");
+    },
+    60_000,
+  );
 });

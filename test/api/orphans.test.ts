@@ -26,7 +26,9 @@ function plant(rel: string, ageS: number): string {
 describe("orphan check", () => {
   test("unreferenced blobs and stale scratch older than the grace period are removed; live and young ones are kept", async () => {
     const { key } = await svc.newKey();
-    const mp = multipart([{ name: "file", filename: "a.pdf", contentType: "application/pdf", data: minimalPdf(2, "orphans") }]);
+    const mp = multipart([
+      { name: "file", filename: "a.pdf", contentType: "application/pdf", data: minimalPdf(2, "orphans") },
+    ]);
     const up = await postFiles(svc, key, mp.body, mp.contentType);
     expect(up.status).toBe(201);
     const job = await createJob(svc, key, { operation: "rotate", file_id: up.json.id, options: { degrees: 90 } });

@@ -52,7 +52,10 @@ describe("supervision", () => {
       return c.length === 1 && c[0]!.pid !== api!.pid ? c[0] : undefined;
     });
     expect(next!.pid).not.toBe(api!.pid);
-    await waitFor("the API to answer again", async () => (await fetch(`${svc.origin}/healthz`).catch(() => null))?.status === 200);
+    await waitFor(
+      "the API to answer again",
+      async () => (await fetch(`${svc.origin}/healthz`).catch(() => null))?.status === 200,
+    );
     const r = await client(svc.baseUrl, key)("GET", "/account");
     expect(r.status).toBe(200);
     expect(svc.proc.exitCode).toBeNull();
@@ -75,12 +78,20 @@ describe("supervision", () => {
     for (let i = 0; i < 2; i++) {
       const [api] = (await roleChildren(svc.proc.pid)).api;
       process.kill(api!.pid, "SIGKILL");
-      await waitFor("a new API child", async () => {
-        const c = (await roleChildren(svc.proc.pid)).api;
-        return c.length === 1 && c[0]!.pid !== api!.pid;
-      }, 20_000);
+      await waitFor(
+        "a new API child",
+        async () => {
+          const c = (await roleChildren(svc.proc.pid)).api;
+          return c.length === 1 && c[0]!.pid !== api!.pid;
+        },
+        20_000,
+      );
     }
-    await waitFor("the API to answer again", async () => (await fetch(`${svc.origin}/healthz`).catch(() => null))?.status === 200, 20_000);
+    await waitFor(
+      "the API to answer again",
+      async () => (await fetch(`${svc.origin}/healthz`).catch(() => null))?.status === 200,
+      20_000,
+    );
   });
 });
 
@@ -150,24 +161,39 @@ describe("embedded Postgres", () => {
   async function start() {
     const port = await freePort();
     const pgPort = await freePort();
-    const p = spawnBun("src/main.ts", [], { DATABASE_URL: undefined, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", EMBEDDED_PG_PORT: String(pgPort), WORKERS: "1" });
+    const p = spawnBun("src/main.ts", [], {
+      DATABASE_URL: undefined,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      EMBEDDED_PG_PORT: String(pgPort),
+      WORKERS: "1",
+    });
     await waitHealthy(`http://127.0.0.1:${port}`, p, 200, 90_000);
     return { p, origin: `http://127.0.0.1:${port}` };
   }
 
   async function postgresGone() {
-    await waitFor("the embedded Postgres to stop", async () => {
-      const pg = Bun.spawn(["pgrep", "-f", join(dataDir, "postgres")], { stdout: "pipe" });
-      const out = await new Response(pg.stdout).text();
-      await pg.exited;
-      return out.trim() === "";
-    }, 15_000);
+    await waitFor(
+      "the embedded Postgres to stop",
+      async () => {
+        const pg = Bun.spawn(["pgrep", "-f", join(dataDir, "postgres")], { stdout: "pipe" });
+        const out = await new Response(pg.stdout).text();
+        await pg.exited;
+        return out.trim() === "";
+      },
+      15_000,
+    );
   }
 
   test("first start prints a demo sandbox key that works; a second start prints none and keeps the data", async () => {
     // First start: a new cluster, a demo account, one sandbox key printed.
     const first = await start();
-    const keys = await waitFor("the demo key to be printed", () => first.p.output().match(/svk_test_[0-9A-Za-z]{40}/g) ?? undefined, 10_000);
+    const keys = await waitFor(
+      "the demo key to be printed",
+      () => first.p.output().match(/svk_test_[0-9A-Za-z]{40}/g) ?? undefined,
+      10_000,
+    );
     expect(new Set(keys).size).toBe(1);
     const key = keys[0]!;
     const r = await client(`${first.origin}/api/v1`, key)("GET", "/account");
@@ -177,8 +203,17 @@ describe("embedded Postgres", () => {
     // The admin CLI finds the running embedded database without DATABASE_URL.
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "DATABASE_URL") env[k] = v;
-    const cli = Bun.spawn(["bun", "run", "admin", "account:create", "--email", "second@example.com"], { cwd: root, env: { ...env, DATA_DIR: dataDir }, stdout: "pipe", stderr: "pipe" });
-    const [out, , cliCode] = await Promise.all([new Response(cli.stdout).text(), new Response(cli.stderr).text(), cli.exited]);
+    const cli = Bun.spawn(["bun", "run", "admin", "account:create", "--email", "second@example.com"], {
+      cwd: root,
+      env: { ...env, DATA_DIR: dataDir },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, , cliCode] = await Promise.all([
+      new Response(cli.stdout).text(),
+      new Response(cli.stderr).text(),
+      cli.exited,
+    ]);
     expect(cliCode).toBe(0);
     expect(JSON.parse(out).email).toBe("second@example.com");
     expect(await first.p.stop()).toBe(0);

@@ -9,7 +9,19 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { client, startService, type Service, hasCorpus } from "../support/service";
 import { waitFor, isAlive } from "../support/wait";
-import { createJob, download, eventsFor, finishedJob, keyFor, qpdfCheck, rolePids, tempDir, uploadOk, waitJobRow, workerPidOf } from "../support/jobs";
+import {
+  createJob,
+  download,
+  eventsFor,
+  finishedJob,
+  keyFor,
+  qpdfCheck,
+  rolePids,
+  tempDir,
+  uploadOk,
+  waitJobRow,
+  workerPidOf,
+} from "../support/jobs";
 import { currentPeriod } from "../../src/billing/credits";
 
 const pageDelayMs = 400;
@@ -39,7 +51,8 @@ async function killWorkerRunning(jobId: string, attempt: number): Promise<number
 }
 
 async function ledgerCounts(jobId: string): Promise<Record<string, number>> {
-  const rows = await svc.sql`SELECT entry, count(*)::int AS n FROM credit_ledger WHERE job_id = ${jobId} GROUP BY entry`;
+  const rows =
+    await svc.sql`SELECT entry, count(*)::int AS n FROM credit_ledger WHERE job_id = ${jobId} GROUP BY entry`;
   return Object.fromEntries(rows.map((r) => [r.entry, r.n]));
 }
 
@@ -65,86 +78,107 @@ async function billedJob(pages: number) {
 }
 
 describe("a worker killed mid-job", () => {
-  test.skipIf(!hasCorpus)("the job is retried once on a restarted worker (attempts 2) and succeeds; one event; a valid result", async () => {
-    const { key } = await svc.newKey({ mode: "live" });
-    const f = await uploadOk(svc, key, "scanned-multipage-assembly.pdf");
-    const job = await createJob(svc, key, { operation: "rotate", file_id: f.id, options: { degrees: 90 } });
-    const killed = await killWorkerRunning(job.id, 1);
+  test.skipIf(!hasCorpus)(
+    "the job is retried once on a restarted worker (attempts 2) and succeeds; one event; a valid result",
+    async () => {
+      const { key } = await svc.newKey({ mode: "live" });
+      const f = await uploadOk(svc, key, "scanned-multipage-assembly.pdf");
+      const job = await createJob(svc, key, { operation: "rotate", file_id: f.id, options: { degrees: 90 } });
+      const killed = await killWorkerRunning(job.id, 1);
 
-    const done = await finishedJob(svc, key, job.id, 30_000);
-    expect(done.status).toBe("succeeded");
-    expect(done.attempts).toBe(2);
-    const [row] = await svc.sql`SELECT worker_id, result FROM jobs WHERE id = ${job.id}`;
-    expect(workerPidOf(row!.worker_id)).not.toBe(killed);
-    // Results are stored per attempt: a stalled earlier attempt can never clobber this one.
-    expect(row!.result.storage_key).toContain(`/${job.id}/2/`);
-    // The supervisor replaced the killed worker.
-    const workers = await rolePids(svc, "worker");
-    expect(workers.length).toBe(1);
-    expect(workers).not.toContain(killed);
+      const done = await finishedJob(svc, key, job.id, 30_000);
+      expect(done.status).toBe("succeeded");
+      expect(done.attempts).toBe(2);
+      const [row] = await svc.sql`SELECT worker_id, result FROM jobs WHERE id = ${job.id}`;
+      expect(workerPidOf(row!.worker_id)).not.toBe(killed);
+      // Results are stored per attempt: a stalled earlier attempt can never clobber this one.
+      expect(row!.result.storage_key).toContain(`/${job.id}/2/`);
+      // The supervisor replaced the killed worker.
+      const workers = await rolePids(svc, "worker");
+      expect(workers.length).toBe(1);
+      expect(workers).not.toContain(killed);
 
-    expect((await eventsFor(svc, job.id)).map((e) => e.type)).toEqual(["job.succeeded"]);
-    expect(await ledgerCounts(job.id)).toEqual({}); // rotate is free: never billed at all
-    const d = await download(svc, key, job.id);
-    expect(d.status).toBe(200);
-    const out = join(tmp.dir, "retried.pdf");
-    writeFileSync(out, d.bytes);
-    expect(qpdfCheck(out).code).toBe(0);
-  }, 60_000);
+      expect((await eventsFor(svc, job.id)).map((e) => e.type)).toEqual(["job.succeeded"]);
+      expect(await ledgerCounts(job.id)).toEqual({}); // rotate is free: never billed at all
+      const d = await download(svc, key, job.id);
+      expect(d.status).toBe(200);
+      const out = join(tmp.dir, "retried.pdf");
+      writeFileSync(out, d.bytes);
+      expect(qpdfCheck(out).code).toBe(0);
+    },
+    60_000,
+  );
 
-  test.skipIf(!hasCorpus)("a billed job killed mid-run is settled exactly once: one reserve, one release, one charge", async () => {
-    const job = await billedJob(6);
-    await killWorkerRunning(job.id, 1);
-    const done = await waitJobRow(svc, job.id, ["succeeded", "failed", "cancelled"], 30_000);
-    expect(done.status).toBe("succeeded");
-    expect(done.attempts).toBe(2);
-    expect(done.pages_processed).toBe(6);
-    expect(await ledgerCounts(job.id)).toEqual({ reserve: 1, release: 1, charge: 1 });
-    const [charge] = await svc.sql`SELECT credits, pages FROM credit_ledger WHERE job_id = ${job.id} AND entry = 'charge'`;
-    expect(charge).toEqual({ credits: 6, pages: 6 });
-    const usage = (await client(svc.baseUrl, job.key)("GET", "/usage")).json;
-    expect(usage).toMatchObject({ used_credits: 6, reserved_credits: 0, pages_in_flight: 0 });
-    expect((await eventsFor(svc, job.id)).map((e) => e.type)).toEqual(["job.succeeded"]);
-  }, 60_000);
+  test.skipIf(!hasCorpus)(
+    "a billed job killed mid-run is settled exactly once: one reserve, one release, one charge",
+    async () => {
+      const job = await billedJob(6);
+      await killWorkerRunning(job.id, 1);
+      const done = await waitJobRow(svc, job.id, ["succeeded", "failed", "cancelled"], 30_000);
+      expect(done.status).toBe("succeeded");
+      expect(done.attempts).toBe(2);
+      expect(done.pages_processed).toBe(6);
+      expect(await ledgerCounts(job.id)).toEqual({ reserve: 1, release: 1, charge: 1 });
+      const [charge] =
+        await svc.sql`SELECT credits, pages FROM credit_ledger WHERE job_id = ${job.id} AND entry = 'charge'`;
+      expect(charge).toEqual({ credits: 6, pages: 6 });
+      const usage = (await client(svc.baseUrl, job.key)("GET", "/usage")).json;
+      expect(usage).toMatchObject({ used_credits: 6, reserved_credits: 0, pages_in_flight: 0 });
+      expect((await eventsFor(svc, job.id)).map((e) => e.type)).toEqual(["job.succeeded"]);
+    },
+    60_000,
+  );
 
-  test.skipIf(!hasCorpus)("a job whose worker dies on both attempts fails with internal_error; the reservation is released, nothing charged", async () => {
-    const job = await billedJob(6);
-    const first = await killWorkerRunning(job.id, 1);
-    const second = await killWorkerRunning(job.id, 2);
-    expect(second).not.toBe(first);
-    const done = await finishedJob(svc, job.key, job.id, 30_000);
-    expect(done.status).toBe("failed");
-    expect(done.error.code).toBe("internal_error");
-    expect(done.attempts).toBe(2);
-    expect(done.result).toBeNull();
-    expect(await ledgerCounts(job.id)).toEqual({ reserve: 1, release: 1 });
-    const ev = await eventsFor(svc, job.id);
-    expect(ev.map((e) => e.type)).toEqual(["job.failed"]);
-    expect(ev[0].payload.data.object.error.code).toBe("internal_error");
-    // It stays failed: no third attempt.
-    await Bun.sleep(2_500);
-    const [row] = await svc.sql`SELECT status, attempts FROM jobs WHERE id = ${job.id}`;
-    expect(row).toEqual({ status: "failed", attempts: 2 });
-  }, 60_000);
+  test.skipIf(!hasCorpus)(
+    "a job whose worker dies on both attempts fails with internal_error; the reservation is released, nothing charged",
+    async () => {
+      const job = await billedJob(6);
+      const first = await killWorkerRunning(job.id, 1);
+      const second = await killWorkerRunning(job.id, 2);
+      expect(second).not.toBe(first);
+      const done = await finishedJob(svc, job.key, job.id, 30_000);
+      expect(done.status).toBe("failed");
+      expect(done.error.code).toBe("internal_error");
+      expect(done.attempts).toBe(2);
+      expect(done.result).toBeNull();
+      expect(await ledgerCounts(job.id)).toEqual({ reserve: 1, release: 1 });
+      const ev = await eventsFor(svc, job.id);
+      expect(ev.map((e) => e.type)).toEqual(["job.failed"]);
+      expect(ev[0].payload.data.object.error.code).toBe("internal_error");
+      // It stays failed: no third attempt.
+      await Bun.sleep(2_500);
+      const [row] = await svc.sql`SELECT status, attempts FROM jobs WHERE id = ${job.id}`;
+      expect(row).toEqual({ status: "failed", attempts: 2 });
+    },
+    60_000,
+  );
 });
 
 describe("leases and heartbeats", () => {
-  test.skipIf(!hasCorpus)("a live worker's heartbeats keep a job longer than its lease running: attempts stays 1", async () => {
-    const { key } = await svc.newKey();
-    const f = await uploadOk(svc, key, "scanned-multipage-assembly.pdf");
-    // 6 pages x 400 ms of test delay, plus the run itself: longer than the 2 s lease.
-    const job = await createJob(svc, key, { operation: "split", file_id: f.id, options: { mode: "every_page" } });
-    const running = await waitJobRow(svc, job.id, ["running"], 20_000);
-    const firstLease = running.lease_expires_at as Date;
-    await waitFor("the lease to be renewed", async () => {
-      const [r] = await svc.sql`SELECT lease_expires_at, status FROM jobs WHERE id = ${job.id}`;
-      return r!.status !== "running" || (r!.lease_expires_at as Date) > firstLease;
-    }, 5_000);
-    const done = await finishedJob(svc, key, job.id, 20_000);
-    expect(done.status).toBe("succeeded");
-    expect(done.attempts).toBe(1);
-    expect(Date.parse(done.finished_at) - Date.parse(done.started_at)).toBeGreaterThan(2_000);
-  }, 60_000);
+  test.skipIf(!hasCorpus)(
+    "a live worker's heartbeats keep a job longer than its lease running: attempts stays 1",
+    async () => {
+      const { key } = await svc.newKey();
+      const f = await uploadOk(svc, key, "scanned-multipage-assembly.pdf");
+      // 6 pages x 400 ms of test delay, plus the run itself: longer than the 2 s lease.
+      const job = await createJob(svc, key, { operation: "split", file_id: f.id, options: { mode: "every_page" } });
+      const running = await waitJobRow(svc, job.id, ["running"], 20_000);
+      const firstLease = running.lease_expires_at as Date;
+      await waitFor(
+        "the lease to be renewed",
+        async () => {
+          const [r] = await svc.sql`SELECT lease_expires_at, status FROM jobs WHERE id = ${job.id}`;
+          return r!.status !== "running" || (r!.lease_expires_at as Date) > firstLease;
+        },
+        5_000,
+      );
+      const done = await finishedJob(svc, key, job.id, 20_000);
+      expect(done.status).toBe("succeeded");
+      expect(done.attempts).toBe(1);
+      expect(Date.parse(done.finished_at) - Date.parse(done.started_at)).toBeGreaterThan(2_000);
+    },
+    60_000,
+  );
 });
 
 describe("a stalled worker (alive, but silent past its lease)", () => {
@@ -156,34 +190,38 @@ describe("a stalled worker (alive, but silent past its lease)", () => {
     await two?.stop();
   }, 60_000);
 
-  test.skipIf(!hasCorpus)("its job is retried on the other worker; when it wakes up it neither finishes the job again nor touches the result", async () => {
-    const { key } = await two.newKey();
-    const f = await uploadOk(two, key, "scanned-multipage-assembly.pdf");
-    const job = await createJob(two, key, { operation: "rotate", file_id: f.id, options: { degrees: 90 } });
-    const first = await waitJobRow(two, job.id, ["running"], 20_000, (r) => r.attempts === 1);
-    await Bun.sleep(pageDelayMs + 100);
-    const stalled = workerPidOf(first.worker_id);
-    process.kill(stalled, "SIGSTOP");
-    try {
-      const done = await waitJobRow(two, job.id, ["succeeded", "failed", "cancelled"], 30_000);
-      expect(done.status).toBe("succeeded");
-      expect(done.attempts).toBe(2);
-      expect(workerPidOf(done.worker_id)).not.toBe(stalled);
-    } finally {
-      process.kill(stalled, "SIGCONT");
-    }
-    // Give the resumed worker time to notice (heartbeat), or to finish its stale attempt.
-    await Bun.sleep(3 * pageDelayMs + 1_500);
-    const [row] = await two.sql`SELECT status, attempts, worker_id, result FROM jobs WHERE id = ${job.id}`;
-    expect(row!.status).toBe("succeeded");
-    expect(row!.attempts).toBe(2);
-    expect(workerPidOf(row!.worker_id)).not.toBe(stalled);
-    expect((await eventsFor(two, job.id)).map((e) => e.type)).toEqual(["job.succeeded"]);
-    const d = await download(two, key, job.id);
-    expect(d.status).toBe(200);
-    const out = join(tmp.dir, "stalled.pdf");
-    writeFileSync(out, d.bytes);
-    expect(qpdfCheck(out).code).toBe(0);
-    expect(isAlive(stalled)).toBe(true); // it was never killed, and went back to work
-  }, 60_000);
+  test.skipIf(!hasCorpus)(
+    "its job is retried on the other worker; when it wakes up it neither finishes the job again nor touches the result",
+    async () => {
+      const { key } = await two.newKey();
+      const f = await uploadOk(two, key, "scanned-multipage-assembly.pdf");
+      const job = await createJob(two, key, { operation: "rotate", file_id: f.id, options: { degrees: 90 } });
+      const first = await waitJobRow(two, job.id, ["running"], 20_000, (r) => r.attempts === 1);
+      await Bun.sleep(pageDelayMs + 100);
+      const stalled = workerPidOf(first.worker_id);
+      process.kill(stalled, "SIGSTOP");
+      try {
+        const done = await waitJobRow(two, job.id, ["succeeded", "failed", "cancelled"], 30_000);
+        expect(done.status).toBe("succeeded");
+        expect(done.attempts).toBe(2);
+        expect(workerPidOf(done.worker_id)).not.toBe(stalled);
+      } finally {
+        process.kill(stalled, "SIGCONT");
+      }
+      // Give the resumed worker time to notice (heartbeat), or to finish its stale attempt.
+      await Bun.sleep(3 * pageDelayMs + 1_500);
+      const [row] = await two.sql`SELECT status, attempts, worker_id, result FROM jobs WHERE id = ${job.id}`;
+      expect(row!.status).toBe("succeeded");
+      expect(row!.attempts).toBe(2);
+      expect(workerPidOf(row!.worker_id)).not.toBe(stalled);
+      expect((await eventsFor(two, job.id)).map((e) => e.type)).toEqual(["job.succeeded"]);
+      const d = await download(two, key, job.id);
+      expect(d.status).toBe(200);
+      const out = join(tmp.dir, "stalled.pdf");
+      writeFileSync(out, d.bytes);
+      expect(qpdfCheck(out).code).toBe(0);
+      expect(isAlive(stalled)).toBe(true); // it was never killed, and went back to work
+    },
+    60_000,
+  );
 });

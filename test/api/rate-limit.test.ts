@@ -22,7 +22,8 @@ function rateHeaders(r: Res) {
 }
 
 function expectRateHeaders(r: Res, limit: number) {
-  for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) expect({ h, value: r.headers.get(h) }).toEqual({ h, value: expect.stringMatching(/^\d+$/) });
+  for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"])
+    expect({ h, value: r.headers.get(h) }).toEqual({ h, value: expect.stringMatching(/^\d+$/) });
   const h = rateHeaders(r);
   expect(h.limit).toBe(limit);
   expect(h.remaining).toBeGreaterThanOrEqual(0);
@@ -95,7 +96,8 @@ describe("headers", () => {
 
   test("unauthenticated responses and routes without auth do not carry rate-limit headers", async () => {
     const anon = client(svc.baseUrl);
-    for (const r of [await anon("GET", "/account"), await anon("GET", "/errors")]) expect(r.headers.get("x-ratelimit-limit")).toBeNull();
+    for (const r of [await anon("GET", "/account"), await anon("GET", "/errors")])
+      expect(r.headers.get("x-ratelimit-limit")).toBeNull();
   });
 });
 
@@ -164,7 +166,12 @@ describe("several API nodes", () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    second = spawnBun("src/main.ts", ["--role", "api"], { DATABASE_URL: svc.databaseUrl, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: svc.dataDir });
+    second = spawnBun("src/main.ts", ["--role", "api"], {
+      DATABASE_URL: svc.databaseUrl,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: svc.dataDir,
+    });
     await waitHealthy(`http://127.0.0.1:${port}`, second);
     secondBase = `http://127.0.0.1:${port}/api/v1`;
   }, 60_000);
@@ -199,11 +206,15 @@ describe("several API nodes", () => {
     const a = client(svc.baseUrl, key);
     const b = client(secondBase, key);
     const t0 = performance.now();
-    const results = await Promise.all([...Array.from({ length: 15 }, () => a("GET", "/account")), ...Array.from({ length: 15 }, () => b("GET", "/account"))]);
+    const results = await Promise.all([
+      ...Array.from({ length: 15 }, () => a("GET", "/account")),
+      ...Array.from({ length: 15 }, () => b("GET", "/account")),
+    ]);
     expect(results.every((r) => r.status === 200)).toBe(true);
     const elapsedS = (performance.now() - t0) / 1000;
     const next = await (elapsedS < 1.5 ? a : b)("GET", "/account");
     if (elapsedS < 1.5) expectEnvelope(next, 429, "rate_limited");
-    else console.warn(`rate-limit.test: 30 requests took ${elapsedS.toFixed(2)} s; skipping the exact 31st-request check`);
+    else
+      console.warn(`rate-limit.test: 30 requests took ${elapsedS.toFixed(2)} s; skipping the exact 31st-request check`);
   });
 });

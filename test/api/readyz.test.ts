@@ -8,7 +8,12 @@ import { useService } from "../support/use-service";
 const ready = useService();
 const closedPort = await freePort();
 const storeDown = useService({
-  env: { S3_ENDPOINT: `http://127.0.0.1:${closedPort}`, S3_BUCKET: "nowhere", S3_ACCESS_KEY_ID: "GK0", S3_SECRET_ACCESS_KEY: "x" },
+  env: {
+    S3_ENDPOINT: `http://127.0.0.1:${closedPort}`,
+    S3_BUCKET: "nowhere",
+    S3_ACCESS_KEY_ID: "GK0",
+    S3_SECRET_ACCESS_KEY: "x",
+  },
 });
 
 describe("GET /readyz", () => {

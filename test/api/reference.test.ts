@@ -3,10 +3,17 @@
 // document, with a real OpenAPI 3.1 validator from the npm registry.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { client, freePort, type Service } from "../support/service";
+import { client, freePort } from "../support/service";
 import { useService } from "../support/use-service";
 import { spawnBun, waitHealthy } from "../support/wait";
-import { documentedOperations, specErrors, specErrorTypes, specOperationCredits, specUnsupportedConvertTargets, specUnsupportedOperations } from "../support/spec";
+import {
+  documentedOperations,
+  specErrors,
+  specErrorTypes,
+  specOperationCredits,
+  specUnsupportedConvertTargets,
+  specUnsupportedOperations,
+} from "../support/spec";
 import { allRoutes } from "../../src/http/routes";
 
 setDefaultTimeout(60_000);
@@ -39,7 +46,10 @@ describe("GET /errors", () => {
     for (const e of data) {
       expect(specErrorTypes).toContain(e.type);
       expect(Number.isInteger(e.status)).toBe(true);
-      expect({ code: e.code, origin: e.origin }).toEqual({ code: e.code, origin: e.code in specErrors ? "spec" : "extension" });
+      expect({ code: e.code, origin: e.origin }).toEqual({
+        code: e.code,
+        origin: e.code in specErrors ? "spec" : "extension",
+      });
     }
   });
 
@@ -57,10 +67,26 @@ describe("GET /pricing", () => {
     expect(p.currency).toBe("EUR");
     expect(p.api_version).toBe("2026-09-01");
     const starter = p.plans.find((x: any) => x.id === "starter");
-    expect(starter).toMatchObject({ price_eur_per_month: 19, vat_included: true, included_credits_per_month: 2000, live_access: true });
+    expect(starter).toMatchObject({
+      price_eur_per_month: 19,
+      vat_included: true,
+      included_credits_per_month: 2000,
+      live_access: true,
+    });
     expect(p.overage).toMatchObject({ eur_per_credit: 0.015, eur_per_ocr_page: 0.045 });
-    expect(p.limits.live).toMatchObject({ requests_per_minute: 60, concurrent_jobs: 2, included_credits_per_month: 2000, data_lifetime_hours: 24 });
-    expect(p.limits.sandbox).toMatchObject({ requests_per_minute: 30, concurrent_jobs: 2, pages_per_job: 100, billed: false, data_lifetime_hours: 24 });
+    expect(p.limits.live).toMatchObject({
+      requests_per_minute: 60,
+      concurrent_jobs: 2,
+      included_credits_per_month: 2000,
+      data_lifetime_hours: 24,
+    });
+    expect(p.limits.sandbox).toMatchObject({
+      requests_per_minute: 30,
+      concurrent_jobs: 2,
+      pages_per_job: 100,
+      billed: false,
+      data_lifetime_hours: 24,
+    });
     expect(p.limits).toMatchObject({
       webhook_endpoints_per_mode: 10,
       webhook_url_max_chars: 2048,
@@ -83,7 +109,11 @@ describe("GET /pricing", () => {
       const { key } = await svc.newKey({ mode });
       const a = (await client(svc.baseUrl, key)("GET", "/account")).json;
       const l = mode === "live" ? p.limits.live : p.limits.sandbox;
-      expect(a.limits).toMatchObject({ requests_per_minute: l.requests_per_minute, concurrent_jobs: l.concurrent_jobs, pages_per_job: l.pages_per_job });
+      expect(a.limits).toMatchObject({
+        requests_per_minute: l.requests_per_minute,
+        concurrent_jobs: l.concurrent_jobs,
+        pages_per_job: l.pages_per_job,
+      });
     }
   });
 });
@@ -96,18 +126,31 @@ describe("GET /operations", () => {
     const supported = r.json.supported;
     expect(supported.map((o: any) => o.name).sort()).toEqual(Object.keys(specOperationCredits).sort());
     for (const o of supported) {
-      expect({ name: o.name, credits: o.credits_per_page }).toEqual({ name: o.name, credits: specOperationCredits[o.name]! });
+      expect({ name: o.name, credits: o.credits_per_page }).toEqual({
+        name: o.name,
+        credits: specOperationCredits[o.name]!,
+      });
       expect(o.options).toBeDefined();
       expect(typeof o.summary).toBe("string");
     }
     expect(supported.find((o: any) => o.name === "merge").input).toBe("file_ids");
     const kinds = Object.fromEntries(supported.map((o: any) => [o.name, o.kind]));
-    expect(kinds).toMatchObject({ ocr: "ocr", searchable_pdf: "ocr", rotate: "page_ops", reorder: "page_ops", delete_pages: "page_ops", merge: "merge", redact: "redact" });
+    expect(kinds).toMatchObject({
+      ocr: "ocr",
+      searchable_pdf: "ocr",
+      rotate: "page_ops",
+      reorder: "page_ops",
+      delete_pages: "page_ops",
+      merge: "merge",
+      redact: "redact",
+    });
   });
 
   test("convert supports exactly the spec's five pairs", async () => {
     const { key } = await svc.newKey();
-    const convert = (await client(svc.baseUrl, key)("GET", "/operations")).json.supported.find((o: any) => o.name === "convert");
+    const convert = (await client(svc.baseUrl, key)("GET", "/operations")).json.supported.find(
+      (o: any) => o.name === "convert",
+    );
     const pairs = convert.convert_pairs.map((p: any) => `${p.from}->${p.to}`).sort();
     expect(pairs).toEqual(["csv->xlsx", "docx->pdf", "pdf->docx", "pdf->jpg", "xlsx->csv"]);
   });
@@ -173,7 +216,11 @@ describe("GET /openapi.json", () => {
       expect({ route: `${r.method} ${path}`, found: !!op }).toEqual({ route: `${r.method} ${path}`, found: true });
       expect(op.operationId).toBe(r.operationId);
       const params = op.parameters ?? [];
-      const named = (where: string) => params.filter((p: any) => p.in === where).map((p: any) => p.name).sort();
+      const named = (where: string) =>
+        params
+          .filter((p: any) => p.in === where)
+          .map((p: any) => p.name)
+          .sort();
       expect(named("path")).toEqual(Object.keys(r.params?.properties ?? {}).sort());
       expect(named("path")).toEqual([...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort());
       for (const p of params.filter((p: any) => p.in === "path")) expect(p.required).toBe(true);
@@ -188,14 +235,21 @@ describe("GET /openapi.json", () => {
       // Every response documents X-Request-Id; errors use the envelope.
       for (const [status, resp] of Object.entries<any>(op.responses)) {
         expect(resp.headers?.["X-Request-Id"]).toEqual({ $ref: "#/components/headers/X-Request-Id" });
-        if (Number(status) >= 400) expect(resp.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
+        if (Number(status) >= 400)
+          expect(resp.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
       }
       if (r.scope !== "none") {
-        for (const code of ["401", "429"]) expect({ route: r.operationId, code, documented: code in op.responses }).toEqual({ route: r.operationId, code, documented: true });
+        for (const code of ["401", "429"])
+          expect({ route: r.operationId, code, documented: code in op.responses }).toEqual({
+            route: r.operationId,
+            code,
+            documented: true,
+          });
         expect(op.responses["429"].headers["Retry-After"]).toBeDefined();
         expect(op.responses["200"] ?? op.responses["201"] ?? op.responses["202"]).toBeDefined();
       }
-      if (r.scope !== "none" && r.scope !== "any") expect(op.responses["403"].description).toContain("insufficient_scope");
+      if (r.scope !== "none" && r.scope !== "any")
+        expect(op.responses["403"].description).toContain("insufficient_scope");
     }
   });
 
@@ -225,7 +279,15 @@ describe("GET /openapi.json", () => {
     }
     expect(e.properties.type.anyOf.map((b: any) => b.const).sort()).toEqual([...specErrorTypes].sort());
     expect(e.properties.upgrade_url).toBeDefined();
-    for (const h of ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "Idempotent-Replayed", "X-Service-Sandbox"]) {
+    for (const h of [
+      "X-Request-Id",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+      "Retry-After",
+      "Idempotent-Replayed",
+      "X-Service-Sandbox",
+    ]) {
       expect({ h, found: !!doc.components.headers[h] }).toEqual({ h, found: true });
     }
   });
@@ -234,13 +296,17 @@ describe("GET /openapi.json", () => {
     const refs: string[] = [];
     const walk = (v: unknown) => {
       if (Array.isArray(v)) v.forEach(walk);
-      else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) (k === "$ref" && typeof x === "string" ? refs.push(x) : walk(x));
+      else if (v && typeof v === "object")
+        for (const [k, x] of Object.entries(v)) k === "$ref" && typeof x === "string" ? refs.push(x) : walk(x);
     };
     walk(doc);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of new Set(refs)) {
       expect(ref.startsWith("#/")).toBe(true);
-      const target = ref.slice(2).split("/").reduce<any>((o, k) => o?.[k], doc);
+      const target = ref
+        .slice(2)
+        .split("/")
+        .reduce<any>((o, k) => o?.[k], doc);
       expect({ ref, resolves: target !== undefined }).toEqual({ ref, resolves: true });
     }
   });
@@ -258,7 +324,11 @@ describe("GET /healthz", () => {
   test("answers 503 when the database is unreachable", async () => {
     const closedPort = await freePort();
     const port = await freePort();
-    const api = spawnBun("src/roles/api.ts", [], { DATABASE_URL: `postgres://postgres@127.0.0.1:${closedPort}/nothing`, PORT: String(port), HOST: "127.0.0.1" });
+    const api = spawnBun("src/roles/api.ts", [], {
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${closedPort}/nothing`,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+    });
     try {
       await waitHealthy(`http://127.0.0.1:${port}`, api, 503);
       const r = await fetch(`http://127.0.0.1:${port}/healthz`);

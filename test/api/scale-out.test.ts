@@ -8,11 +8,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { client, startService, type Service } from "../support/service";
 import { garageAvailable, garageBin, startGarage, type Garage } from "../support/garage";
-import { createJob, download, finishedJob, keyFor, rolePids, uploadBytes, waitJobRow, workerPidOf } from "../support/jobs";
+import {
+  createJob,
+  download,
+  finishedJob,
+  keyFor,
+  rolePids,
+  uploadBytes,
+  waitJobRow,
+  workerPidOf,
+} from "../support/jobs";
 import { isAlive, spawnBun, waitFor, type Spawned } from "../support/wait";
 import { tinyPdf } from "../support/pdf";
 
-if (!garageAvailable) console.log(`skipping scale-out tests: no Garage at ${garageBin} (./scripts/setup-test.sh installs it)`);
+if (!garageAvailable)
+  console.log(`skipping scale-out tests: no Garage at ${garageBin} (./scripts/setup-test.sh installs it)`);
 
 const pageDelayMs = 300;
 
@@ -24,12 +34,31 @@ describe.skipIf(!garageAvailable)("one API and two workers on separate disks, on
 
   beforeAll(async () => {
     garage = await startGarage();
-    s3 = new Bun.S3Client({ endpoint: garage.endpoint, bucket: garage.bucket, accessKeyId: garage.accessKeyId, secretAccessKey: garage.secretAccessKey, region: garage.region });
-    const shared = { ...garage.env, JOB_LEASE_S: "3", QUEUE_POLL_MS: "500", JOB_TEST_PAGE_DELAY_MS: String(pageDelayMs) };
+    s3 = new Bun.S3Client({
+      endpoint: garage.endpoint,
+      bucket: garage.bucket,
+      accessKeyId: garage.accessKeyId,
+      secretAccessKey: garage.secretAccessKey,
+      region: garage.region,
+    });
+    const shared = {
+      ...garage.env,
+      JOB_LEASE_S: "3",
+      QUEUE_POLL_MS: "500",
+      JOB_TEST_PAGE_DELAY_MS: String(pageDelayMs),
+    };
     api = await startService({ args: ["--role", "api"], env: shared });
     for (let i = 0; i < 2; i++) {
       const dataDir = mkdtempSync(join(tmpdir(), `docproc-worker${i}-`));
-      workers.push({ dataDir, proc: spawnBun("src/main.ts", ["--role", "worker"], { ...shared, DATABASE_URL: api.databaseUrl, DATA_DIR: dataDir, WORKERS: "1" }) });
+      workers.push({
+        dataDir,
+        proc: spawnBun("src/main.ts", ["--role", "worker"], {
+          ...shared,
+          DATABASE_URL: api.databaseUrl,
+          DATA_DIR: dataDir,
+          WORKERS: "1",
+        }),
+      });
     }
   }, 60_000);
   afterAll(async () => {
@@ -51,7 +80,8 @@ describe.skipIf(!garageAvailable)("one API and two workers on separate disks, on
       token = page.isTruncated ? page.nextContinuationToken : undefined;
     } while (token);
     const files = await api.sql`SELECT storage_key FROM files WHERE status = 'ready'`;
-    const results = await api.sql`SELECT result->>'storage_key' AS k FROM jobs WHERE status = 'succeeded' AND result->>'storage_key' IS NOT NULL`;
+    const results =
+      await api.sql`SELECT result->>'storage_key' AS k FROM jobs WHERE status = 'succeeded' AND result->>'storage_key' IS NOT NULL`;
     const owned = new Set([...files.map((f) => f.storage_key), ...results.map((r) => r.k)]);
     expect(objects.filter((o) => !owned.has(o))).toEqual([]);
   }
@@ -89,19 +119,46 @@ describe.skipIf(!garageAvailable)("one API and two workers on separate disks, on
       jobs.push(...pair);
       done.push(...(await Promise.all(pair.map((j) => finishedJob(api, pairKey, j.id, 120_000)))));
     }
-    for (const [i, d] of done.entries()) expect({ op: specs[i]!.operation, status: d.status, error: d.error ?? null }).toEqual({ op: specs[i]!.operation, status: "succeeded", error: null });
+    for (const [i, d] of done.entries())
+      expect({ op: specs[i]!.operation, status: d.status, error: d.error ?? null }).toEqual({
+        op: specs[i]!.operation,
+        status: "succeeded",
+        error: null,
+      });
 
     // Chained across the store: the protect result is unlocked, the docx result converted back.
-    const protectedUp = await uploadBytes(api, key, (await download(api, key, jobs[5].id)).bytes, "locked.pdf", "application/pdf");
-    const docxUp = await uploadBytes(api, key, (await download(api, key, jobs[7].id)).bytes, "back.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document");
-    const unlock = await createJob(api, key, { operation: "unlock", file_id: protectedUp.json.id, options: { password: "pw" } });
-    const toPdf = await createJob(api, key, { operation: "convert", file_id: docxUp.json.id, options: { target: "pdf" } });
+    const protectedUp = await uploadBytes(
+      api,
+      key,
+      (await download(api, key, jobs[5].id)).bytes,
+      "locked.pdf",
+      "application/pdf",
+    );
+    const docxUp = await uploadBytes(
+      api,
+      key,
+      (await download(api, key, jobs[7].id)).bytes,
+      "back.docx",
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    );
+    const unlock = await createJob(api, key, {
+      operation: "unlock",
+      file_id: protectedUp.json.id,
+      options: { password: "pw" },
+    });
+    const toPdf = await createJob(api, key, {
+      operation: "convert",
+      file_id: docxUp.json.id,
+      options: { target: "pdf" },
+    });
     expect((await finishedJob(api, key, unlock.id, 60_000)).status).toBe("succeeded");
     expect((await finishedJob(api, key, toPdf.id, 120_000)).status).toBe("succeeded");
 
-    const rows = await api.sql`SELECT worker_id FROM jobs WHERE account_id = (SELECT account_id FROM api_keys WHERE id = (SELECT key_id FROM jobs WHERE id = ${jobs[0].id}))`;
+    const rows =
+      await api.sql`SELECT worker_id FROM jobs WHERE account_id = (SELECT account_id FROM api_keys WHERE id = (SELECT key_id FROM jobs WHERE id = ${jobs[0].id}))`;
     expect(new Set(rows.map((r) => workerPidOf(r.worker_id))).size).toBe(2);
-    for (const dir of [api.dataDir, ...workers.map((w) => w.dataDir)]) expect(existsSync(join(dir, "blobs"))).toBe(false);
+    for (const dir of [api.dataDir, ...workers.map((w) => w.dataDir)])
+      expect(existsSync(join(dir, "blobs"))).toBe(false);
     const r = await call("GET", `/jobs/${jobs[0].id}/result?format=url`);
     expect((await fetch(r.json.url)).status).toBe(200);
     await expectNoOrphanObjects();
@@ -134,7 +191,9 @@ describe.skipIf(!garageAvailable)("one API and two workers on separate disks, on
     const [apiPid] = await rolePids(api, "api");
     expect(apiPid).toBeGreaterThan(0);
     const boundary = "kill-b";
-    const head = new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`);
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`,
+    );
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
       async pull(c) {
@@ -144,14 +203,28 @@ describe.skipIf(!garageAvailable)("one API and two workers on separate disks, on
         sent += 16 * 1024;
       },
     });
-    const upload = fetch(`${api.baseUrl}/files`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": `multipart/form-data; boundary=${boundary}` }, body }).then(
+    const upload = fetch(`${api.baseUrl}/files`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+      body,
+    }).then(
       (r) => r.status,
       () => "aborted",
     );
     await waitFor("some of the upload to arrive", () => sent > 256 * 1024, 20_000);
     process.kill(apiPid!, "SIGKILL");
     expect(await upload).toBe("aborted");
-    await waitFor("the supervisor to restart the API", async () => (await rolePids(api, "api")).some((p) => p !== apiPid) && (await fetch(`${api.origin}/healthz`).then((r) => r.status === 200, () => false)), 30_000, 200);
+    await waitFor(
+      "the supervisor to restart the API",
+      async () =>
+        (await rolePids(api, "api")).some((p) => p !== apiPid) &&
+        (await fetch(`${api.origin}/healthz`).then(
+          (r) => r.status === 200,
+          () => false,
+        )),
+      30_000,
+      200,
+    );
     const [{ n }] = (await api.sql`SELECT count(*)::int AS n FROM files WHERE filename = 'half.pdf'`) as any;
     expect(n).toBe(0);
     await expectNoOrphanObjects();

@@ -26,7 +26,15 @@ describe("GET /usage/daily", () => {
     const r = await client(svc.baseUrl, key)("GET", "/usage/daily");
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ object: "usage_daily", livemode: true, billed: true });
-    expect(r.json.data).toEqual([{ date: today(), operation: "compress", credits: done.result.pages_processed, pages: done.result.pages_processed, jobs: 1 }]);
+    expect(r.json.data).toEqual([
+      {
+        date: today(),
+        operation: "compress",
+        credits: done.result.pages_processed,
+        pages: done.result.pages_processed,
+        jobs: 1,
+      },
+    ]);
   }, 90_000);
 
   test("sandbox: pages and jobs are counted, credits stay 0 (sandbox is never billed)", async () => {
@@ -39,7 +47,9 @@ describe("GET /usage/daily", () => {
 
   test("needs the usage:read scope and is marked as an extension in the OpenAPI document", async () => {
     const k = await svc.newKey({ mode: "test", scopes: ["jobs:read"] });
-    expect(expectEnvelope(await client(svc.baseUrl, k.key)("GET", "/usage/daily"), 403, "insufficient_scope").param).toBe("usage:read");
+    expect(
+      expectEnvelope(await client(svc.baseUrl, k.key)("GET", "/usage/daily"), 403, "insufficient_scope").param,
+    ).toBe("usage:read");
     const doc = (await client(svc.baseUrl)("GET", "/openapi.json")).json;
     expect(doc.paths["/usage/daily"].get["x-extension"]).toBe(true);
     expect(doc.paths["/usage"].get["x-extension"]).toBeUndefined();

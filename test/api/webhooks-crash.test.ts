@@ -5,7 +5,7 @@ import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { client } from "../support/service";
 import { useService } from "../support/use-service";
 import { emit, startReceiver, until } from "../support/webhook-receiver";
-import { leaseS } from "../../src/webhooks/dispatcher";
+import { leaseS } from "../../src/delivery/dispatcher";
 
 setDefaultTimeout(120_000);
 
@@ -41,8 +41,16 @@ test("killing every dispatcher mid-schedule loses no attempt: pending attempts r
   const before = workerPids();
   expect(before.length).toBeGreaterThan(0);
 
-  const event = await emit(svc.sql, accountId, "test", "job.succeeded", { id: "crash", object: "job", status: "succeeded" });
-  await rx.waitFor(() => rx.at("/crash-fail").length === 2 && rx.at("/crash-hang").length === 1, 30_000, "attempt 2 and the hanging attempt");
+  const event = await emit(svc.sql, accountId, "test", "job.succeeded", {
+    id: "crash",
+    object: "job",
+    status: "succeeded",
+  });
+  await rx.waitFor(
+    () => rx.at("/crash-fail").length === 2 && rx.at("/crash-hang").length === 1,
+    30_000,
+    "attempt 2 and the hanging attempt",
+  );
   await Bun.sleep(100); // attempt 2 recorded; attempt 3 pending for 1 s; the hanging attempt in flight
   const [inFlight] = await svc.sql`SELECT status, locked_until FROM webhook_deliveries WHERE endpoint_id = ${hanging}`;
   expect(inFlight!.status).toBe("in_flight");
@@ -95,7 +103,12 @@ test("a worker stopped gracefully (SIGTERM) hands its in-flight attempt back at 
   for (const pid of workerPids()) process.kill(pid, "SIGTERM");
   await rx.waitFor(() => rx.at("/graceful").length === 2, 30_000, "the handed-back attempt");
   expect(Date.now() - stoppedAt).toBeLessThan(leaseS * 1000);
-  const log = await until(() => api("GET", `/webhooks/${id}/deliveries`).then((r) => r.json.data as any[]), (l) => l[0]?.status === "succeeded", 10_000, "the attempt recorded");
+  const log = await until(
+    () => api("GET", `/webhooks/${id}/deliveries`).then((r) => r.json.data as any[]),
+    (l) => l[0]?.status === "succeeded",
+    10_000,
+    "the attempt recorded",
+  );
   expect(log).toHaveLength(1);
   expect(log[0]).toMatchObject({ attempt: 1, status: "succeeded", event_id: event.id });
 });

@@ -12,7 +12,10 @@ setDefaultTimeout(90_000);
 
 // One worker and a per-page delay, so a second job stays queued long enough to cancel;
 // short TTL and sweep so file.expired arrives within the test.
-const svc = useService({ workers: 1, env: { JOB_TEST_PAGE_DELAY_MS: "300", FILE_TTL_S: "6", SWEEP_INTERVAL_S: "1", WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1" } });
+const svc = useService({
+  workers: 1,
+  env: { JOB_TEST_PAGE_DELAY_MS: "300", FILE_TTL_S: "6", SWEEP_INTERVAL_S: "1", WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1" },
+});
 const rx = startReceiver();
 
 afterAll(async () => {
@@ -28,59 +31,93 @@ async function upload(api: ReturnType<typeof client>, name: string) {
 }
 
 describe("events from the job lifecycle reach webhooks", () => {
-  test.skipIf(!hasCorpus)("job.succeeded, job.failed, job.cancelled and file.expired arrive signed, with the job or file as data.object, only where subscribed", async () => {
-    const k = await svc.newKey({ mode: "test" });
-    const api = client(svc.baseUrl, k.key);
-    const all = await api("POST", "/webhooks", { url: rx.url("/all") });
-    const onlyFailed = await api("POST", "/webhooks", { url: rx.url("/failed"), events: ["job.failed"] });
-    expect(all.status).toBe(201);
-    expect(onlyFailed.status).toBe(201);
+  test.skipIf(!hasCorpus)(
+    "job.succeeded, job.failed, job.cancelled and file.expired arrive signed, with the job or file as data.object, only where subscribed",
+    async () => {
+      const k = await svc.newKey({ mode: "test" });
+      const api = client(svc.baseUrl, k.key);
+      const all = await api("POST", "/webhooks", { url: rx.url("/all") });
+      const onlyFailed = await api("POST", "/webhooks", { url: rx.url("/failed"), events: ["job.failed"] });
+      expect(all.status).toBe(201);
+      expect(onlyFailed.status).toBe(201);
 
-    const pdf = await upload(api, "latex-outline-4-pages.pdf");
-    const locked = await upload(api, "encrypted-libreoffice-rc4.pdf");
-    const ok = await api("POST", "/jobs", { operation: "rotate", file_id: pdf.id, options: { degrees: 90 }, metadata: { order: "42" } });
-    const bad = await api("POST", "/jobs", { operation: "unlock", file_id: locked.id, options: { password: "wrong" } });
-    expect(ok.status).toBe(202);
-    expect(bad.status).toBe(202);
-    // The first job holds the only worker for ~1.2 s; the second waits; cancel it while queued.
-    await rx.waitFor((h) => h.some((x) => x.path === "/all" && x.json?.data?.object?.id === ok.json.id), 30_000, "job.succeeded");
-    const third = await api("POST", "/jobs", { operation: "rotate", file_id: pdf.id, options: { degrees: 180 } });
-    expect(third.status).toBe(202);
-    const cancel = await api("POST", `/jobs/${third.json.id}/cancel`);
-    expect(cancel.status).toBe(200);
-    expect(cancel.json.status).toBe("cancelled");
+      const pdf = await upload(api, "latex-outline-4-pages.pdf");
+      const locked = await upload(api, "encrypted-libreoffice-rc4.pdf");
+      const ok = await api("POST", "/jobs", {
+        operation: "rotate",
+        file_id: pdf.id,
+        options: { degrees: 90 },
+        metadata: { order: "42" },
+      });
+      const bad = await api("POST", "/jobs", {
+        operation: "unlock",
+        file_id: locked.id,
+        options: { password: "wrong" },
+      });
+      expect(ok.status).toBe(202);
+      expect(bad.status).toBe(202);
+      // The first job holds the only worker for ~1.2 s; the second waits; cancel it while queued.
+      await rx.waitFor(
+        (h) => h.some((x) => x.path === "/all" && x.json?.data?.object?.id === ok.json.id),
+        30_000,
+        "job.succeeded",
+      );
+      const third = await api("POST", "/jobs", { operation: "rotate", file_id: pdf.id, options: { degrees: 180 } });
+      expect(third.status).toBe(202);
+      const cancel = await api("POST", `/jobs/${third.json.id}/cancel`);
+      expect(cancel.status).toBe(200);
+      expect(cancel.json.status).toBe("cancelled");
 
-    await rx.waitFor((h) => ["job.succeeded", "job.failed", "job.cancelled", "file.expired"].every((t) => h.some((x) => x.path === "/all" && x.json?.type === t)), 40_000, "all four event types");
-    const byType = (t: string) => rx.at("/all").filter((h) => h.json.type === t);
+      await rx.waitFor(
+        (h) =>
+          ["job.succeeded", "job.failed", "job.cancelled", "file.expired"].every((t) =>
+            h.some((x) => x.path === "/all" && x.json?.type === t),
+          ),
+        40_000,
+        "all four event types",
+      );
+      const byType = (t: string) => rx.at("/all").filter((h) => h.json.type === t);
 
-    const succeeded = byType("job.succeeded").find((h) => h.json.data.object.id === ok.json.id)!;
-    expect(succeeded.json).toMatchObject({ object: "event", type: "job.succeeded", api_version: "2026-09-01", livemode: false });
-    expect(succeeded.json.id).toMatch(/^evt_/);
-    expect(Date.parse(succeeded.json.created_at)).toBeGreaterThan(0);
-    expect(succeeded.json.data.object).toMatchObject({ object: "job", id: ok.json.id, status: "succeeded", metadata: { order: "42" }, sandbox: true });
-    expect(succeeded.json.data.object.result.pages_processed).toBe(4);
-    expect(succeeded.headers["service-event"]).toBe("job.succeeded");
-    expect(succeeded.headers["content-type"]).toContain("application/json");
-    const verified = await verifyWithStripe(succeeded, all.json.secret);
-    expect(verified.id).toBe(succeeded.json.id);
+      const succeeded = byType("job.succeeded").find((h) => h.json.data.object.id === ok.json.id)!;
+      expect(succeeded.json).toMatchObject({
+        object: "event",
+        type: "job.succeeded",
+        api_version: "2026-09-01",
+        livemode: false,
+      });
+      expect(succeeded.json.id).toMatch(/^evt_/);
+      expect(Date.parse(succeeded.json.created_at)).toBeGreaterThan(0);
+      expect(succeeded.json.data.object).toMatchObject({
+        object: "job",
+        id: ok.json.id,
+        status: "succeeded",
+        metadata: { order: "42" },
+        sandbox: true,
+      });
+      expect(succeeded.json.data.object.result.pages_processed).toBe(4);
+      expect(succeeded.headers["service-event"]).toBe("job.succeeded");
+      expect(succeeded.headers["content-type"]).toContain("application/json");
+      const verified = await verifyWithStripe(succeeded, all.json.secret);
+      expect(verified.id).toBe(succeeded.json.id);
 
-    const failed = byType("job.failed").find((h) => h.json.data.object.id === bad.json.id)!;
-    expect(failed.json.data.object.status).toBe("failed");
-    expect(failed.json.data.object.error.code).toBe("invalid_options");
+      const failed = byType("job.failed").find((h) => h.json.data.object.id === bad.json.id)!;
+      expect(failed.json.data.object.status).toBe("failed");
+      expect(failed.json.data.object.error.code).toBe("invalid_options");
 
-    const cancelled = byType("job.cancelled").find((h) => h.json.data.object.id === third.json.id)!;
-    expect(cancelled.json.data.object.status).toBe("cancelled");
+      const cancelled = byType("job.cancelled").find((h) => h.json.data.object.id === third.json.id)!;
+      expect(cancelled.json.data.object.status).toBe("cancelled");
 
-    const expired = byType("file.expired");
-    expect(expired.map((h) => h.json.data.object.id).sort()).toEqual([locked.id, pdf.id].sort());
-    expect(expired[0]!.json.data.object).toMatchObject({ object: "file", status: "expired" });
+      const expired = byType("file.expired");
+      expect(expired.map((h) => h.json.data.object.id).sort()).toEqual([locked.id, pdf.id].sort());
+      expect(expired[0]!.json.data.object).toMatchObject({ object: "file", status: "expired" });
 
-    // The job.failed-only endpoint got exactly the failure, nothing else.
-    await Bun.sleep(500);
-    const onlyFailedHits = rx.at("/failed");
-    expect(onlyFailedHits.map((h) => h.json.type)).toEqual(["job.failed"]);
-    await verifyWithStripe(onlyFailedHits[0]!, onlyFailed.json.secret);
-  });
+      // The job.failed-only endpoint got exactly the failure, nothing else.
+      await Bun.sleep(500);
+      const onlyFailedHits = rx.at("/failed");
+      expect(onlyFailedHits.map((h) => h.json.type)).toEqual(["job.failed"]);
+      await verifyWithStripe(onlyFailedHits[0]!, onlyFailed.json.secret);
+    },
+  );
 });
 
 describe("delivery log retention", () => {
@@ -99,7 +136,10 @@ describe("delivery log retention", () => {
              (${endpointId}, 'evt_old_failed', 'job.failed', 1, 'failed', NULL, now() - interval '45 days'),
              (${endpointId}, 'evt_old_pending', 'job.failed', 2, 'pending', now() + interval '1 day', now() - interval '31 days'),
              (${endpointId}, 'evt_recent', 'job.succeeded', 1, 'succeeded', NULL, now() - interval '29 days')`;
-    const left = async () => (await svc.sql`SELECT event_id FROM webhook_deliveries WHERE endpoint_id = ${endpointId} ORDER BY event_id`).map((r) => r.event_id);
+    const left = async () =>
+      (await svc.sql`SELECT event_id FROM webhook_deliveries WHERE endpoint_id = ${endpointId} ORDER BY event_id`).map(
+        (r) => r.event_id,
+      );
     const deadline = Date.now() + 15_000;
     while ((await left()).length > 2 && Date.now() < deadline) await Bun.sleep(200);
     expect(await left()).toEqual(["evt_old_pending", "evt_recent"]);

@@ -61,7 +61,12 @@ describe("webhook URLs that reach non-public addresses", () => {
   test("127.0.0.1, 10.0.0.1, 169.254.169.254 and localhost are refused at update, and the url is left unchanged", async () => {
     const { api } = await account();
     const id = (await api("POST", "/webhooks", { url: publicUrl })).json.id;
-    for (const url of ["http://127.0.0.1/x", "http://10.0.0.1/x", "http://169.254.169.254/x", `http://localhost:${rx.server.port}/x`]) {
+    for (const url of [
+      "http://127.0.0.1/x",
+      "http://10.0.0.1/x",
+      "http://169.254.169.254/x",
+      `http://localhost:${rx.server.port}/x`,
+    ]) {
       const e = expectEnvelope(await api("PATCH", `/webhooks/${id}`, { url }), 422, "validation_error");
       expect(e.param).toBe("url");
     }

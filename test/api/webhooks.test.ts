@@ -14,7 +14,18 @@ import { createKey } from "../../src/admin/commands";
 setDefaultTimeout(90_000);
 
 const allTypes = ["job.succeeded", "job.failed", "job.cancelled", "file.expired", "webhook.test"];
-const endpointKeys = ["created_at", "description", "disabled_reason", "enabled", "events", "id", "livemode", "object", "updated_at", "url"];
+const endpointKeys = [
+  "created_at",
+  "description",
+  "disabled_reason",
+  "enabled",
+  "events",
+  "id",
+  "livemode",
+  "object",
+  "updated_at",
+  "url",
+];
 
 let svc: Service;
 let tlsDir = "";
@@ -26,7 +37,24 @@ beforeAll(async () => {
   // A self-signed certificate for "localhost", trusted by the service through NODE_EXTRA_CA_CERTS,
   // so live-mode (https only) deliveries run against a real TLS receiver.
   tlsDir = mkdtempSync(join(tmpdir(), "webhooks-tls-"));
-  const gen = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(tlsDir, "key.pem"), "-out", join(tlsDir, "cert.pem"), "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]);
+  const gen = Bun.spawnSync([
+    "openssl",
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    join(tlsDir, "key.pem"),
+    "-out",
+    join(tlsDir, "cert.pem"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=localhost",
+    "-addext",
+    "subjectAltName=DNS:localhost",
+  ]);
   if (gen.exitCode === 0) {
     tls = { cert: readFileSync(join(tlsDir, "cert.pem"), "utf8"), key: readFileSync(join(tlsDir, "key.pem"), "utf8") };
     rxs = startReceiver({ tls });
@@ -60,14 +88,30 @@ async function deliveries(api: ReturnType<typeof client>, id: string, limit = 10
 describe("webhook endpoints API", () => {
   test("POST /webhooks answers 201 with a whsec_ secret, which no other response ever shows", async () => {
     const { api } = await account();
-    const r = await api("POST", "/webhooks", { url: rx.url("/create"), description: "orders", events: ["job.succeeded"] });
+    const r = await api("POST", "/webhooks", {
+      url: rx.url("/create"),
+      description: "orders",
+      events: ["job.succeeded"],
+    });
     expect(r.status).toBe(201);
     expect(Object.keys(r.json).sort()).toEqual([...endpointKeys, "secret"].sort());
-    expect(r.json).toMatchObject({ object: "webhook_endpoint", url: rx.url("/create"), description: "orders", events: ["job.succeeded"], enabled: true, disabled_reason: null, livemode: false });
+    expect(r.json).toMatchObject({
+      object: "webhook_endpoint",
+      url: rx.url("/create"),
+      description: "orders",
+      events: ["job.succeeded"],
+      enabled: true,
+      disabled_reason: null,
+      livemode: false,
+    });
     expect(r.json.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.json.secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
     const id = r.json.id;
-    const others = [await api("GET", `/webhooks/${id}`), await api("GET", "/webhooks"), await api("PATCH", `/webhooks/${id}`, { description: "x" })];
+    const others = [
+      await api("GET", `/webhooks/${id}`),
+      await api("GET", "/webhooks"),
+      await api("PATCH", `/webhooks/${id}`, { description: "x" }),
+    ];
     for (const o of others) {
       expect(o.status).toBe(200);
       expect(o.text).not.toContain(r.json.secret);
@@ -104,19 +148,37 @@ describe("webhook endpoints API", () => {
     const { api } = await account();
     const c = await api("POST", "/webhooks", { url: rx.url("/p1"), description: "d", events: ["job.failed"] });
     const id = c.json.id;
-    let r = await api("PATCH", `/webhooks/${id}`, { url: rx.url("/p2"), description: "new", events: ["job.succeeded", "file.expired"] });
+    let r = await api("PATCH", `/webhooks/${id}`, {
+      url: rx.url("/p2"),
+      description: "new",
+      events: ["job.succeeded", "file.expired"],
+    });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ url: rx.url("/p2"), description: "new", events: ["job.succeeded", "file.expired"], enabled: true });
+    expect(r.json).toMatchObject({
+      url: rx.url("/p2"),
+      description: "new",
+      events: ["job.succeeded", "file.expired"],
+      enabled: true,
+    });
     expect(Date.parse(r.json.updated_at)).toBeGreaterThanOrEqual(Date.parse(c.json.updated_at));
     r = await api("PATCH", `/webhooks/${id}`, { url: null, description: null, events: null, enabled: null });
-    expect(r.json).toMatchObject({ url: rx.url("/p2"), description: null, events: ["job.succeeded", "file.expired"], enabled: true });
+    expect(r.json).toMatchObject({
+      url: rx.url("/p2"),
+      description: null,
+      events: ["job.succeeded", "file.expired"],
+      enabled: true,
+    });
     r = await api("PATCH", `/webhooks/${id}`, { enabled: false });
     expect(r.json).toMatchObject({ enabled: false, disabled_reason: null });
     r = await api("PATCH", `/webhooks/${id}`, { events: [] });
     expect(r.json.events).toEqual([]);
     r = await api("PATCH", `/webhooks/${id}`, {});
     expect(r.status).toBe(200);
-    expect((await api("GET", `/webhooks/${id}`)).json).toMatchObject({ url: rx.url("/p2"), enabled: false, events: [] });
+    expect((await api("GET", `/webhooks/${id}`)).json).toMatchObject({
+      url: rx.url("/p2"),
+      enabled: false,
+      events: [],
+    });
   });
 
   test("DELETE answers 200 {id, object, deleted}; the endpoint is then 404 everywhere", async () => {
@@ -135,8 +197,16 @@ describe("webhook endpoints API", () => {
 
   test("at most 10 endpoints per mode: the 11th is 409 webhook_limit_reached; the other mode and deletion free room", async () => {
     const { api, accountId } = await account();
-    const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => api("POST", "/webhooks", { url: rx.url(`/limit${i}`) }).then((r) => (expect(r.status).toBe(201), r.json.id))));
-    const over = expectEnvelope(await api("POST", "/webhooks", { url: rx.url("/limit10") }), 409, "webhook_limit_reached");
+    const ids = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        api("POST", "/webhooks", { url: rx.url(`/limit${i}`) }).then((r) => (expect(r.status).toBe(201), r.json.id)),
+      ),
+    );
+    const over = expectEnvelope(
+      await api("POST", "/webhooks", { url: rx.url("/limit10") }),
+      409,
+      "webhook_limit_reached",
+    );
     expect(over.type).toBe("conflict_error");
     expect((await api("GET", "/webhooks")).json.data).toHaveLength(10);
     const live = await keyFor(accountId, "live");
@@ -147,7 +217,9 @@ describe("webhook endpoints API", () => {
 
   test("the 10-endpoint limit holds under concurrent creation", async () => {
     const { api } = await account();
-    const rs = await Promise.all(Array.from({ length: 14 }, (_, i) => api("POST", "/webhooks", { url: rx.url(`/race${i}`) })));
+    const rs = await Promise.all(
+      Array.from({ length: 14 }, (_, i) => api("POST", "/webhooks", { url: rx.url(`/race${i}`) })),
+    );
     expect(rs.filter((r) => r.status === 201)).toHaveLength(10);
     expect(rs.filter((r) => r.status === 409)).toHaveLength(4);
   });
@@ -155,7 +227,13 @@ describe("webhook endpoints API", () => {
   test("every webhook route needs the webhooks:manage scope (403 insufficient_scope)", async () => {
     const { api, accountId } = await account();
     const id = (await api("POST", "/webhooks", { url: rx.url("/scope") })).json.id;
-    const weak = await keyFor(accountId, "test", ["documents:read", "documents:write", "jobs:read", "jobs:write", "usage:read"]);
+    const weak = await keyFor(accountId, "test", [
+      "documents:read",
+      "documents:write",
+      "jobs:read",
+      "jobs:write",
+      "usage:read",
+    ]);
     const calls: [string, string, unknown?][] = [
       ["POST", "/webhooks", { url: rx.url("/scope2") }],
       ["GET", "/webhooks"],
@@ -207,9 +285,19 @@ describe("webhook validation rules", () => {
     ["url is at most 2048 characters", { url: long(2049) }, "url", "test"],
     ["url must not carry credentials", { url: "https://user:pw@example.com/x" }, "url", "test"],
     ["live mode needs https", { url: "http://example.com/x" }, "url", "live"],
-    ["description is at most 255 characters", { url: "https://example.com/x", description: "d".repeat(256) }, "description", "test"],
+    [
+      "description is at most 255 characters",
+      { url: "https://example.com/x", description: "d".repeat(256) },
+      "description",
+      "test",
+    ],
     ["events must be known types", { url: "https://example.com/x", events: ["job.started"] }, "events", "test"],
-    ["events must not repeat", { url: "https://example.com/x", events: ["job.failed", "job.failed"] }, "events", "test"],
+    [
+      "events must not repeat",
+      { url: "https://example.com/x", events: ["job.failed", "job.failed"] },
+      "events",
+      "test",
+    ],
     ["events must be an array", { url: "https://example.com/x", events: "job.failed" }, "events", "test"],
     ["unknown fields are refused", { url: "https://example.com/x", secret: "whsec_mine" }, "secret", "test"],
   ];
@@ -232,7 +320,11 @@ describe("webhook validation rules", () => {
   test("POST /webhooks: a body that is not JSON is 422 validation_error", async () => {
     const { api } = await account();
     expectEnvelope(await api("POST", "/webhooks", "{not json"), 422, "validation_error");
-    expectEnvelope(await api("POST", "/webhooks", "url=x", { "content-type": "application/x-www-form-urlencoded" }), 422, "validation_error");
+    expectEnvelope(
+      await api("POST", "/webhooks", "url=x", { "content-type": "application/x-www-form-urlencoded" }),
+      422,
+      "validation_error",
+    );
   });
 
   test("PATCH /webhooks/{id}: the same rules apply to url, description, events and enabled", async () => {
@@ -246,10 +338,20 @@ describe("webhook validation rules", () => {
       [{ enabled: "yes" }, "enabled"],
       [{ secret: "x" }, "secret"],
     ];
-    for (const [body, param] of cases) expect(expectEnvelope(await api("PATCH", `/webhooks/${id}`, body), 422, "validation_error").param).toBe(param);
-    const live = await keyFor((await svc.sql`SELECT account_id FROM webhook_endpoints WHERE id = ${id}`)[0]!.account_id, "live");
+    for (const [body, param] of cases)
+      expect(expectEnvelope(await api("PATCH", `/webhooks/${id}`, body), 422, "validation_error").param).toBe(param);
+    const live = await keyFor(
+      (await svc.sql`SELECT account_id FROM webhook_endpoints WHERE id = ${id}`)[0]!.account_id,
+      "live",
+    );
     const liveId = (await live("POST", "/webhooks", { url: "https://localhost:1/x" })).json.id;
-    expect(expectEnvelope(await live("PATCH", `/webhooks/${liveId}`, { url: "http://localhost:1/x" }), 422, "validation_error").param).toBe("url");
+    expect(
+      expectEnvelope(
+        await live("PATCH", `/webhooks/${liveId}`, { url: "http://localhost:1/x" }),
+        422,
+        "validation_error",
+      ).param,
+    ).toBe("url");
     expect((await api("GET", `/webhooks/${id}`)).json.url).toBe(rx.url("/vpatch"));
   });
 
@@ -257,7 +359,10 @@ describe("webhook validation rules", () => {
     const { api } = await account();
     const id = (await api("POST", "/webhooks", { url: rx.url("/vq") })).json.id;
     expect(expectEnvelope(await api("GET", "/webhooks/not-a-uuid"), 422, "validation_error").param).toBe("webhook_id");
-    for (const l of ["0", "101", "abc", "1.5"]) expect(expectEnvelope(await api("GET", `/webhooks/${id}/deliveries?limit=${l}`), 422, "validation_error").param).toBe("limit");
+    for (const l of ["0", "101", "abc", "1.5"])
+      expect(
+        expectEnvelope(await api("GET", `/webhooks/${id}/deliveries?limit=${l}`), 422, "validation_error").param,
+      ).toBe("limit");
     for (const l of ["1", "100"]) expect((await api("GET", `/webhooks/${id}/deliveries?limit=${l}`)).status).toBe(200);
     expect(expectEnvelope(await api("GET", "/webhooks?limit=5"), 422, "validation_error").param).toBe("limit");
   });
@@ -269,14 +374,25 @@ describe("webhook delivery", () => {
     const c = await api("POST", "/webhooks", { url: rx.url("/signed") });
     const r = await api("POST", `/webhooks/${c.json.id}/test`);
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ object: "webhook_delivery", webhook_id: c.json.id, event_type: "webhook.test", attempt: 1, status: "succeeded", response_status: 200, error: null, livemode: false });
+    expect(r.json).toMatchObject({
+      object: "webhook_delivery",
+      webhook_id: c.json.id,
+      event_type: "webhook.test",
+      attempt: 1,
+      status: "succeeded",
+      response_status: 200,
+      error: null,
+      livemode: false,
+    });
     const [hit] = rx.at("/signed");
     expect(hit).toBeDefined();
     expect(hit!.headers["service-signature"]).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     const event = await verifyWithStripe(hit!, c.json.secret);
     expect(event.id).toBe(r.json.event_id);
     await expect(verifyWithStripe(hit!, "whsec_wrong")).rejects.toThrow();
-    await expect(verifyWithStripe({ ...hit!, raw: hit!.raw.replace("webhook.test", "webhook.tesT") }, c.json.secret)).rejects.toThrow();
+    await expect(
+      verifyWithStripe({ ...hit!, raw: hit!.raw.replace("webhook.test", "webhook.tesT") }, c.json.secret),
+    ).rejects.toThrow();
   });
 
   test("webhook.test has the event envelope: evt_ id, object event, type, api_version 2026-09-01, livemode false, created_at, data.object", async () => {
@@ -301,7 +417,8 @@ describe("webhook delivery", () => {
     const { api } = await account();
     const all = (await api("POST", "/webhooks", { url: rx.url("/sub-all") })).json.id;
     const only = (await api("POST", "/webhooks", { url: rx.url("/sub-test"), events: ["webhook.test"] })).json.id;
-    const jobs = (await api("POST", "/webhooks", { url: rx.url("/sub-jobs"), events: ["job.succeeded", "job.failed"] })).json.id;
+    const jobs = (await api("POST", "/webhooks", { url: rx.url("/sub-jobs"), events: ["job.succeeded", "job.failed"] }))
+      .json.id;
     expect((await api("POST", `/webhooks/${all}/test`)).status).toBe(200);
     expect((await api("POST", `/webhooks/${only}/test`)).status).toBe(200);
     const e = expectEnvelope(await api("POST", `/webhooks/${jobs}/test`), 409, "webhook_not_subscribed");
@@ -327,7 +444,13 @@ describe("webhook delivery", () => {
     expect(rx.at("/test-500")).toHaveLength(1);
     const log = await deliveries(api, failing);
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ id: e.delivery.id, event_type: "webhook.test", status: "failed", response_status: 500, attempt: 1 });
+    expect(log[0]).toMatchObject({
+      id: e.delivery.id,
+      event_type: "webhook.test",
+      status: "failed",
+      response_status: 500,
+      attempt: 1,
+    });
     expect(log[0].duration_ms).toBeGreaterThanOrEqual(0);
     expect(log[0].attempted_at).not.toBeNull();
   });
@@ -343,14 +466,42 @@ describe("webhook delivery", () => {
     await mk("/ev-all", []);
     for (const t of ["job.succeeded", "job.failed", "job.cancelled", "file.expired"]) await mk(`/ev-${t}`, [t]);
     await mk("/ev-test-only", ["webhook.test"]);
-    const job = (status: string, extra = {}) => ({ id: crypto.randomUUID(), object: "job", operation: "rotate", status, metadata: { order: "42" }, sandbox: true, ...extra });
+    const job = (status: string, extra = {}) => ({
+      id: crypto.randomUUID(),
+      object: "job",
+      operation: "rotate",
+      status,
+      metadata: { order: "42" },
+      sandbox: true,
+      ...extra,
+    });
     const sent = [
-      await emit(svc.sql, accountId, "test", "job.succeeded", job("succeeded", { result: { download_url: "http://x/result", pages_processed: 3 } })),
-      await emit(svc.sql, accountId, "test", "job.failed", job("failed", { error: { code: "file_unreadable", message: "damaged" } })),
+      await emit(
+        svc.sql,
+        accountId,
+        "test",
+        "job.succeeded",
+        job("succeeded", { result: { download_url: "http://x/result", pages_processed: 3 } }),
+      ),
+      await emit(
+        svc.sql,
+        accountId,
+        "test",
+        "job.failed",
+        job("failed", { error: { code: "file_unreadable", message: "damaged" } }),
+      ),
       await emit(svc.sql, accountId, "test", "job.cancelled", job("cancelled")),
-      await emit(svc.sql, accountId, "test", "file.expired", { id: crypto.randomUUID(), object: "file", status: "expired" }),
+      await emit(svc.sql, accountId, "test", "file.expired", {
+        id: crypto.randomUUID(),
+        object: "file",
+        status: "expired",
+      }),
     ];
-    await rx.waitFor(() => rx.at("/ev-all").length === 4 && sent.every((s) => rx.at(`/ev-${s.type}`).length === 1), 20_000, "four event types");
+    await rx.waitFor(
+      () => rx.at("/ev-all").length === 4 && sent.every((s) => rx.at(`/ev-${s.type}`).length === 1),
+      20_000,
+      "four event types",
+    );
     await Bun.sleep(500);
     expect(rx.at("/ev-all")).toHaveLength(4);
     expect(rx.at("/ev-test-only")).toHaveLength(0);
@@ -386,7 +537,10 @@ describe("webhook delivery", () => {
   });
 
   test("live-mode events carry livemode: true and go over https, the certificate checked against the URL's hostname", async () => {
-    if (!rxs) throw new Error("openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver");
+    if (!rxs)
+      throw new Error(
+        "openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver",
+      );
     const { api, accountId } = await account("live");
     const c = await api("POST", "/webhooks", { url: rxs.url("/live") });
     expect(c.status).toBe(201);
@@ -394,7 +548,11 @@ describe("webhook delivery", () => {
     const t = await api("POST", `/webhooks/${c.json.id}/test`);
     expect(t.status).toBe(200);
     expect(t.json.livemode).toBe(true);
-    const e = await emit(svc.sql, accountId, "live", "job.succeeded", { id: "live-job", object: "job", status: "succeeded" });
+    const e = await emit(svc.sql, accountId, "live", "job.succeeded", {
+      id: "live-job",
+      object: "job",
+      status: "succeeded",
+    });
     await rxs.waitFor(() => rxs!.at("/live").length === 2, 20_000, "live deliveries");
     const [testHit, jobHit] = rxs.at("/live");
     expect(testHit!.json).toMatchObject({ type: "webhook.test", livemode: true });
@@ -406,7 +564,12 @@ describe("webhook delivery", () => {
   test("a failing receiver gets exactly six attempts of one event, same id and body, and the log shows all six", async () => {
     const { api, accountId } = await account();
     const c = await api("POST", "/webhooks", { url: rx.url("/six", 500) });
-    const e = await emit(svc.sql, accountId, "test", "job.failed", { id: "six", object: "job", status: "failed", error: { code: "internal_error" } });
+    const e = await emit(svc.sql, accountId, "test", "job.failed", {
+      id: "six",
+      object: "job",
+      status: "failed",
+      error: { code: "internal_error" },
+    });
     await rx.waitFor(() => rx.at("/six").length >= 6, 30_000, "six attempts");
     await Bun.sleep(2500); // a seventh would come 1 s after the sixth
     const hits = rx.at("/six");
@@ -419,7 +582,15 @@ describe("webhook delivery", () => {
     const log = await deliveries(api, c.json.id);
     expect(log.map((d) => d.attempt)).toEqual([6, 5, 4, 3, 2, 1]);
     for (const d of log) {
-      expect(d).toMatchObject({ object: "webhook_delivery", event_id: e.id, event_type: "job.failed", status: "failed", response_status: 500, error: null, next_attempt_at: null });
+      expect(d).toMatchObject({
+        object: "webhook_delivery",
+        event_id: e.id,
+        event_type: "job.failed",
+        status: "failed",
+        response_status: 500,
+        error: null,
+        next_attempt_at: null,
+      });
       expect(typeof d.duration_ms).toBe("number");
       expect(d.attempted_at).not.toBeNull();
     }
@@ -430,7 +601,9 @@ describe("webhook delivery", () => {
   test("a receiver that recovers ends the schedule: the attempt that succeeds is the last", async () => {
     const { api, accountId } = await account();
     let n = 0;
-    const c = await api("POST", "/webhooks", { url: rx.url("/recover", () => new Response(null, { status: ++n < 3 ? 503 : 204 })) });
+    const c = await api("POST", "/webhooks", {
+      url: rx.url("/recover", () => new Response(null, { status: ++n < 3 ? 503 : 204 })),
+    });
     const e = await emit(svc.sql, accountId, "test", "job.succeeded", { id: "rec", object: "job" });
     await rx.waitFor(() => rx.at("/recover").length >= 3, 20_000, "three attempts");
     await Bun.sleep(2000);
@@ -450,13 +623,19 @@ describe("webhook delivery", () => {
     const { api, accountId } = await account();
     const c = await api("POST", "/webhooks", { url: rx.url("/drop", 500) });
     await emit(svc.sql, accountId, "test", "job.failed", { id: "drop", object: "job" });
-    const log = await until(() => deliveries(api, c.json.id), (l) => l.length === 2 && l[0].status === "pending", 20_000, "a pending second attempt");
+    const log = await until(
+      () => deliveries(api, c.json.id),
+      (l) => l.length === 2 && l[0].status === "pending",
+      20_000,
+      "a pending second attempt",
+    );
     expect(log[0]).toMatchObject({ attempt: 2, status: "pending", attempted_at: null, response_status: null });
     expect(Date.parse(log[0].next_attempt_at)).toBeGreaterThan(Date.parse(log[1].attempted_at));
     await api("DELETE", `/webhooks/${c.json.id}`);
     await Bun.sleep(2000);
     expect(rx.at("/drop")).toHaveLength(1);
-    const [{ n }] = (await svc.sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${c.json.id} AND status = 'pending'`) as any;
+    const [{ n }] =
+      (await svc.sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${c.json.id} AND status = 'pending'`) as any;
     expect(n).toBe(0);
   });
 
@@ -466,10 +645,16 @@ describe("webhook delivery", () => {
     const id = c.json.id;
     const events = await svc.sql.begin(async (tx) => {
       const out = [];
-      for (let i = 0; i < 30; i++) out.push(await emit(tx, accountId, "test", "job.failed", { id: `j${i}`, object: "job", status: "failed" }));
+      for (let i = 0; i < 30; i++)
+        out.push(await emit(tx, accountId, "test", "job.failed", { id: `j${i}`, object: "job", status: "failed" }));
       return out;
     });
-    const disabled = await until(() => api("GET", `/webhooks/${id}`), (r) => r.json.enabled === false, 30_000, "the endpoint to be disabled");
+    const disabled = await until(
+      () => api("GET", `/webhooks/${id}`),
+      (r) => r.json.enabled === false,
+      30_000,
+      "the endpoint to be disabled",
+    );
     expect(disabled.json.disabled_reason).toContain("30 consecutive failed delivery attempts");
     expect(rx.at("/thirty").length).toBeGreaterThanOrEqual(30);
     // Disabled: new events are not fanned out to it, and held retries are not sent.
@@ -495,7 +680,12 @@ describe("webhook delivery", () => {
     const ids = new Set(events.map((e) => e.id));
     await rx.waitFor(
       () => {
-        const ok = new Set(rx.at("/thirty").filter((h) => h.at >= Date.now() - 60_000 && ids.has(h.json.id)).map((h) => h.json.id));
+        const ok = new Set(
+          rx
+            .at("/thirty")
+            .filter((h) => h.at >= Date.now() - 60_000 && ids.has(h.json.id))
+            .map((h) => h.json.id),
+        );
         return ok.size === 30 && rx.at("/thirty").length >= hitsWhileDisabled + 30;
       },
       30_000,
@@ -504,7 +694,9 @@ describe("webhook delivery", () => {
     // The receiver has answered; the dispatcher records each outcome just after its 200
     // arrives, so the log can trail the receiver by a moment.
     const succeededCount = async () =>
-      (await svc.sql`SELECT count(DISTINCT event_id)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${id} AND status = 'succeeded'`)[0]!.n;
+      (
+        await svc.sql`SELECT count(DISTINCT event_id)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${id} AND status = 'succeeded'`
+      )[0]!.n;
     const deadline = Date.now() + 5_000;
     while ((await succeededCount()) < 30 && Date.now() < deadline) await Bun.sleep(50);
     expect(await succeededCount()).toBe(30);
@@ -517,7 +709,8 @@ describe("webhook delivery", () => {
     await api("POST", "/webhooks", { url: rx.url("/burst") });
     const ids = await svc.sql.begin(async (tx) => {
       const out: string[] = [];
-      for (let i = 0; i < 60; i++) out.push((await emit(tx, accountId, "test", "job.succeeded", { id: `b${i}`, object: "job" })).id);
+      for (let i = 0; i < 60; i++)
+        out.push((await emit(tx, accountId, "test", "job.succeeded", { id: `b${i}`, object: "job" })).id);
       return out;
     });
     await rx.waitFor(() => rx.at("/burst").length >= 60, 30_000, "sixty deliveries");

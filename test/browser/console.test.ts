@@ -4,7 +4,7 @@
 // the offline API reference; desktop and 360 px, light and dark. Screenshots of every step go
 // to test/artifacts/console/ (not committed).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { corpusDir, root, startService, type Service } from "../support/service";
@@ -18,7 +18,8 @@ const artifacts = join(root, "test/artifacts/console");
 const rotatePdf = join(corpusDir, "files/scanned-mixed-3-pages.pdf");
 const ocrPdf = join(corpusDir, "ocr/ocrmypdf-linn-brochure-scan.pdf");
 const haveCorpus = existsSync(rotatePdf) && existsSync(ocrPdf);
-if (!haveCorpus) console.log(`console browser test: corpus not found at ${corpusDir}; using a PDF and an image the test makes`);
+if (!haveCorpus)
+  console.log(`console browser test: corpus not found at ${corpusDir}; using a PDF and an image the test makes`);
 
 let service: Service;
 let browser: Browser;
@@ -28,7 +29,9 @@ const offOrigin: { url: string; page: string; blocked: boolean }[] = [];
 // Every 429 the console received: its polling must stay within the key's budget.
 const tooMany: string[] = [];
 
-async function newPage(opts: { width?: number; dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
+async function newPage(
+  opts: { width?: number; dark?: boolean } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
     viewport: { width: opts.width ?? 1280, height: 900 },
     colorScheme: opts.dark ? "dark" : "light",
@@ -36,8 +39,14 @@ async function newPage(opts: { width?: number; dark?: boolean } = {}): Promise<{
   });
   const page = await context.newPage();
   const outside = (u: string) => !u.startsWith(service.origin) && !u.startsWith("blob:") && !u.startsWith("data:");
-  page.on("requestfailed", (r) => outside(r.url()) && offOrigin.push({ url: r.url(), page: page.url(), blocked: true }));
-  page.on("requestfinished", (r) => outside(r.url()) && offOrigin.push({ url: r.url(), page: page.url(), blocked: false }));
+  page.on(
+    "requestfailed",
+    (r) => outside(r.url()) && offOrigin.push({ url: r.url(), page: page.url(), blocked: true }),
+  );
+  page.on(
+    "requestfinished",
+    (r) => outside(r.url()) && offOrigin.push({ url: r.url(), page: page.url(), blocked: false }),
+  );
   page.on("response", (r) => r.status() === 429 && tooMany.push(r.url()));
   return { context, page };
 }
@@ -80,8 +89,13 @@ describe("console", () => {
 
     const { context, page } = await newPage();
     await page.goto(`${service.origin}/docs`);
-    await page.getByRole("heading", { name: /Document Processing API/ }).first().waitFor({ timeout: 30_000 });
-    expect(await page.getByText("Credits and pages per day and operation, this period (extension)").count()).toBeGreaterThan(0);
+    await page
+      .getByRole("heading", { name: /Document Processing API/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    expect(
+      await page.getByText("Credits and pages per day and operation, this period (extension)").count(),
+    ).toBeGreaterThan(0);
     await shot(page, "00-docs", false); // the whole reference is ~50,000 px tall
     await context.close();
   }, 60_000);
@@ -89,7 +103,9 @@ describe("console", () => {
   test("a wrong key shows the API's error message", async () => {
     const { context, page } = await newPage();
     const wrong = "svk_test_" + "0".repeat(32);
-    const api: any = await (await fetch(`${service.baseUrl}/account`, { headers: { authorization: `Bearer ${wrong}` } })).json();
+    const api: any = await (
+      await fetch(`${service.baseUrl}/account`, { headers: { authorization: `Bearer ${wrong}` } })
+    ).json();
     await page.goto(`${service.origin}/console`);
     await page.getByLabel("API key", { exact: true }).fill(wrong);
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -107,8 +123,12 @@ describe("console", () => {
     await expect(page.getByText("Sandbox mode").isVisible()).resolves.toBe(true);
     await shot(page, "02-signed-in");
 
-    const input = haveCorpus ? { name: "scanned-mixed-3-pages.pdf", buffer: readFileSync(rotatePdf), pages: 3 } : { name: "made.pdf", buffer: makePdf(3), pages: 3 };
-    await page.getByLabel("File", { exact: true }).setInputFiles({ name: input.name, mimeType: "application/pdf", buffer: input.buffer });
+    const input = haveCorpus
+      ? { name: "scanned-mixed-3-pages.pdf", buffer: readFileSync(rotatePdf), pages: 3 }
+      : { name: "made.pdf", buffer: makePdf(3), pages: 3 };
+    await page
+      .getByLabel("File", { exact: true })
+      .setInputFiles({ name: input.name, mimeType: "application/pdf", buffer: input.buffer });
     await page.getByLabel("Operation", { exact: true }).selectOption("rotate");
     await page.getByLabel("Degrees (required)", { exact: true }).selectOption({ label: "90" });
     await shot(page, "03-rotate-form");
@@ -142,7 +162,10 @@ describe("console", () => {
 
     // Jobs: the list and the details of the job just run.
     await page.getByRole("link", { name: "Jobs" }).click();
-    await page.getByRole("button", { name: /Details of the rotate job/ }).first().click();
+    await page
+      .getByRole("button", { name: /Details of the rotate job/ })
+      .first()
+      .click();
     await page.getByRole("heading", { name: "Job rotate" }).waitFor();
     expect(await page.locator("pre").first().textContent()).toContain('"degrees": 90');
     await shot(page, "05-jobs");
@@ -208,7 +231,10 @@ describe("console", () => {
     expect(await text.textContent()).toMatch(expected);
     // The word boxes are drawn over the picture of the page.
     expect(await page.locator("svg.boxes rect").count()).toBeGreaterThan(1);
-    await page.getByText("Drawing the page…").waitFor({ state: "detached", timeout: 30_000 }).catch(() => {});
+    await page
+      .getByText("Drawing the page…")
+      .waitFor({ state: "detached", timeout: 30_000 })
+      .catch(() => {});
     expect(await page.getByText("could not be drawn").count()).toBe(0);
     await shot(page, "06-ocr");
 
@@ -226,12 +252,19 @@ describe("console", () => {
     for (const dark of [false, true]) {
       const small = await newPage({ width: 360, dark });
       await signIn(small.page, key);
-      const scroll = await small.page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+      const scroll = await small.page.evaluate(
+        () => (globalThis as any).document.documentElement.scrollWidth as number,
+      );
       expect(scroll).toBeLessThanOrEqual(360);
       await shot(small.page, `09-run-360-${dark ? "dark" : "light"}`);
       await small.page.getByRole("link", { name: "Jobs" }).click();
-      await small.page.getByRole("button", { name: /Details of the ocr job/ }).first().waitFor();
-      expect(await small.page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).toBeLessThanOrEqual(360);
+      await small.page
+        .getByRole("button", { name: /Details of the ocr job/ })
+        .first()
+        .waitFor();
+      expect(
+        await small.page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number),
+      ).toBeLessThanOrEqual(360);
       await shot(small.page, `10-jobs-360-${dark ? "dark" : "light"}`);
       await small.context.close();
     }
@@ -276,7 +309,10 @@ describe("console", () => {
 
     // Edit: subscribe to job.failed only.
     await page.getByRole("button", { name: "Edit" }).click();
-    await page.getByRole("form", { name: /^Edit / }).getByLabel("job.failed").check();
+    await page
+      .getByRole("form", { name: /^Edit / })
+      .getByLabel("job.failed")
+      .check();
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Events: job.failed", { exact: false }).waitFor();
     await shot(page, "13-webhook-edited");
@@ -293,7 +329,11 @@ describe("console", () => {
     const { key } = await service.newKey({ mode: "test" });
     for (const dark of [false, true]) {
       // axe is injected as a script, which the console's CSP forbids; this context bypasses it.
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: dark ? "dark" : "light", bypassCSP: true });
+      const context = await browser.newContext({
+        viewport: { width: 1280, height: 900 },
+        colorScheme: dark ? "dark" : "light",
+        bypassCSP: true,
+      });
       const page = await context.newPage();
       page.on("response", (r) => r.status() === 429 && tooMany.push(r.url()));
       await page.goto(`${service.origin}/console`);
@@ -314,11 +354,24 @@ describe("console", () => {
         await page.locator("main h1").first().waitFor();
         await page.waitForLoadState("networkidle");
         await page.addScriptTag({ path: axePath });
-        const result: { passes: number; violations: { id: string; impact: string; nodes: number; help: string }[] } = await page.evaluate(async () => {
-          const r = await (globalThis as any).axe.run((globalThis as any).document, { runOnly: ["wcag2a", "wcag2aa"] });
-          return { passes: r.passes.length, violations: r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help, targets: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) })) };
-        });
-        if (process.env.CONSOLE_AXE_LOG) console.log(view, dark ? "dark" : "light", result.passes, JSON.stringify(result.violations));
+        const result: { passes: number; violations: { id: string; impact: string; nodes: number; help: string }[] } =
+          await page.evaluate(async () => {
+            const r = await (globalThis as any).axe.run((globalThis as any).document, {
+              runOnly: ["wcag2a", "wcag2aa"],
+            });
+            return {
+              passes: r.passes.length,
+              violations: r.violations.map((v: any) => ({
+                id: v.id,
+                impact: v.impact,
+                nodes: v.nodes.length,
+                help: v.help,
+                targets: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")),
+              })),
+            };
+          });
+        if (process.env.CONSOLE_AXE_LOG)
+          console.log(view, dark ? "dark" : "light", result.passes, JSON.stringify(result.violations));
         expect(result.passes).toBeGreaterThan(5); // axe really ran its rules
         const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
         expect({ view, dark, bad }).toEqual({ view, dark, bad: [] });

@@ -50,26 +50,40 @@ const results: Uint8Array[] = [];
 for (let i = 0; i < specs.length; i += 2) {
   const c = clientFor(keys[(i / 2) % keys.length]!);
   const pair = await Promise.all(
-    specs.slice(i, i + 2).map((s) =>
-      c.jobs.run(s, { timeout: 300_000 }).catch((e) => fail(`${s.operation} ${s.options?.target ?? ""}: ${String(e?.message ?? e)}`)),
-    ),
+    specs
+      .slice(i, i + 2)
+      .map((s) =>
+        c.jobs
+          .run(s, { timeout: 300_000 })
+          .catch((e) => fail(`${s.operation} ${s.options?.target ?? ""}: ${String(e?.message ?? e)}`)),
+      ),
   );
   for (const [j, r] of pair.entries()) {
     results[i + j] = r.result as Uint8Array;
-    say(`${specs[i + j].operation}${specs[i + j].options?.target ? ` -> ${specs[i + j].options.target}` : ""}: ${r.job.status}`);
+    say(
+      `${specs[i + j].operation}${specs[i + j].options?.target ? ` -> ${specs[i + j].options.target}` : ""}: ${r.job.status}`,
+    );
   }
 }
 // Chained: the protected PDF unlocked, the DOCX converted back to PDF, the XLSX to CSV.
 const cc = clientFor(keys[keys.length - 1]!);
 const locked = await cc.files.upload(new Blob([results[5]!], { type: "application/pdf" }), "locked.pdf");
-const docx = await cc.files.upload(new Blob([results[7]!], { type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" }), "back.docx");
-const xlsx = await cc.files.upload(new Blob([results[8]!], { type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" }), "fruit.xlsx");
+const docx = await cc.files.upload(
+  new Blob([results[7]!], { type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" }),
+  "back.docx",
+);
+const xlsx = await cc.files.upload(
+  new Blob([results[8]!], { type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" }),
+  "fruit.xlsx",
+);
 for (const s of [
   { operation: "unlock", file_id: locked.id, options: { password: "pw" } },
   { operation: "convert", file_id: docx.id, options: { target: "pdf" } },
   { operation: "convert", file_id: xlsx.id, options: { target: "csv" } },
 ] as any[]) {
-  const r = await cc.jobs.run(s, { timeout: 300_000 }).catch((e) => fail(`${s.operation} ${s.options?.target ?? ""}: ${String(e?.message ?? e)}`));
+  const r = await cc.jobs
+    .run(s, { timeout: 300_000 })
+    .catch((e) => fail(`${s.operation} ${s.options?.target ?? ""}: ${String(e?.message ?? e)}`));
   say(`${s.operation}${s.options?.target ? ` -> ${s.options.target}` : ""}: ${r.job.status}`);
 }
 
@@ -80,7 +94,8 @@ async function run(argv: string[]): Promise<string> {
   if (code !== 0) fail(`${argv.join(" ")}: ${err || out}`);
   return out.trim();
 }
-const psql = (q: string) => run([engine, "exec", pgContainer, "psql", "-U", "docproc", "-d", "docproc", "-AtF", "|", "-c", q]);
+const psql = (q: string) =>
+  run([engine, "exec", pgContainer, "psql", "-U", "docproc", "-d", "docproc", "-AtF", "|", "-c", q]);
 const live = clientFor(liveKey);
 const eight = await live.files.upload(new Blob([tinyPdf(8)], { type: "application/pdf" }), "eight.pdf");
 const job = await live.jobs.create({ operation: "compress", file_id: eight.id } as any);
@@ -96,8 +111,13 @@ await run([engine, "kill", "--signal", "KILL", container]);
 say(`SIGKILLed worker container ${container} running job ${job.id}`);
 const done = await live.jobs.wait(job.id, { timeout: 180_000 });
 if (done.status !== "succeeded") fail(`job after the kill: ${done.status} ${JSON.stringify(done.error)}`);
-const [attempts, charges] = (await psql(`SELECT attempts, (SELECT count(*) FROM credit_ledger WHERE job_id = '${job.id}' AND entry = 'charge') FROM jobs WHERE id = '${job.id}'`)).split("|");
-if (attempts !== "2" || charges !== "1") fail(`job after the kill: attempts ${attempts} (want 2), charges ${charges} (want 1)`);
+const [attempts, charges] = (
+  await psql(
+    `SELECT attempts, (SELECT count(*) FROM credit_ledger WHERE job_id = '${job.id}' AND entry = 'charge') FROM jobs WHERE id = '${job.id}'`,
+  )
+).split("|");
+if (attempts !== "2" || charges !== "1")
+  fail(`job after the kill: attempts ${attempts} (want 2), charges ${charges} (want 1)`);
 const bytes = await live.jobs.result(job.id);
 if (bytes.length < 100) fail("no result after the kill");
 say(`the killed job succeeded on attempt 2, charged once`);

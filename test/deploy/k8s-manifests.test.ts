@@ -9,10 +9,17 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "../..");
-const validateBin = [process.env.KUBERNETES_VALIDATE, "/var/cache/docproc/venv-k8s/bin/kubernetes-validate", Bun.which("kubernetes-validate")].find((p) => p && existsSync(p));
+const validateBin = [
+  process.env.KUBERNETES_VALIDATE,
+  "/var/cache/docproc/venv-k8s/bin/kubernetes-validate",
+  Bun.which("kubernetes-validate"),
+].find((p) => p && existsSync(p));
 const kubectl = Bun.which("kubectl");
 const missing = [!kubectl && "kubectl", !validateBin && "kubernetes-validate"].filter(Boolean).join(" and ");
-if (missing) console.log(`SKIP: k8s manifests: ${missing} not installed (scripts/setup-test.sh installs kubernetes-validate; kubectl from your distribution)`);
+if (missing)
+  console.log(
+    `SKIP: k8s manifests: ${missing} not installed (scripts/setup-test.sh installs kubernetes-validate; kubectl from your distribution)`,
+  );
 
 function run(argv: string[]): { code: number; out: string; err: string } {
   const p = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe" });
@@ -21,14 +28,28 @@ function run(argv: string[]): { code: number; out: string; err: string } {
 
 describe.skipIf(!!missing)("deploy/k8s", () => {
   const rendered = missing ? { code: -1, out: "", err: "" } : run([kubectl!, "kustomize", join(root, "deploy/k8s")]);
-  const docs = rendered.out.split(/^---$/m).map((d) => Bun.YAML.parse(d) as any).filter(Boolean);
-  const byKind = (kind: string, name?: string) => docs.find((d) => d.kind === kind && (!name || d.metadata?.name === name));
+  const docs = rendered.out
+    .split(/^---$/m)
+    .map((d) => Bun.YAML.parse(d) as any)
+    .filter(Boolean);
+  const byKind = (kind: string, name?: string) =>
+    docs.find((d) => d.kind === kind && (!name || d.metadata?.name === name));
 
   test("kubectl kustomize renders the base offline", () => {
     expect(rendered.err).toBe("");
     expect(rendered.code).toBe(0);
     expect(docs.map((d) => `${d.kind}/${d.metadata.name.replace(/-[a-z0-9]{10}$/, "")}`).sort()).toEqual(
-      ["ConfigMap/docproc", "Deployment/docproc-api", "Deployment/docproc-worker", "Job/docproc-migrate", "Namespace/docproc", "PodDisruptionBudget/docproc-api", "ScaledObject/docproc-worker", "Service/docproc-api", "TriggerAuthentication/docproc-postgres"].sort(),
+      [
+        "ConfigMap/docproc",
+        "Deployment/docproc-api",
+        "Deployment/docproc-worker",
+        "Job/docproc-migrate",
+        "Namespace/docproc",
+        "PodDisruptionBudget/docproc-api",
+        "ScaledObject/docproc-worker",
+        "Service/docproc-api",
+        "TriggerAuthentication/docproc-postgres",
+      ].sort(),
     );
   });
 
@@ -68,6 +89,8 @@ describe.skipIf(!!missing)("deploy/k8s", () => {
       expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(15);
       expect(c.envFrom).toContainEqual({ secretRef: { name: "docproc" } });
     }
-    expect(byKind("Deployment", "docproc-api").spec.template.spec.containers[0].readinessProbe.httpGet.path).toBe("/readyz");
+    expect(byKind("Deployment", "docproc-api").spec.template.spec.containers[0].readinessProbe.httpGet.path).toBe(
+      "/readyz",
+    );
   });
 });

@@ -97,7 +97,12 @@ describe("page operations", () => {
   withCorpus("rotate writes the output and reports pages and bytes", async () => {
     const target = out("rotated.pdf");
     const control = new engine.JobControl();
-    const result = await engine.rotate(corpus("arabic-rotated-pages.pdf"), target, { degrees: 90, pages: [0, 2] }, control);
+    const result = await engine.rotate(
+      corpus("arabic-rotated-pages.pdf"),
+      target,
+      { degrees: 90, pages: [0, 2] },
+      control,
+    );
     expect(result).toEqual({ pagesProcessed: 4, pageCount: 4, outputBytes: statSync(target).size });
     expect(control.progress()).toEqual({ done: 4, total: 4 });
     expect(await engine.identify(target)).toMatchObject({ kind: "pdf", pageCount: 4 });
@@ -110,7 +115,9 @@ describe("page operations", () => {
     expect(locked.message).toContain("unlock");
     const badAngle = await rejection(engine.rotate(corpus("latex-outline-4-pages.pdf"), target, { degrees: 45 }));
     expect(badAngle.code).toBe("invalid_options");
-    const notPermutation = await rejection(engine.reorder(corpus("latex-outline-4-pages.pdf"), target, { order: [0, 0, 1, 2] }));
+    const notPermutation = await rejection(
+      engine.reorder(corpus("latex-outline-4-pages.pdf"), target, { order: [0, 0, 1, 2] }),
+    );
     expect(notPermutation.code).toBe("invalid_options");
     const wrongPassword = await rejection(
       engine.unlock(corpus("encrypted-aes256-unicode-password.pdf"), target, { password: "nope" }),
@@ -128,12 +135,12 @@ describe("page operations", () => {
 
   withCorpus("split returns parts and merge concatenates", async () => {
     const zip = out("parts.zip");
-    const s = await engine.split(corpus("scanned-mixed-3-pages.pdf"), zip, { mode: "chunks", chunkSize: 2 });
+    const s = await engine.split(corpus("scanned-mixed-3-pages.pdf"), zip, { mode: "chunks", chunk_size: 2 });
     expect(s).toEqual({ parts: 2, pagesProcessed: 3, outputBytes: statSync(zip).size });
     const merged = out("merged.pdf");
     const m = await engine.merge([corpus("scanned-mixed-3-pages.pdf"), corpus("latex-outline-4-pages.pdf")], merged);
     expect(m.pageCount).toBe(7);
-    const p = await engine.protect(corpus("scanned-mixed-3-pages.pdf"), out("protected.pdf"), { userPassword: "pw" });
+    const p = await engine.protect(corpus("scanned-mixed-3-pages.pdf"), out("protected.pdf"), { user_password: "pw" });
     expect(p.pageCount).toBe(3);
     expect(await engine.identify(out("protected.pdf"))).toMatchObject({ encrypted: true, passwordRequired: true });
   });
@@ -167,30 +174,43 @@ describe("cancellation", () => {
 });
 
 describe("threading", () => {
-  withCorpus("the JS thread stays responsive while a long split runs", async () => {
-    const control = new engine.JobControl();
-    let ticks = 0;
-    const seenProgress = new Set<number>();
-    const timer = setInterval(() => {
-      ticks++;
-      seenProgress.add(control.progress().done);
-    }, 2);
-    const started = performance.now();
-    const result = await engine.split(corpus("freeculture-book-352-pages.pdf"), out("book.zip"), { mode: "every_page" }, control);
-    const elapsed = performance.now() - started;
-    clearInterval(timer);
-    expect(result.parts).toBe(352);
-    // Timers kept firing during the work (a blocked event loop would give ~0 ticks),
-    // and they saw the page counter move.
-    expect(ticks).toBeGreaterThan(Math.min(10, elapsed / 20));
-    expect(seenProgress.size).toBeGreaterThan(2);
-  }, 120_000);
+  withCorpus(
+    "the JS thread stays responsive while a long split runs",
+    async () => {
+      const control = new engine.JobControl();
+      let ticks = 0;
+      const seenProgress = new Set<number>();
+      const timer = setInterval(() => {
+        ticks++;
+        seenProgress.add(control.progress().done);
+      }, 2);
+      const started = performance.now();
+      const result = await engine.split(
+        corpus("freeculture-book-352-pages.pdf"),
+        out("book.zip"),
+        { mode: "every_page" },
+        control,
+      );
+      const elapsed = performance.now() - started;
+      clearInterval(timer);
+      expect(result.parts).toBe(352);
+      // Timers kept firing during the work (a blocked event loop would give ~0 ticks),
+      // and they saw the page counter move.
+      expect(ticks).toBeGreaterThan(Math.min(10, elapsed / 20));
+      expect(seenProgress.size).toBeGreaterThan(2);
+    },
+    120_000,
+  );
 
-  withCorpus("several operations run concurrently", async () => {
-    const jobs = [0, 1, 2, 3].map((i) =>
-      engine.rotate(corpus("geotopo-117-pages.pdf"), out(`concurrent-${i}.pdf`), { degrees: 90 * (1 + (i % 3)) }),
-    );
-    const results = await Promise.all(jobs);
-    for (const r of results) expect(r.pageCount).toBe(117);
-  }, 120_000);
+  withCorpus(
+    "several operations run concurrently",
+    async () => {
+      const jobs = [0, 1, 2, 3].map((i) =>
+        engine.rotate(corpus("geotopo-117-pages.pdf"), out(`concurrent-${i}.pdf`), { degrees: 90 * (1 + (i % 3)) }),
+      );
+      const results = await Promise.all(jobs);
+      for (const r of results) expect(r.pageCount).toBe(117);
+    },
+    120_000,
+  );
 });

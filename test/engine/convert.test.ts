@@ -3,7 +3,7 @@
 // documented error code, never a crash or a hang — and pdf -> docx keeps the text of born-digital
 // PDFs (word recall against pdftotext).
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -17,8 +17,10 @@ const files = join(corpusDir, "files");
 const dir = mkdtempSync(join(tmpdir(), "convert-engine-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const corpusOf = corpusFileNames;
-const unzipList = (path: string) => spawnSync("unzip", ["-Z1", path], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
-const unzipPart = (path: string, part: string) => spawnSync("unzip", ["-p", path, part], { encoding: "utf8", maxBuffer: 256 << 20 }).stdout;
+const unzipList = (path: string) =>
+  spawnSync("unzip", ["-Z1", path], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+const unzipPart = (path: string, part: string) =>
+  spawnSync("unzip", ["-p", path, part], { encoding: "utf8", maxBuffer: 256 << 20 }).stdout;
 
 /** Well-formedness of our own XML parts: balanced tags, via xmllint when present, else a tag-stack check. */
 function wellFormed(xml: string): boolean {
@@ -36,21 +38,26 @@ function wellFormed(xml: string): boolean {
 
 describe("xlsx -> csv (engine)", () => {
   for (const name of corpusOf(".xlsx")) {
-    test.skipIf(!hasCorpus)(`${name}: a CSV of the first sheet, or encrypted_input for the encrypted workbook`, async () => {
-      const out = join(dir, `${name}.csv`);
-      if (name === "xlsx-password-protected.xlsx") {
-        const e = await engine().xlsxToCsv(join(files, name), out, {}).catch((e) => e);
-        expect(engineErrorCode(e)).toBe("encrypted_input");
-        expect(String(e.message)).toContain("workbook is password-protected");
-        expect(existsSync(out)).toBe(false);
-        return;
-      }
-      const r = await engine().xlsxToCsv(join(files, name), out, {});
-      expect(r.sheetIndex).toBe(0);
-      expect(r.sheetCount).toBeGreaterThanOrEqual(1);
-      const text = readFileSync(out, "utf8");
-      expect(text.split("\r\n").length - 1).toBe(r.rows);
-    });
+    test.skipIf(!hasCorpus)(
+      `${name}: a CSV of the first sheet, or encrypted_input for the encrypted workbook`,
+      async () => {
+        const out = join(dir, `${name}.csv`);
+        if (name === "xlsx-password-protected.xlsx") {
+          const e = await engine()
+            .xlsxToCsv(join(files, name), out, {})
+            .catch((e) => e);
+          expect(engineErrorCode(e)).toBe("encrypted_input");
+          expect(String(e.message)).toContain("workbook is password-protected");
+          expect(existsSync(out)).toBe(false);
+          return;
+        }
+        const r = await engine().xlsxToCsv(join(files, name), out, {});
+        expect(r.sheetIndex).toBe(0);
+        expect(r.sheetCount).toBeGreaterThanOrEqual(1);
+        const text = readFileSync(out, "utf8");
+        expect(text.split("\r\n").length - 1).toBe(r.rows);
+      },
+    );
   }
 
   test.skipIf(!hasCorpus)("the 1904 date system gives the same calendar dates as Excel shows", async () => {
@@ -75,7 +82,9 @@ describe("xlsx -> csv (engine)", () => {
 
   test.skipIf(!hasCorpus)("a bad delimiter or a missing sheet is invalid_options", async () => {
     for (const opts of [{ delimiter: '"' }, { delimiter: "ab" }, { sheet: "nope" }, { sheet: 7 }]) {
-      const e = await engine().xlsxToCsv(join(files, "xlsx-merged-cells.xlsx"), join(dir, "x.csv"), opts).catch((e) => e);
+      const e = await engine()
+        .xlsxToCsv(join(files, "xlsx-merged-cells.xlsx"), join(dir, "x.csv"), opts)
+        .catch((e) => e);
       expect(engineErrorCode(e)).toBe("invalid_options");
     }
   });
@@ -83,7 +92,9 @@ describe("xlsx -> csv (engine)", () => {
   test("a file that is not a workbook is engine_error, not a crash", async () => {
     const bad = join(dir, "bad.xlsx");
     writeFileSync(bad, "PK\u0003\u0004garbage");
-    const e = await engine().xlsxToCsv(bad, join(dir, "bad.csv"), {}).catch((e) => e);
+    const e = await engine()
+      .xlsxToCsv(bad, join(dir, "bad.csv"), {})
+      .catch((e) => e);
     expect(engineErrorCode(e)).toBe("engine_error");
   });
 });
@@ -92,7 +103,7 @@ describe("csv -> xlsx (engine)", () => {
   for (const name of corpusOf(".csv")) {
     test.skipIf(!hasCorpus)(`${name}: a workbook with every record, header frozen`, async () => {
       const out = join(dir, `${name}.xlsx`);
-      const r = await engine().csvToXlsx(join(files, name), out, { hasHeader: true });
+      const r = await engine().csvToXlsx(join(files, name), out, { has_header: true });
       expect(r.delimiter).toBe(",");
       expect(unzipList(out)).toContain("xl/worksheets/sheet1.xml");
       const sheet = unzipPart(out, "xl/worksheets/sheet1.xml");
@@ -104,7 +115,10 @@ describe("csv -> xlsx (engine)", () => {
   }
 
   test("the delimiter is sniffed (semicolon, tab)", async () => {
-    for (const [d, text] of [[";", "a;b;c\n1;2,5;x\n3;4;y\n"], ["\t", "a\tb\n1\t2\n"]] as const) {
+    for (const [d, text] of [
+      [";", "a;b;c\n1;2,5;x\n3;4;y\n"],
+      ["\t", "a\tb\n1\t2\n"],
+    ] as const) {
       const p = join(dir, "sniff.csv");
       writeFileSync(p, text);
       const r = await engine().csvToXlsx(p, join(dir, "sniff.xlsx"), {});
@@ -115,7 +129,7 @@ describe("csv -> xlsx (engine)", () => {
   test("an empty CSV gives an empty but valid workbook", async () => {
     const p = join(dir, "empty.csv");
     writeFileSync(p, "");
-    const r = await engine().csvToXlsx(p, join(dir, "empty.xlsx"), { hasHeader: true });
+    const r = await engine().csvToXlsx(p, join(dir, "empty.xlsx"), { has_header: true });
     expect(r.rows).toBe(0);
     expect(wellFormed(unzipPart(join(dir, "empty.xlsx"), "xl/worksheets/sheet1.xml"))).toBe(true);
   });
@@ -149,23 +163,28 @@ describe("cancellation", () => {
 });
 
 describe("pdf -> docx (engine)", () => {
-  test.skipIf(!hasCorpus)("every corpus PDF gives a well-formed DOCX or a documented error code", async () => {
-    const documented = new Set(["invalid_pdf", "encrypted_input", "engine_error"]);
-    for (const name of corpusOf(".pdf")) {
-      const out = join(dir, `${name}.docx`);
-      try {
-        const r = await engine().pdfToDocx(join(files, name), out, {});
-        expect(r.pagesProcessed).toBe(r.pageCount);
-        const parts = unzipList(out);
-        expect(parts).toContain("word/document.xml");
-        expect(wellFormed(unzipPart(out, "word/document.xml"))).toBe(true);
-        expect(docxPages(out).length).toBe(r.pagesProcessed);
-      } catch (e) {
-        if (!documented.has(engineErrorCode(e))) throw new Error(`${name}: ${engineErrorCode(e)}: ${(e as Error).message}`);
-        expect(existsSync(out)).toBe(false);
+  test.skipIf(!hasCorpus)(
+    "every corpus PDF gives a well-formed DOCX or a documented error code",
+    async () => {
+      const documented = new Set(["invalid_pdf", "encrypted_input", "engine_error"]);
+      for (const name of corpusOf(".pdf")) {
+        const out = join(dir, `${name}.docx`);
+        try {
+          const r = await engine().pdfToDocx(join(files, name), out, {});
+          expect(r.pagesProcessed).toBe(r.pageCount);
+          const parts = unzipList(out);
+          expect(parts).toContain("word/document.xml");
+          expect(wellFormed(unzipPart(out, "word/document.xml"))).toBe(true);
+          expect(docxPages(out).length).toBe(r.pagesProcessed);
+        } catch (e) {
+          if (!documented.has(engineErrorCode(e)))
+            throw new Error(`${name}: ${engineErrorCode(e)}: ${(e as Error).message}`);
+          expect(existsSync(out)).toBe(false);
+        }
       }
-    }
-  }, 110_000);
+    },
+    110_000,
+  );
 
   test.skipIf(!hasCorpus)("an enormous page gives a DOCX with a page size Word accepts (at most 22 in)", async () => {
     const out = join(dir, "enormous.docx");
@@ -183,14 +202,19 @@ describe("pdf -> docx (engine)", () => {
     expect(docxPages(out).join("").trim()).toBe("");
   });
 
-  test.skipIf(!hasCorpus)("pages selects and orders nothing else; an out-of-range page is invalid_options", async () => {
-    const out = join(dir, "p.docx");
-    const r = await engine().pdfToDocx(join(files, "latex-outline-4-pages.pdf"), out, { pages: [1, 3] });
-    expect(r.pagesProcessed).toBe(2);
-    expect(docxPages(out).length).toBe(2);
-    const e = await engine().pdfToDocx(join(files, "latex-outline-4-pages.pdf"), out, { pages: [9] }).catch((e) => e);
-    expect(engineErrorCode(e)).toBe("invalid_options");
-  });
+  test.skipIf(!hasCorpus)(
+    "pages selects and orders nothing else; an out-of-range page is invalid_options",
+    async () => {
+      const out = join(dir, "p.docx");
+      const r = await engine().pdfToDocx(join(files, "latex-outline-4-pages.pdf"), out, { pages: [1, 3] });
+      expect(r.pagesProcessed).toBe(2);
+      expect(docxPages(out).length).toBe(2);
+      const e = await engine()
+        .pdfToDocx(join(files, "latex-outline-4-pages.pdf"), out, { pages: [9] })
+        .catch((e) => e);
+      expect(engineErrorCode(e)).toBe("invalid_options");
+    },
+  );
 
   test.skipIf(!hasCorpus)("bold and italic runs and font sizes are kept (LaTeX title and abstract)", async () => {
     const out = join(dir, "styles.docx");
@@ -201,14 +225,23 @@ describe("pdf -> docx (engine)", () => {
     expect(sizes.size).toBeGreaterThan(2);
   });
 
-  test.skipIf(!hasCorpus)("single-flow prose PDFs keep at least 98% of pdftotext's words, in order", async () => {
-    for (const name of ["pdfa-crazyones.pdf", "latex-outline-4-pages.pdf", "with-file-attachment.pdf", "japanese-tex-dvipdfmx.pdf"]) {
-      const out = join(dir, `${name}.r.docx`);
-      await engine().pdfToDocx(join(files, name), out, {});
-      const r = wordRecall(join(files, name), out);
-      expect(r.reference).toBeGreaterThan(50);
-      if (r.recall < 0.98) throw new Error(`${name}: recall ${r.recall}`);
-    }
-    expect(bornDigital().length).toBeGreaterThan(10);
-  }, 60_000);
+  test.skipIf(!hasCorpus)(
+    "single-flow prose PDFs keep at least 98% of pdftotext's words, in order",
+    async () => {
+      for (const name of [
+        "pdfa-crazyones.pdf",
+        "latex-outline-4-pages.pdf",
+        "with-file-attachment.pdf",
+        "japanese-tex-dvipdfmx.pdf",
+      ]) {
+        const out = join(dir, `${name}.r.docx`);
+        await engine().pdfToDocx(join(files, name), out, {});
+        const r = wordRecall(join(files, name), out);
+        expect(r.reference).toBeGreaterThan(50);
+        if (r.recall < 0.98) throw new Error(`${name}: recall ${r.recall}`);
+      }
+      expect(bornDigital().length).toBeGreaterThan(10);
+    },
+    60_000,
+  );
 });

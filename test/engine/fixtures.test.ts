@@ -36,7 +36,10 @@ async function textOf(pdf: string): Promise<string> {
   const docx = `${pdf}.docx`;
   await engine().pdfToDocx(pdf, docx, {});
   const xml = Bun.spawnSync(["unzip", "-p", docx, "word/document.xml"]).stdout.toString();
-  return [...xml.matchAll(/<w:t[^>]*>([^<]*)<\/w:t>/g)].map((m) => m[1]).join(" ").replace(/\s+/g, " ");
+  return [...xml.matchAll(/<w:t[^>]*>([^<]*)<\/w:t>/g)]
+    .map((m) => m[1])
+    .join(" ")
+    .replace(/\s+/g, " ");
 }
 
 const pageCount = async (pdf: string) => (await engine().identify(pdf)).pageCount;
@@ -58,13 +61,25 @@ describe("the engine on self-made inputs", () => {
     expect((await engine().merge([text3, blank2], at("merged.pdf"))).pageCount).toBe(5);
     expect(await pageCount(at("merged.pdf"))).toBe(5);
     expect((await engine().split(text3, at("split.zip"), { mode: "every_page" })).parts).toBe(3);
-    expect((await engine().split(text3, at("ranges.zip"), { mode: "ranges", ranges: [[1, 2], [3, 3]] })).parts).toBe(2);
+    expect(
+      (
+        await engine().split(text3, at("ranges.zip"), {
+          mode: "ranges",
+          ranges: [
+            [1, 2],
+            [3, 3],
+          ],
+        })
+      ).parts,
+    ).toBe(2);
   });
 
   test("protect then unlock: encrypted with the password, plain again after, a wrong password is refused", async () => {
-    await engine().protect(text3, at("locked.pdf"), { userPassword: "fixture-pw" });
+    await engine().protect(text3, at("locked.pdf"), { user_password: "fixture-pw" });
     expect(await engine().identify(at("locked.pdf"))).toMatchObject({ kind: "pdf", encrypted: true });
-    expect((await rejection(engine().unlock(at("locked.pdf"), at("bad.pdf"), { password: "wrong" }))).code).toBe("invalid_password");
+    expect((await rejection(engine().unlock(at("locked.pdf"), at("bad.pdf"), { password: "wrong" }))).code).toBe(
+      "invalid_password",
+    );
     await engine().unlock(at("locked.pdf"), at("unlocked.pdf"), { password: "fixture-pw" });
     expect(await engine().identify(at("unlocked.pdf"))).toMatchObject({ encrypted: false, pageCount: 3 });
   });
@@ -87,7 +102,7 @@ describe("the engine on self-made inputs", () => {
   });
 
   test("csv -> xlsx -> csv gives the same records back", async () => {
-    const csv = "name,qty,note\nalpha,1,\"comma, inside\"\nbeta,22,plain\n";
+    const csv = 'name,qty,note\nalpha,1,"comma, inside"\nbeta,22,plain\n';
     const x = await engine().csvToXlsx(write("t.csv", csv), at("t.xlsx"), {});
     expect(x).toMatchObject({ rows: 3, columns: 3 });
     expect(await engine().identify(at("t.xlsx"))).toMatchObject({ kind: "xlsx" });

@@ -29,7 +29,9 @@ async function rejection(p: Promise<unknown>): Promise<any> {
 }
 
 test.skipIf(!hasCorpus)("ocr before ocrInit rejects with ocr_unavailable", async () => {
-  const e = await rejection(engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "blocks" }));
+  const e = await rejection(
+    engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "blocks" }),
+  );
   expect(e.code).toBe("ocr_unavailable");
 });
 
@@ -54,24 +56,32 @@ test("after ocrInit, a page rendered from a self-made PDF is read (no corpus nee
   expect(JSON.parse(r.json).pages[0].text).toContain("Fixture page 2");
 }, 60_000);
 
-test.skipIf(!hasCorpus)("after ocrInit, a PNG turned by 90 degrees is read upright", async () => {
-  await engine.ocrInit({ ...ocrPaths(), intraThreads: 2 });
-  const r = await engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "blocks" });
-  expect(r.pageCount).toBe(1);
-  expect(r.pagesProcessed).toBe(1);
-  const j = JSON.parse(r.json);
-  expect(j.pages[0].text_rotation).not.toBe(0);
-  expect(j.pages[0].text.replace(/\s+/g, " ")).toContain("The quick brown dog jumped over the lazy fox");
-}, 60_000);
+test.skipIf(!hasCorpus)(
+  "after ocrInit, a PNG turned by 90 degrees is read upright",
+  async () => {
+    await engine.ocrInit({ ...ocrPaths(), intraThreads: 2 });
+    const r = await engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "blocks" });
+    expect(r.pageCount).toBe(1);
+    expect(r.pagesProcessed).toBe(1);
+    const j = JSON.parse(r.json);
+    expect(j.pages[0].text_rotation).not.toBe(0);
+    expect(j.pages[0].text.replace(/\s+/g, " ")).toContain("The quick brown dog jumped over the lazy fox");
+  },
+  60_000,
+);
 
 test.skipIf(!hasCorpus)("a cancelled control stops ocr with cancelled", async () => {
   const control = new engine.JobControl();
   control.cancel();
-  const e = await rejection(engine.ocr(path.join(corpusDir, "files/scanned-rotated-4-directions.pdf"), null, { output: "blocks" }, control));
+  const e = await rejection(
+    engine.ocr(path.join(corpusDir, "files/scanned-rotated-4-directions.pdf"), null, { output: "blocks" }, control),
+  );
   expect(e.code).toBe("cancelled");
 });
 
 test.skipIf(!hasCorpus)("an unknown output kind is invalid_options", async () => {
-  const e = await rejection(engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "txt" }));
+  const e = await rejection(
+    engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "txt" }),
+  );
   expect(e.code).toBe("invalid_options");
 });

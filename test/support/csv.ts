@@ -14,8 +14,8 @@ export function parseCsv(text: string, d = ","): string[][] {
       else f += c;
     } else if (c === '"') q = true;
     else if (c === d) row.push(f), (f = "");
-    else if (c === "\r" && text[i + 1] === "\n") {}
-    else if (c === "\n") row.push(f), rows.push(row), (row = []), (f = "");
+    else if (c === "\r" && text[i + 1] === "\n") {
+    } else if (c === "\n") row.push(f), rows.push(row), (row = []), (f = "");
     else f += c;
   }
   if (f !== "" || row.length) row.push(f), rows.push(row);

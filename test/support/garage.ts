@@ -8,7 +8,8 @@ import type { Subprocess } from "bun";
 import { freePort } from "./service";
 
 /** scripts/setup-test.sh installs Garage here (GARAGE_BIN overrides). */
-export const garageBin = process.env.GARAGE_BIN || `${process.env.GARAGE_ROOT || "/var/cache/docproc/garage"}/bin/garage`;
+export const garageBin =
+  process.env.GARAGE_BIN || `${process.env.GARAGE_ROOT || "/var/cache/docproc/garage"}/bin/garage`;
 export const garageAvailable = existsSync(garageBin);
 
 export interface Garage {
@@ -53,12 +54,17 @@ root_domain = ".s3.garage.localhost"
 api_bind_addr = "127.0.0.1:${adminPort}"
 `,
   );
-  const server: Subprocess = Bun.spawn([garageBin, "-c", cfg, "server"], { stdout: "ignore", stderr: "pipe", env: { ...process.env, RUST_LOG: "warn" } });
+  const server: Subprocess = Bun.spawn([garageBin, "-c", cfg, "server"], {
+    stdout: "ignore",
+    stderr: "pipe",
+    env: { ...process.env, RUST_LOG: "warn" },
+  });
   // Drained all along (a full pipe would block the server); the last 4 kB explain a failed start.
   let serverLog = "";
   void (async () => {
     const dec = new TextDecoder();
-    for await (const chunk of server.stderr as ReadableStream<Uint8Array>) serverLog = (serverLog + dec.decode(chunk)).slice(-4096);
+    for await (const chunk of server.stderr as ReadableStream<Uint8Array>)
+      serverLog = (serverLog + dec.decode(chunk)).slice(-4096);
   })();
   const cli = async (...args: string[]): Promise<string> => {
     const p = Bun.spawn([garageBin, "-c", cfg, ...args], { stdout: "pipe", stderr: "pipe" });
@@ -94,7 +100,13 @@ api_bind_addr = "127.0.0.1:${adminPort}"
     if (!accessKeyId || !secretAccessKey) throw new Error(`cannot read the key from: ${keyOut}`);
     const bucket = "docproc-test";
     await untilOk("bucket", "create", bucket).catch(async (e) => {
-      if (!(await cli("bucket", "info", bucket).then(() => true, () => false))) throw e;
+      if (
+        !(await cli("bucket", "info", bucket).then(
+          () => true,
+          () => false,
+        ))
+      )
+        throw e;
     });
     await untilOk("bucket", "allow", "--read", "--write", "--owner", bucket, "--key", accessKeyId);
     const endpoint = `http://127.0.0.1:${s3Port}`;
@@ -115,7 +127,13 @@ api_bind_addr = "127.0.0.1:${adminPort}"
       accessKeyId,
       secretAccessKey,
       region,
-      env: { S3_ENDPOINT: endpoint, S3_BUCKET: bucket, S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey, S3_REGION: region },
+      env: {
+        S3_ENDPOINT: endpoint,
+        S3_BUCKET: bucket,
+        S3_ACCESS_KEY_ID: accessKeyId,
+        S3_SECRET_ACCESS_KEY: secretAccessKey,
+        S3_REGION: region,
+      },
       async stop() {
         server.kill("SIGTERM");
         await Promise.race([server.exited, Bun.sleep(5000)]);

@@ -35,7 +35,13 @@ export function manifest(): Map<string, ManifestRow> {
   for (const line of lines) {
     const cells = line.split("\t");
     const get = (c: string) => cells[cols.indexOf(c)] ?? "";
-    m.set(get("file"), { file: get("file"), type: get("type"), bytes: Number(get("bytes")), pages: get("pages") ? Number(get("pages")) : null, features: get("features") });
+    m.set(get("file"), {
+      file: get("file"),
+      type: get("type"),
+      bytes: Number(get("bytes")),
+      pages: get("pages") ? Number(get("pages")) : null,
+      features: get("features"),
+    });
   }
   manifestCache = m;
   return m;
@@ -49,7 +55,10 @@ export interface Part {
 }
 
 /** A multipart/form-data body built by hand, with full control over each part's headers. */
-export function multipart(parts: Part[], boundary = "----docproc" + Math.random().toString(36).slice(2)): { body: Uint8Array; contentType: string } {
+export function multipart(
+  parts: Part[],
+  boundary = "----docproc" + Math.random().toString(36).slice(2),
+): { body: Uint8Array; contentType: string } {
   const chunks: Uint8Array[] = [];
   const enc = new TextEncoder();
   for (const p of parts) {
@@ -90,13 +99,29 @@ async function toRes(r: Response): Promise<Res> {
 }
 
 /** POST /files with a raw body and content type. */
-export async function postFiles(svc: { baseUrl: string }, key: string, body: RequestInit["body"], contentType: string, extraHeaders: Record<string, string> = {}): Promise<Res> {
-  const r = await fetch(`${svc.baseUrl}/files`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": contentType, ...extraHeaders }, body });
+export async function postFiles(
+  svc: { baseUrl: string },
+  key: string,
+  body: RequestInit["body"],
+  contentType: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<Res> {
+  const r = await fetch(`${svc.baseUrl}/files`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": contentType, ...extraHeaders },
+    body,
+  });
   return toRes(r);
 }
 
 /** Uploads bytes as the one `file` part. `contentType` undefined = no part Content-Type header. */
-export async function uploadBytes(svc: { baseUrl: string }, key: string, data: Uint8Array | string, filename: string, contentType?: string): Promise<Res> {
+export async function uploadBytes(
+  svc: { baseUrl: string },
+  key: string,
+  data: Uint8Array | string,
+  filename: string,
+  contentType?: string,
+): Promise<Res> {
   const mp = multipart([{ name: "file", filename, contentType, data }]);
   return postFiles(svc, key, mp.body, mp.contentType);
 }
@@ -113,23 +138,39 @@ const mimeByExt: Record<string, string> = {
 };
 
 /** Uploads a file from disk (a corpus name, or an absolute path) with its usual MIME type. */
-export async function upload(svc: { baseUrl: string }, key: string, nameOrPath: string, opts: { filename?: string; contentType?: string | null } = {}): Promise<Res> {
+export async function upload(
+  svc: { baseUrl: string },
+  key: string,
+  nameOrPath: string,
+  opts: { filename?: string; contentType?: string | null } = {},
+): Promise<Res> {
   const path = nameOrPath.startsWith("/") ? nameOrPath : corpus(nameOrPath);
   const filename = opts.filename ?? path.split("/").pop()!;
   const ext = filename.split(".").pop()!.toLowerCase();
-  const contentType = opts.contentType === null ? undefined : (opts.contentType ?? mimeByExt[ext] ?? "application/octet-stream");
+  const contentType =
+    opts.contentType === null ? undefined : (opts.contentType ?? mimeByExt[ext] ?? "application/octet-stream");
   return uploadBytes(svc, key, new Uint8Array(readFileSync(path)), filename, contentType);
 }
 
 /** Uploads a hand-made PDF of `pages` blank pages and insists on 201 (runs without the corpus). */
-export async function uploadMadePdfOk(svc: { baseUrl: string }, key: string, pages: number, filename = `made-${pages}-pages.pdf`): Promise<any> {
+export async function uploadMadePdfOk(
+  svc: { baseUrl: string },
+  key: string,
+  pages: number,
+  filename = `made-${pages}-pages.pdf`,
+): Promise<any> {
   const r = await uploadBytes(svc, key, makeBlankPdf(pages), filename, "application/pdf");
   if (r.status !== 201) throw new Error(`upload of ${filename} answered ${r.status}: ${r.text}`);
   return r.json;
 }
 
 /** Uploads and insists on 201; returns the file object. */
-export async function uploadOk(svc: { baseUrl: string }, key: string, nameOrPath: string, opts: { filename?: string; contentType?: string | null } = {}): Promise<any> {
+export async function uploadOk(
+  svc: { baseUrl: string },
+  key: string,
+  nameOrPath: string,
+  opts: { filename?: string; contentType?: string | null } = {},
+): Promise<any> {
   const r = await upload(svc, key, nameOrPath, opts);
   if (r.status !== 201) throw new Error(`upload of ${nameOrPath} answered ${r.status}: ${r.text}`);
   return r.json;
@@ -140,7 +181,12 @@ export function api(svc: { baseUrl: string }, key: string) {
 }
 
 /** POST /jobs; insists on 202 unless `expect` says otherwise. */
-export async function createJob(svc: { baseUrl: string }, key: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
+export async function createJob(
+  svc: { baseUrl: string },
+  key: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const r = await client(svc.baseUrl, key)("POST", "/jobs", body, headers);
   if (r.status !== 202) throw new Error(`POST /jobs answered ${r.status}: ${r.text}`);
   return r.json;
@@ -149,7 +195,13 @@ export async function createJob(svc: { baseUrl: string }, key: string, body: unk
 export const finalStatuses = ["succeeded", "failed", "cancelled"];
 
 /** Waits (in the database, not over HTTP) until the job's status is one of `statuses`; returns the row. */
-export async function waitJobRow(svc: Service, jobId: string, statuses: string[] = finalStatuses, timeoutMs = 30_000, where?: (row: any) => boolean): Promise<any> {
+export async function waitJobRow(
+  svc: Service,
+  jobId: string,
+  statuses: string[] = finalStatuses,
+  timeoutMs = 30_000,
+  where?: (row: any) => boolean,
+): Promise<any> {
   return waitFor(
     `job ${jobId} to reach ${statuses.join("|")}`,
     async () => {
@@ -170,7 +222,12 @@ export async function finishedJob(svc: Service, key: string, jobId: string, time
 }
 
 /** GET /jobs/{id}/result as bytes. */
-export async function download(svc: { baseUrl: string }, key: string, jobId: string, query = ""): Promise<{ status: number; headers: Headers; bytes: Uint8Array; json: any }> {
+export async function download(
+  svc: { baseUrl: string },
+  key: string,
+  jobId: string,
+  query = "",
+): Promise<{ status: number; headers: Headers; bytes: Uint8Array; json: any }> {
   const r = await fetch(`${svc.baseUrl}/jobs/${jobId}/result${query}`, { headers: { authorization: `Bearer ${key}` } });
   const bytes = new Uint8Array(await r.arrayBuffer());
   let json: any = null;
@@ -221,12 +278,27 @@ export function rotations(path: string): number[] {
 
 /** The text of one page (1-based), whitespace-normalised. */
 export function pageText(path: string, page: number, password?: string): string {
-  const r = run(["pdftotext", ...(password ? ["-upw", password] : []), "-f", String(page), "-l", String(page), "-layout", path, "-"]);
+  const r = run([
+    "pdftotext",
+    ...(password ? ["-upw", password] : []),
+    "-f",
+    String(page),
+    "-l",
+    String(page),
+    "-layout",
+    path,
+    "-",
+  ]);
   return r.out.replace(/\s+/g, " ").trim();
 }
 
 /** Account and key of a given mode on an existing account (for mode-partition tests). */
-export async function keyFor(svc: Service, accountId: string, mode: "test" | "live", scopes?: string[]): Promise<{ key: string; keyId: string }> {
+export async function keyFor(
+  svc: Service,
+  accountId: string,
+  mode: "test" | "live",
+  scopes?: string[],
+): Promise<{ key: string; keyId: string }> {
   const { createKey } = await import("../../src/admin/commands");
   const k = await createKey(svc.sql as never, accountId, mode, scopes);
   return { key: k.key, keyId: k.id };

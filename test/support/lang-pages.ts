@@ -43,15 +43,21 @@ export const langTexts: Record<string, string> = {
   mlt: "Il-bnedmin kollha jitwieldu ħielsa u ugwali fid-dinjità u d-drittijiet. Huma mogħnija bir-raġuni u bil-kuxjenza u għandhom iġibu ruħhom ma' xulxin bi spirtu ta' aħwa. Filgħodu l-ħut ġie mibjugħ fis-suq ta' Marsaxlokk qrib il-knisja.",
   swa: "Watu wote wamezaliwa huru, hadhi na haki zao ni sawa. Wote wamejaliwa akili na dhamiri, hivyo yapasa watendeane kindugu. Asubuhi wavuvi walirudi pwani na samaki wengi, na watoto walikimbia kuwapokea kwa furaha kubwa.",
   fil: "Ang lahat ng tao'y isinilang na malaya at pantay-pantay sa karangalan at mga karapatan. Sila'y pinagkalooban ng katwiran at budhi at dapat magpalagayan ang isa't isa sa diwa ng pagkakapatiran. Sa umaga, nagtitinda ang mga tindera ng mainit na pandesal sa kanto.",
-  chi_sim: "人人生而自由，在尊严和权利上一律平等。他们赋有理性和良心，并应以兄弟关系的精神相对待。清晨的城市还没有完全醒来，街道两旁的早餐店已经冒出热气。老人们在公园里打太极拳，学生背着书包匆匆走过，公交车一辆接一辆地驶向远方。",
-  chi_tra: "人人生而自由，在尊嚴和權利上一律平等。他們賦有理性和良心，並應以兄弟關係的精神相對待。清晨的城市還沒有完全醒來，街道兩旁的早餐店已經冒出熱氣。老人們在公園裡打太極拳，學生背著書包匆匆走過，公車一輛接一輛地駛向遠方。",
+  chi_sim:
+    "人人生而自由，在尊严和权利上一律平等。他们赋有理性和良心，并应以兄弟关系的精神相对待。清晨的城市还没有完全醒来，街道两旁的早餐店已经冒出热气。老人们在公园里打太极拳，学生背着书包匆匆走过，公交车一辆接一辆地驶向远方。",
+  chi_tra:
+    "人人生而自由，在尊嚴和權利上一律平等。他們賦有理性和良心，並應以兄弟關係的精神相對待。清晨的城市還沒有完全醒來，街道兩旁的早餐店已經冒出熱氣。老人們在公園裡打太極拳，學生背著書包匆匆走過，公車一輛接一輛地駛向遠方。",
   jpn: "すべての人間は、生まれながらにして自由であり、かつ、尊厳と権利とについて平等である。人間は、理性と良心とを授けられており、互いに同胞の精神をもって行動しなければならない。朝の駅はいつも混雑している。会社員は新聞を読みながら電車を待ち、学生たちはスマートフォンで音楽を聴いている。窓の外には富士山が小さく見えた。",
 };
 
 /** Languages written without spaces between words (CER ignores whitespace for them). */
 export const cjkLanguages = new Set(["jpn", "chi_sim", "chi_tra"]);
 
-const fonts: Record<string, string> = { jpn: "Noto Serif CJK JP", chi_sim: "Noto Sans CJK SC", chi_tra: "Noto Serif CJK TC" };
+const fonts: Record<string, string> = {
+  jpn: "Noto Serif CJK JP",
+  chi_sim: "Noto Sans CJK SC",
+  chi_tra: "Noto Serif CJK TC",
+};
 
 /** The page's text in reading order: the passage at 13 pt, then again at 10 pt. */
 export function pageText(lang: string): string {
@@ -87,7 +93,12 @@ export function degrade(px: Uint8Array, w: number, h: number, seed: number): Uin
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
       // Blur: half the pixel, half its 4 neighbours' mean.
-      const n = (px[i - (x > 0 ? 1 : 0)]! + px[i + (x < w - 1 ? 1 : 0)]! + px[i - (y > 0 ? w : 0)]! + px[i + (y < h - 1 ? w : 0)]!) / 4;
+      const n =
+        (px[i - (x > 0 ? 1 : 0)]! +
+          px[i + (x < w - 1 ? 1 : 0)]! +
+          px[i - (y > 0 ? w : 0)]! +
+          px[i + (y < h - 1 ? w : 0)]!) /
+        4;
       let v = 0.5 * px[i]! + 0.5 * n;
       // Box-Muller Gaussian.
       v += 12 * Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
@@ -164,16 +175,38 @@ function run(cmd: string, args: string[]): void {
 
 /** Renders one page per language into `dir` and returns `{lang, png, text}` per page:
  * a `dpi` grey PNG (degraded unless `clean`) and the reference text. One Chromium run. */
-export function renderLangPages(dir: string, langs: string[], opts: { dpi?: number; clean?: boolean } = {}): { lang: string; png: string; text: string }[] {
+export function renderLangPages(
+  dir: string,
+  langs: string[],
+  opts: { dpi?: number; clean?: boolean } = {},
+): { lang: string; png: string; text: string }[] {
   const dpi = opts.dpi ?? 300;
   mkdirSync(dir, { recursive: true });
   const htmlPath = join(dir, "pages.html");
   const pdfPath = join(dir, "pages.pdf");
   writeFileSync(htmlPath, html(langs));
-  run("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer", `--print-to-pdf=${pdfPath}`, htmlPath]);
+  run("chromium", [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-pdf-header-footer",
+    `--print-to-pdf=${pdfPath}`,
+    htmlPath,
+  ]);
   return langs.map((lang, i) => {
     const stem = join(dir, `${lang}`);
-    run("pdftoppm", ["-r", String(dpi), "-gray", "-f", String(i + 1), "-l", String(i + 1), "-singlefile", pdfPath, stem]);
+    run("pdftoppm", [
+      "-r",
+      String(dpi),
+      "-gray",
+      "-f",
+      String(i + 1),
+      "-l",
+      String(i + 1),
+      "-singlefile",
+      pdfPath,
+      stem,
+    ]);
     const { px, w, h } = readPgm(`${stem}.pgm`);
     const png = `${stem}.png`;
     writeFileSync(png, greyPng(opts.clean ? px : degrade(px, w, h, 1000 + i), w, h, dpi));

@@ -10,7 +10,9 @@ function writePdf(objs: string[]): Uint8Array {
     out += `${i + 1} 0 obj\n${o}\nendobj\n`;
   });
   const xref = out.length;
-  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n` + offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
+  out +=
+    `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n` +
+    offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
   out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return new TextEncoder().encode(out);
 }
@@ -38,7 +40,9 @@ export function minimalPdf(pages: number, label: string): Uint8Array {
   ];
   for (let i = 0; i < pages; i++) {
     const text = `BT /F1 24 Tf 72 700 Td (${label} page ${i + 1}) Tj ET`;
-    objs.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`);
+    objs.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`,
+    );
     objs.push(`<< /Length ${text.length} >>\nstream\n${text}\nendstream`);
   }
   return writePdf(objs);

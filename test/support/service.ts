@@ -1,7 +1,7 @@
 // Starts the real service (supervisor, API and workers as separate processes) against a fresh
 // Postgres database for one test file, and offers helpers to create accounts and keys.
 import postgres from "postgres";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createServer } from "node:net";
@@ -53,11 +53,19 @@ export interface Service {
   /** Runs the real admin CLI and parses its JSON output. */
   admin(...args: string[]): Promise<any>;
   /** An account with a key of the given mode; defaults: starter plan, verified, all scopes. */
-  newKey(opts?: { mode?: "test" | "live"; plan?: "starter" | "free"; verified?: boolean; scopes?: string[]; expiresIn?: number }): Promise<{ key: string; keyId: string; accountId: string }>;
+  newKey(opts?: {
+    mode?: "test" | "live";
+    plan?: "starter" | "free";
+    verified?: boolean;
+    scopes?: string[];
+    expiresIn?: number;
+  }): Promise<{ key: string; keyId: string; accountId: string }>;
   stop(): Promise<void>;
 }
 
-export async function startService(opts: { env?: Record<string, string>; workers?: number; args?: string[] } = {}): Promise<Service> {
+export async function startService(
+  opts: { env?: Record<string, string>; workers?: number; args?: string[] } = {},
+): Promise<Service> {
   const db = await createDatabase();
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "docproc-test-"));
@@ -97,8 +105,17 @@ export async function startService(opts: { env?: Record<string, string>; workers
   }
   const sql = postgres(db.url, { max: 4, onnotice: () => {} });
   const admin = async (...args: string[]) => {
-    const p = Bun.spawn(["bun", join(root, "src/admin/cli.ts"), ...args], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    const p = Bun.spawn(["bun", join(root, "src/admin/cli.ts"), ...args], {
+      cwd: root,
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(p.stdout).text(),
+      new Response(p.stderr).text(),
+      p.exited,
+    ]);
     if (code !== 0) throw new Error(`admin ${args.join(" ")} failed (${code}): ${err}`);
     return JSON.parse(out);
   };
@@ -114,7 +131,12 @@ export async function startService(opts: { env?: Record<string, string>; workers
     logs: () => output,
     admin,
     async newKey(o = {}) {
-      const account = await createAccount(sql as never, `user${++n}-${Math.random().toString(36).slice(2, 8)}@example.com`, o.plan ?? "starter", o.verified ?? true);
+      const account = await createAccount(
+        sql as never,
+        `user${++n}-${Math.random().toString(36).slice(2, 8)}@example.com`,
+        o.plan ?? "starter",
+        o.verified ?? true,
+      );
       const k = await createKey(sql as never, account.id, o.mode ?? "test", o.scopes, o.expiresIn);
       return { key: k.key, keyId: k.id, accountId: account.id };
     },
@@ -158,7 +180,8 @@ export function expectEnvelope(res: { status: number; headers: Headers; json: an
     throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.json)}`);
   }
   const e = res.json.error;
-  for (const f of ["type", "code", "message", "doc_url", "request_id", "param"]) if (!(f in e)) throw new Error(`envelope lacks ${f}`);
+  for (const f of ["type", "code", "message", "doc_url", "request_id", "param"])
+    if (!(f in e)) throw new Error(`envelope lacks ${f}`);
   if (e.request_id !== res.headers.get("x-request-id")) throw new Error("request_id differs from X-Request-Id");
   return e;
 }

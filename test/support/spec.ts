@@ -45,7 +45,14 @@ export const specErrorTypes = [
   "rate_limit_error",
 ];
 
-export const specScopes = ["documents:read", "documents:write", "jobs:read", "jobs:write", "usage:read", "webhooks:manage"];
+export const specScopes = [
+  "documents:read",
+  "documents:write",
+  "jobs:read",
+  "jobs:write",
+  "usage:read",
+  "webhooks:manage",
+];
 
 /** SPEC.md, Endpoints: "METHOD /path" (OpenAPI path syntax) -> scope (`any`, `none` or a scope). */
 export const specRouteScopes: Record<string, string> = {

@@ -5,16 +5,18 @@ import { spawnSync } from "node:child_process";
 
 /** Words for comparison: NFKC, lower case, runs of letters/marks/digits (punctuation and symbols separate words), CJK characters one by one, format characters (bidi marks) and U+FFFD removed. */
 export function words(text: string): string[] {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
-    // CJK scripts do not separate words with spaces: compare them character by character.
-    .replace(/([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/gu, " $1 ")
-    .replace(/[\p{Cf}\uFFFD]/gu, "")
-    // A word is a run of letters, marks and digits: punctuation and symbols (math operators,
-    // brackets) separate words, so spacing differences around them do not count.
-    .split(/[^\p{L}\p{M}\p{N}]+/u)
-    .filter(Boolean);
+  return (
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      // CJK scripts do not separate words with spaces: compare them character by character.
+      .replace(/([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/gu, " $1 ")
+      .replace(/[\p{Cf}\uFFFD]/gu, "")
+      // A word is a run of letters, marks and digits: punctuation and symbols (math operators,
+      // brackets) separate words, so spacing differences around them do not count.
+      .split(/[^\p{L}\p{M}\p{N}]+/u)
+      .filter(Boolean)
+  );
 }
 
 /** Length of the longest common subsequence (O(n*m) time, O(m) memory). */
@@ -32,7 +34,10 @@ export function lcs(a: string[], b: string[]): number {
 
 /** pdftotext's text, one string per page (form feeds separate pages). */
 export function pdftotextPages(pdf: string, mode: "default" | "raw" = "default"): string[] {
-  const r = spawnSync("pdftotext", [...(mode === "raw" ? ["-raw"] : []), "-enc", "UTF-8", pdf, "-"], { encoding: "utf8", maxBuffer: 256 << 20 });
+  const r = spawnSync("pdftotext", [...(mode === "raw" ? ["-raw"] : []), "-enc", "UTF-8", pdf, "-"], {
+    encoding: "utf8",
+    maxBuffer: 256 << 20,
+  });
   const pages = r.stdout.split("\f");
   if (pages.length && pages[pages.length - 1]!.trim() === "") pages.pop();
   return pages;
@@ -41,7 +46,13 @@ export function pdftotextPages(pdf: string, mode: "default" | "raw" = "default")
 /** The DOCX body text, one string per page (split at `<w:br w:type="page"/>`). */
 export function docxPages(docx: string): string[] {
   const xml = spawnSync("unzip", ["-p", docx, "word/document.xml"], { encoding: "utf8", maxBuffer: 256 << 20 }).stdout;
-  const decode = (s: string) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+  const decode = (s: string) =>
+    s
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, "&");
   return xml.split('<w:br w:type="page"/>').map((page) =>
     page
       .split("</w:p>")
@@ -76,7 +87,7 @@ export function wordRecall(pdf: string, docx: string, mode: "default" | "raw" = 
     for (const w of b) bag.set(w, (bag.get(w) ?? 0) + 1);
     for (const w of a) {
       const c = bag.get(w) ?? 0;
-      if (c > 0) (foundAnyOrder++, bag.set(w, c - 1));
+      if (c > 0) foundAnyOrder++, bag.set(w, c - 1);
     }
   }
   return { reference, found, recall: reference ? found / reference : 1, foundAnyOrder };

@@ -18,7 +18,8 @@ export function useService(opts: Parameters<typeof startService>[0] = {}, hookTi
   }, hookTimeoutMs);
   return new Proxy({} as Service, {
     get(_, name) {
-      if (!svc) throw new Error(`useService: the service is not started yet (read svc.${String(name)} inside a test or hook)`);
+      if (!svc)
+        throw new Error(`useService: the service is not started yet (read svc.${String(name)} inside a test or hook)`);
       return svc[name as keyof Service];
     },
   });

@@ -6,7 +6,12 @@ import { join } from "node:path";
 import { root } from "./service";
 
 /** Polls `probe` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 15_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -16,7 +21,8 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
     await Bun.sleep(everyMs);
   }
 }
@@ -31,8 +37,14 @@ export interface Spawned {
 /** Spawns `bun <script> ...args` in the project root with `env` (merged over process.env, `undefined` removes). */
 export function spawnBun(script: string, args: string[], env: Record<string, string | undefined>): Spawned {
   const merged: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, LOG_LEVEL: process.env.TEST_LOG_LEVEL || "warn", ...env })) if (v !== undefined) merged[k] = v;
-  const proc = Bun.spawn(["bun", join(root, script), ...args], { cwd: root, env: merged, stdout: "pipe", stderr: "pipe" });
+  for (const [k, v] of Object.entries({ ...process.env, LOG_LEVEL: process.env.TEST_LOG_LEVEL || "warn", ...env }))
+    if (v !== undefined) merged[k] = v;
+  const proc = Bun.spawn(["bun", join(root, script), ...args], {
+    cwd: root,
+    env: merged,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   let out = "";
   const drain = async (s: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder();
@@ -55,15 +67,19 @@ export function spawnBun(script: string, args: string[], env: Record<string, str
 
 /** Waits until GET {origin}/healthz answers `status`; fails early if the process exits. */
 export async function waitHealthy(origin: string, p: Spawned, status = 200, timeoutMs = 30_000): Promise<void> {
-  await waitFor(`${origin}/healthz to answer ${status}`, async () => {
-    if (p.proc.exitCode !== null) throw new Error(`process exited (${p.proc.exitCode}):\n${p.output()}`);
-    try {
-      const r = await fetch(`${origin}/healthz`);
-      return r.status === status;
-    } catch {
-      return false;
-    }
-  }, timeoutMs);
+  await waitFor(
+    `${origin}/healthz to answer ${status}`,
+    async () => {
+      if (p.proc.exitCode !== null) throw new Error(`process exited (${p.proc.exitCode}):\n${p.output()}`);
+      try {
+        const r = await fetch(`${origin}/healthz`);
+        return r.status === status;
+      } catch {
+        return false;
+      }
+    },
+    timeoutMs,
+  );
 }
 
 /** Direct child pids of `pid` with their command lines. */

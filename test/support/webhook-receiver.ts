@@ -31,7 +31,9 @@ export function startReceiver(opts: { tls?: { cert: string; key: string } } = {}
       const hit: Hit = { at: Date.now(), path: url.pathname, headers: Object.fromEntries(req.headers), raw, json };
       hits.push(hit);
       const a = answers.get(url.pathname) ?? 200;
-      return typeof a === "number" ? new Response(a >= 200 && a < 300 ? "ok" : "failing on purpose", { status: a }) : a(hit);
+      return typeof a === "number"
+        ? new Response(a >= 200 && a < 300 ? "ok" : "failing on purpose", { status: a })
+        : a(hit);
     },
   });
   const origin = `${opts.tls ? "https" : "http"}://${opts.tls ? "localhost" : "127.0.0.1"}:${server.port}`;
@@ -52,7 +54,10 @@ export function startReceiver(opts: { tls?: { cert: string; key: string } } = {}
     async waitFor(pred: (hits: Hit[]) => boolean, timeoutMs = 20_000, what = "receiver condition"): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (!pred(hits)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${hits.length} hits: ${hits.map((h) => `${h.path}:${h.json?.type}`).join(", ")}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `timed out waiting for ${what}; ${hits.length} hits: ${hits.map((h) => `${h.path}:${h.json?.type}`).join(", ")}`,
+          );
         await Bun.sleep(25);
       }
     },
@@ -63,7 +68,13 @@ export function startReceiver(opts: { tls?: { cert: string; key: string } } = {}
 }
 
 /** Writes an event to the outbox exactly as the jobs and files modules do. */
-export function emit(sql: unknown, accountId: string, mode: "test" | "live", type: EventType, object: unknown): Promise<EventEnvelope> {
+export function emit(
+  sql: unknown,
+  accountId: string,
+  mode: "test" | "live",
+  type: EventType,
+  object: unknown,
+): Promise<EventEnvelope> {
   return recordEvent(sql as Sql, accountId, mode, type, object);
 }
 
@@ -72,7 +83,12 @@ export function verifyWithStripe(hit: Hit, secret: string) {
   return Stripe.webhooks.constructEventAsync(hit.raw, hit.headers["service-signature"]!, secret);
 }
 
-export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000, what = "condition"): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs = 20_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

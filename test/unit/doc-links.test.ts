@@ -5,9 +5,21 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "../..");
-const docs = [join(root, "README.md"), join(root, "bench/README.md"), ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => join(root, "docs", f))];
+const docs = [
+  join(root, "README.md"),
+  join(root, "bench/README.md"),
+  ...readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join(root, "docs", f)),
+];
 
-const slug = (h: string) => h.trim().toLowerCase().replace(/`/g, "").replace(/[^\p{L}\p{N}_\- ]/gu, "").replace(/ /g, "-");
+const slug = (h: string) =>
+  h
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, "")
+    .replace(/[^\p{L}\p{N}_\- ]/gu, "")
+    .replace(/ /g, "-");
 
 function anchors(path: string): Set<string> {
   const out = new Set<string>();
@@ -34,7 +46,8 @@ test("every relative link in the reference docs names an existing file and headi
       const [path, frag] = link!.split("#") as [string, string | undefined];
       const target = path ? normalize(join(dirname(file), path)) : file;
       if (!existsSync(target)) broken.push(`${relative(root, file)}: ${link} (no such file)`);
-      else if (frag && target.endsWith(".md") && !anchors(target).has(frag)) broken.push(`${relative(root, file)}: ${link} (no such heading)`);
+      else if (frag && target.endsWith(".md") && !anchors(target).has(frag))
+        broken.push(`${relative(root, file)}: ${link} (no such heading)`);
     }
   }
   expect(broken).toEqual([]);

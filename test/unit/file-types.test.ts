@@ -12,8 +12,12 @@ describe("declaredKind", () => {
     expect(declaredKind("image/jpeg", "x")).toEqual({ kind: "jpeg" });
     expect(declaredKind("image/webp", "x")).toEqual({ kind: "webp" });
     expect(declaredKind("text/csv", "x.txt")).toEqual({ kind: "csv" });
-    expect(declaredKind("application/vnd.openxmlformats-officedocument.wordprocessingml.document", "a")).toEqual({ kind: "docx" });
-    expect(declaredKind("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "a")).toEqual({ kind: "xlsx" });
+    expect(declaredKind("application/vnd.openxmlformats-officedocument.wordprocessingml.document", "a")).toEqual({
+      kind: "docx",
+    });
+    expect(declaredKind("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "a")).toEqual({
+      kind: "xlsx",
+    });
   });
 
   test("Content-Type parameters and case are ignored", () => {
@@ -30,7 +34,14 @@ describe("declaredKind", () => {
   });
 
   test("a generic Content-Type defers to the extension (case-insensitive)", () => {
-    for (const generic of ["", "application/octet-stream", "binary/octet-stream", "application/zip", "text/plain", "application/x-zip-compressed"]) {
+    for (const generic of [
+      "",
+      "application/octet-stream",
+      "binary/octet-stream",
+      "application/zip",
+      "text/plain",
+      "application/x-zip-compressed",
+    ]) {
       expect(declaredKind(generic, "Report.PDF")).toEqual({ kind: "pdf" });
       expect(declaredKind(generic, "a.docx")).toEqual({ kind: "docx" });
       expect(declaredKind(generic, "a.jpg")).toEqual({ kind: "jpeg" });
@@ -62,7 +73,9 @@ describe("typeMismatch", () => {
 
   test("an undeclared type accepts any accepted kind; a refused declaration keeps its reason", () => {
     for (const k of acceptedKinds) expect(typeMismatch({ kind: "any" }, k)).toBeNull();
-    expect(typeMismatch({ kind: null, reason: "the .tif extension is not an accepted type" }, "pdf")).toBe("the .tif extension is not an accepted type");
+    expect(typeMismatch({ kind: null, reason: "the .tif extension is not an accepted type" }, "pdf")).toBe(
+      "the .tif extension is not an accepted type",
+    );
   });
 
   test("the accepted kinds are exactly the spec's seven, each with a canonical content type", () => {

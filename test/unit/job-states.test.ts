@@ -33,9 +33,11 @@ describe("the job state machine is one table that the SQL guards are generated f
     const literal = /\bstatus\s*(=|IN\s*\()\s*'(queued|running|succeeded|failed|cancelled)'/;
     const offenders: string[] = [];
     for (const file of new Glob("src/{queue,modules/jobs}/**/*.ts").scanSync(root)) {
-      readFileSync(resolve(root, file), "utf8").split("\n").forEach((line, i) => {
-        if (literal.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
-      });
+      readFileSync(resolve(root, file), "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          if (literal.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
     }
     expect(offenders).toEqual([]);
   });

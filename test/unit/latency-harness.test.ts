@@ -32,7 +32,11 @@ describe("open-loop schedule", () => {
     expect(schedule(0.3, 10).length).toBe(3); // 0, 3.33, 6.67 s: 10 s is not included
     expect(schedule(0.3, 10.5).length).toBe(4);
     expect(schedule(3, 1).at(-1)).toBeCloseTo(666.67, 1);
-    for (const [rate, d] of [[0.7, 13], [4, 20], [1.5, 2]] as const) {
+    for (const [rate, d] of [
+      [0.7, 13],
+      [4, 20],
+      [1.5, 2],
+    ] as const) {
       const s = schedule(rate, d);
       expect(s.every((t) => t < d * 1000)).toBe(true);
       expect(s.length).toBe(Math.floor(rate * d - 1e-9) + 1);
@@ -71,21 +75,45 @@ describe("knee of a sweep", () => {
     expect(k).toEqual({ rate: 2, baseline_rate: 0.5, baseline_p95_ms: 100, threshold_ms: 200 });
   });
   test("exactly double counts as reached", () => {
-    expect(findKnee([{ rate: 1, p95: 100 }, { rate: 2, p95: 200 }]).rate).toBe(2);
+    expect(
+      findKnee([
+        { rate: 1, p95: 100 },
+        { rate: 2, p95: 200 },
+      ]).rate,
+    ).toBe(2);
   });
   test("not reached when every rate stays below double", () => {
-    expect(findKnee([{ rate: 1, p95: 100 }, { rate: 2, p95: 199.9 }, { rate: 3, p95: 150 }]).rate).toBeNull();
+    expect(
+      findKnee([
+        { rate: 1, p95: 100 },
+        { rate: 2, p95: 199.9 },
+        { rate: 3, p95: 150 },
+      ]).rate,
+    ).toBeNull();
   });
   test("rates are compared in ascending order whatever order the sweep ran them in", () => {
-    const k = findKnee([{ rate: 4, p95: 500 }, { rate: 2, p95: 300 }, { rate: 1, p95: 120 }]);
+    const k = findKnee([
+      { rate: 4, p95: 500 },
+      { rate: 2, p95: 300 },
+      { rate: 1, p95: 120 },
+    ]);
     expect(k.baseline_rate).toBe(1);
     expect(k.rate).toBe(2);
   });
   test("a rate at which no job completed is past the knee", () => {
-    expect(findKnee([{ rate: 1, p95: 100 }, { rate: 2, p95: 120 }, { rate: 4, p95: NaN }]).rate).toBe(4);
+    expect(
+      findKnee([
+        { rate: 1, p95: 100 },
+        { rate: 2, p95: 120 },
+        { rate: 4, p95: NaN },
+      ]).rate,
+    ).toBe(4);
   });
   test("no job completed at the lowest rate: no baseline, no knee", () => {
-    const k = findKnee([{ rate: 1, p95: NaN }, { rate: 2, p95: 500 }]);
+    const k = findKnee([
+      { rate: 1, p95: NaN },
+      { rate: 2, p95: 500 },
+    ]);
     expect(k.rate).toBeNull();
     expect(k.note).toContain("no baseline");
   });
@@ -194,8 +222,18 @@ describe("per-operation statistics", () => {
   });
   test("queue wait is started_at - created_at of the job object", () => {
     const s = opStats("rotate", [
-      job({ resultMs: 500, outcome: "ok", createdAt: "2026-01-01T00:00:00.000Z", startedAt: "2026-01-01T00:00:00.120Z" }),
-      job({ resultMs: 500, outcome: "ok", createdAt: "2026-01-01T00:00:01.000Z", startedAt: "2026-01-01T00:00:01.080Z" }),
+      job({
+        resultMs: 500,
+        outcome: "ok",
+        createdAt: "2026-01-01T00:00:00.000Z",
+        startedAt: "2026-01-01T00:00:00.120Z",
+      }),
+      job({
+        resultMs: 500,
+        outcome: "ok",
+        createdAt: "2026-01-01T00:00:01.000Z",
+        startedAt: "2026-01-01T00:00:01.080Z",
+      }),
     ]);
     expect(s.queue_wait_ms_mean).toBe(100);
   });
@@ -216,7 +254,11 @@ describe("synthetic inputs", () => {
     const pdf = Buffer.from(textPdf(3, 5)).toString("latin1");
     expect(pdf).toContain("/Count 3");
     const xref = Number(/startxref\n(\d+)/.exec(pdf)![1]);
-    const offsets = pdf.slice(xref).split("\n").filter((l) => / 00000 n $/.test(l)).map((l) => Number(l.slice(0, 10)));
+    const offsets = pdf
+      .slice(xref)
+      .split("\n")
+      .filter((l) => / 00000 n $/.test(l))
+      .map((l) => Number(l.slice(0, 10)));
     expect(offsets.length).toBe(3 + 3 * 2);
     offsets.forEach((o, i) => expect(pdf.slice(o, o + `${i + 1} 0 obj`.length)).toBe(`${i + 1} 0 obj`));
   });
@@ -231,7 +273,10 @@ describe("synthetic inputs", () => {
     const dir = mkdtempSync(join(tmpdir(), "latency-t-"));
     try {
       const px = new Uint8Array(40 * 50).map((_, i) => (i % 7 ? 255 : 0));
-      for (const [name, bytes] of [["t.pdf", textPdf(4, 2)], ["i.pdf", imagePdf([greyImage(px, 40, 50)])]] as const) {
+      for (const [name, bytes] of [
+        ["t.pdf", textPdf(4, 2)],
+        ["i.pdf", imagePdf([greyImage(px, 40, 50)])],
+      ] as const) {
         writeFileSync(join(dir, name), bytes);
         const r = spawnSync("qpdf", ["--check", join(dir, name)], { encoding: "utf8" });
         expect(`${name}: ${r.status} ${r.stdout}${r.stderr}`).toMatch(new RegExp(`^${name.replace(".", "\\.")}: 0 `));

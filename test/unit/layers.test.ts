@@ -1,5 +1,5 @@
 // Rule (docs/architecture.md, "Layers"): every import under src/ points down the layers
-// http -> modules -> (queue, billing, storage, webhooks) -> domain, and no files import each other in a circle.
+// http -> modules -> (queue, billing, storage, delivery) -> domain, and no files import each other in a circle.
 // The imports are read from the sources as text; each layer lists the top-level entries of src/.
 import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
@@ -13,9 +13,9 @@ const layers: string[][] = [
   ["main.ts", "roles", "admin"], // processes: the supervisor, its children, the operator CLI
   ["http", "worker"], // the API server (app, route table, OpenAPI, console) and the job runner
   ["modules"], // one folder per resource: routes, models, services; modules/common is their shared kit
-  ["queue", "billing", "storage", "webhooks"], // job transitions, credits, blobs and uploads, delivery
+  ["queue", "billing", "storage", "delivery"], // job transitions, credits, blobs and uploads, webhook delivery
   ["presenters", "auth", "events"], // public shapes of objects, API keys, the event log
-  ["db", "engine", "convert"], // Postgres, the native addon, LibreOffice
+  ["db", "engine", "convert", "ipc"], // Postgres, the native addon, LibreOffice, JSON-lines child processes
   ["domain"], // catalogues and pure rules: operations, errors, pricing, job states, plans
   ["config.ts", "log.ts"], // environment and logging, used by everything
 ];
@@ -35,7 +35,9 @@ function importGraph(pattern = "src/**/*.ts"): Graph {
       // An import that leaves the checked tree has no layer (src/engine/native.ts -> native/, the
       // addon and its generated declarations, which exist only after `bun run build:native`).
       if (base.split("/")[0] !== file.split("/")[0]) continue;
-      const target = [`${base}.ts`, join(base, "index.ts"), base].find((c) => existsSync(join(root, c)) && !statSync(join(root, c)).isDirectory());
+      const target = [`${base}.ts`, join(base, "index.ts"), base].find(
+        (c) => existsSync(join(root, c)) && !statSync(join(root, c)).isDirectory(),
+      );
       if (!target) throw new Error(`${file}: cannot resolve import "${spec}"`);
       if (target.endsWith(".ts")) targets.add(target); // modules only, not a stylesheet
     }

@@ -8,7 +8,10 @@ import { route, type RouteDef } from "../../src/modules/common/route";
 import { errorCatalogue } from "../../src/domain/errors";
 
 const Thing = T.Object({ id: T.String({ format: "uuid" }), n: T.Integer() });
-const Body = T.Object({ name: T.String({ maxLength: 10 }), count: T.Optional(T.Integer({ minimum: 1 })) }, { additionalProperties: false });
+const Body = T.Object(
+  { name: T.String({ maxLength: 10 }), count: T.Optional(T.Integer({ minimum: 1 })) },
+  { additionalProperties: false },
+);
 
 const routes: RouteDef[] = [
   route({
@@ -19,7 +22,10 @@ const routes: RouteDef[] = [
     tag: "Things",
     scope: "documents:read",
     params: T.Object({ thing_id: T.String({ format: "uuid" }) }),
-    query: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "page size" })), mode: T.String() }),
+    query: T.Object({
+      limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "page size" })),
+      mode: T.String(),
+    }),
     responses: { 200: { description: "The thing.", schema: Thing } },
     errors: ["not_found", "result_expired", "mode_mismatch"],
     handler: () => ({ status: 200 }),
@@ -81,7 +87,11 @@ describe("buildOpenApi", () => {
 
   test("query parameters carry their schema, description and required flag", () => {
     const q = op("/things/{thing_id}", "get").parameters.filter((x: any) => x.in === "query");
-    expect(q.find((x: any) => x.name === "limit")).toMatchObject({ required: false, description: "page size", schema: { type: "integer", minimum: 1, maximum: 100 } });
+    expect(q.find((x: any) => x.name === "limit")).toMatchObject({
+      required: false,
+      description: "page size",
+      schema: { type: "integer", minimum: 1, maximum: 100 },
+    });
     expect(q.find((x: any) => x.name === "mode")).toMatchObject({ required: true, schema: { type: "string" } });
   });
 
@@ -93,7 +103,11 @@ describe("buildOpenApi", () => {
   });
 
   test("authenticated routes: bearer security, scope, the three optional auth headers, 401/403/429 errors", () => {
-    for (const [path, method, scope] of [["/things/{thing_id}", "get", "documents:read"], ["/things", "post", "jobs:write"], ["/me", "get", "any"]] as const) {
+    for (const [path, method, scope] of [
+      ["/things/{thing_id}", "get", "documents:read"],
+      ["/things", "post", "jobs:write"],
+      ["/me", "get", "any"],
+    ] as const) {
       const o = op(path, method);
       expect(o.security).toEqual([{ bearerAuth: [] }]);
       expect(o["x-required-scope"]).toBe(scope);
@@ -128,13 +142,17 @@ describe("buildOpenApi", () => {
     expect(o.responses["422"].description).toContain("validation_error");
     expect(o.responses["403"].description).toContain("mode_mismatch");
     for (const [status, r] of Object.entries<any>(o.responses)) {
-      if (Number(status) >= 400) expect(r.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
+      if (Number(status) >= 400)
+        expect(r.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
     }
     // No validation error is documented where nothing is validated.
     expect(op("/me", "get").responses["422"]).toBeUndefined();
     expect(op("/things", "post").responses["429"].description).toContain("concurrency_limit");
     expect(op("/things", "post").responses["202"].headers).toHaveProperty("Idempotent-Replayed");
-    expect(op("/things", "post").parameters.find((p: any) => p.name === "Idempotency-Key")).toMatchObject({ in: "header", schema: { type: "string", maxLength: 255 } });
+    expect(op("/things", "post").parameters.find((p: any) => p.name === "Idempotency-Key")).toMatchObject({
+      in: "header",
+      schema: { type: "string", maxLength: 255 },
+    });
   });
 
   test("every documented code exists in the error catalogue with that status", () => {
@@ -158,8 +176,18 @@ describe("buildOpenApi", () => {
     const env = doc.components.schemas.ErrorEnvelope;
     expect(env.$id).toBeUndefined();
     expect(JSON.stringify(env)).not.toContain("[Kind]");
-    expect(env.properties.error.required).toEqual(expect.arrayContaining(["type", "code", "message", "doc_url", "request_id", "param"]));
+    expect(env.properties.error.required).toEqual(
+      expect.arrayContaining(["type", "code", "message", "doc_url", "request_id", "param"]),
+    );
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
-    expect(Object.keys(doc.components.headers)).toEqual(expect.arrayContaining(["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"]));
+    expect(Object.keys(doc.components.headers)).toEqual(
+      expect.arrayContaining([
+        "X-Request-Id",
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+        "Retry-After",
+      ]),
+    );
   });
 });

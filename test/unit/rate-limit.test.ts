@@ -50,7 +50,11 @@ describe("takeToken", () => {
 
   test("a new live bucket holds 60 tokens and refills one per second", async () => {
     const d = await takeToken(await newKey("live"), "live");
-    expect(d.headers).toMatchObject({ "x-ratelimit-limit": "60", "x-ratelimit-remaining": "59", "x-ratelimit-reset": "1" });
+    expect(d.headers).toMatchObject({
+      "x-ratelimit-limit": "60",
+      "x-ratelimit-remaining": "59",
+      "x-ratelimit-reset": "1",
+    });
   });
 
   test("exactly 30 sandbox requests are granted back to back; the 31st is refused with Retry-After 2", async () => {
@@ -58,7 +62,9 @@ describe("takeToken", () => {
     const decisions = [];
     for (let i = 0; i < 31; i++) decisions.push(await takeToken(key, "test"));
     expect(decisions.slice(0, 30).every((d) => d.allowed)).toBe(true);
-    expect(decisions.slice(0, 30).map((d) => Number(d.headers["x-ratelimit-remaining"]))).toEqual(Array.from({ length: 30 }, (_, i) => 29 - i));
+    expect(decisions.slice(0, 30).map((d) => Number(d.headers["x-ratelimit-remaining"]))).toEqual(
+      Array.from({ length: 30 }, (_, i) => 29 - i),
+    );
     const last = decisions[30]!;
     expect(last.allowed).toBe(false);
     expect(last.headers["x-ratelimit-remaining"]).toBe("0");

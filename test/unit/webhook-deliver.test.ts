@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Stripe from "stripe";
-import { deliverOnce } from "../../src/webhooks/deliver";
+import { deliverOnce } from "../../src/delivery/deliver";
 
 const secret = "whsec_unit";
 const body = JSON.stringify({ id: "evt_unit", object: "event", type: "webhook.test", data: { object: {} } });
@@ -19,7 +19,8 @@ const receiver = Bun.serve({
   async fetch(req) {
     const url = new URL(req.url);
     seen.push({ path: url.pathname + url.search, headers: Object.fromEntries(req.headers), body: await req.text() });
-    if (url.pathname === "/redirect") return new Response(null, { status: 307, headers: { location: "http://127.0.0.1:1/elsewhere" } });
+    if (url.pathname === "/redirect")
+      return new Response(null, { status: 307, headers: { location: "http://127.0.0.1:1/elsewhere" } });
     if (url.pathname === "/fail") return new Response("nope", { status: 503 });
     if (url.pathname === "/slow") {
       await Bun.sleep(3000);
@@ -35,7 +36,10 @@ const base = `http://127.0.0.1:${receiver.port}`;
 const raw = createServer((sock) => {
   sock.once("data", (d) => {
     const path = d.toString("latin1").split(" ")[1];
-    if (path === "/interim") sock.end("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n");
+    if (path === "/interim")
+      sock.end(
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n",
+      );
     else if (path === "/hugehead") sock.end("HTTP/1.1 200 OK\r\nX-Pad: " + "a".repeat(100_000) + "\r\n\r\n");
     else if (path === "/garbage") sock.end("SSH-2.0-OpenSSH\r\n\r\n");
     else sock.end();
@@ -52,7 +56,24 @@ beforeAll(async () => {
   rawPort = (raw.address() as { port: number }).port;
   tlsDir = mkdtempSync(join(tmpdir(), "webhook-tls-"));
   // A self-signed certificate for the name "localhost" only (no IP SAN).
-  const p = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(tlsDir, "key.pem"), "-out", join(tlsDir, "cert.pem"), "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]);
+  const p = Bun.spawnSync([
+    "openssl",
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    join(tlsDir, "key.pem"),
+    "-out",
+    join(tlsDir, "cert.pem"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=localhost",
+    "-addext",
+    "subjectAltName=DNS:localhost",
+  ]);
   if (p.exitCode === 0) {
     ca = readFileSync(join(tlsDir, "cert.pem"), "utf8");
     tlsServer = Bun.serve({
@@ -71,7 +92,8 @@ afterAll(() => {
   if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
 });
 
-const attempt = (url: string, extra: Partial<Parameters<typeof deliverOnce>[0]> = {}) => deliverOnce({ url, secret, eventType: "webhook.test", body, allowPrivate: true, ...extra });
+const attempt = (url: string, extra: Partial<Parameters<typeof deliverOnce>[0]> = {}) =>
+  deliverOnce({ url, secret, eventType: "webhook.test", body, allowPrivate: true, ...extra });
 
 describe("a delivery attempt", () => {
   test("POSTs the body with Service-Event, Service-Signature and Content-Type: application/json, path and query kept", async () => {
@@ -85,7 +107,7 @@ describe("a delivery attempt", () => {
     expect(got.headers["content-type"]).toBe("application/json");
     expect(got.headers["service-event"]).toBe("webhook.test");
     expect(got.headers["service-signature"]).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(got.headers["host"]).toBe(`127.0.0.1:${receiver.port}`);
+    expect(got.headers.host).toBe(`127.0.0.1:${receiver.port}`);
     const event = await Stripe.webhooks.constructEventAsync(got.body, got.headers["service-signature"]!, secret);
     expect(event.id).toBe("evt_unit");
   });
@@ -124,7 +146,11 @@ describe("a delivery attempt", () => {
   });
 
   test("a closed port is a network error", async () => {
-    expect(await attempt("http://127.0.0.1:1/")).toMatchObject({ ok: false, responseStatus: null, error: "connection refused" });
+    expect(await attempt("http://127.0.0.1:1/")).toMatchObject({
+      ok: false,
+      responseStatus: null,
+      error: "connection refused",
+    });
   });
 
   test("without the override, a private target is refused before any connection", async () => {
@@ -149,18 +175,27 @@ describe("a delivery attempt", () => {
 
 describe("a delivery attempt over TLS", () => {
   test("verifies the certificate against the URL's hostname while dialing the resolved address", async () => {
-    if (!tlsServer) throw new Error("openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver");
+    if (!tlsServer)
+      throw new Error(
+        "openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver",
+      );
     const r = await attempt(`https://localhost:${tlsServer.port}/hook`, { ca });
     expect(r).toMatchObject({ ok: true, responseStatus: 200, address: "127.0.0.1" });
   });
   test("refuses a certificate that does not name the host", async () => {
-    if (!tlsServer) throw new Error("openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver");
+    if (!tlsServer)
+      throw new Error(
+        "openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver",
+      );
     const r = await attempt(`https://127.0.0.1:${tlsServer.port}/hook`, { ca });
     expect(r.ok).toBe(false);
     expect(r.error).toContain("TLS error");
   });
   test("refuses an untrusted certificate", async () => {
-    if (!tlsServer) throw new Error("openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver");
+    if (!tlsServer)
+      throw new Error(
+        "openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver",
+      );
     const r = await attempt(`https://localhost:${tlsServer.port}/hook`);
     expect(r.ok).toBe(false);
     expect(r.error).toContain("TLS error");

@@ -1,6 +1,6 @@
 // Endpoint secrets at rest: AES-256-GCM under the server key, bound to the endpoint id.
 import { describe, expect, test } from "bun:test";
-import { generateEndpointSecret, openSecret, parseServerKey, sealSecret } from "../../src/webhooks/secrets";
+import { generateEndpointSecret, openSecret, parseServerKey, sealSecret } from "../../src/delivery/secrets";
 
 // Stands in for Postgres' server_secrets table: the first INSERT wins, SELECT returns it.
 function fakeSql() {

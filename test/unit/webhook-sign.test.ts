@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import Stripe from "stripe";
-import { computeSignature, signatureHeader, verifySignature } from "../../src/webhooks/sign";
+import { computeSignature, signatureHeader, verifySignature } from "../../src/delivery/sign";
 
 const secret = "whsec_test_secret_value";
 const body = '{"id":"evt_1","object":"event","type":"webhook.test"}';
@@ -50,8 +50,14 @@ describe("webhook signatures", () => {
   test("verifySignature refuses timestamps older than 5 minutes (and as far in the future)", () => {
     const now = 1_800_000_000;
     expect(verifySignature(secret, body, signatureHeader(secret, body, now - 300), 300, now).ok).toBe(true);
-    expect(verifySignature(secret, body, signatureHeader(secret, body, now - 301), 300, now)).toEqual({ ok: false, reason: "too_old" });
-    expect(verifySignature(secret, body, signatureHeader(secret, body, now + 301), 300, now)).toEqual({ ok: false, reason: "in_future" });
+    expect(verifySignature(secret, body, signatureHeader(secret, body, now - 301), 300, now)).toEqual({
+      ok: false,
+      reason: "too_old",
+    });
+    expect(verifySignature(secret, body, signatureHeader(secret, body, now + 301), 300, now)).toEqual({
+      ok: false,
+      reason: "in_future",
+    });
   });
 
   test("verifySignature accepts any matching v1 among several (secret rollover)", () => {

@@ -1,6 +1,12 @@
 // The address classifier behind the webhook SSRF guard: only public unicast addresses pass.
 import { describe, expect, test } from "bun:test";
-import { canonicalAddress, classifyAddress, isPublicAddress, resolveTarget, TargetRefused } from "../../src/webhooks/ssrf-guard";
+import {
+  canonicalAddress,
+  classifyAddress,
+  isPublicAddress,
+  resolveTarget,
+  TargetRefused,
+} from "../../src/delivery/ssrf-guard";
 
 const refused: [string, string][] = [
   ["0.0.0.0", "unspecified"],
@@ -46,7 +52,18 @@ const refused: [string, string][] = [
   ["4000::1", "reserved"],
 ];
 
-const allowed = ["8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "100.128.0.1", "169.255.0.1", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e", "64:ff9b::808:808", "2002:808:808::1"];
+const allowed = [
+  "8.8.8.8",
+  "1.1.1.1",
+  "93.184.216.34",
+  "172.32.0.1",
+  "100.128.0.1",
+  "169.255.0.1",
+  "2606:4700:4700::1111",
+  "2a00:1450:4001:80b::200e",
+  "64:ff9b::808:808",
+  "2002:808:808::1",
+];
 
 describe("webhook target address classifier", () => {
   for (const [addr, cls] of refused) {
@@ -61,7 +78,17 @@ describe("webhook target address classifier", () => {
     });
   }
   test("non-addresses and zone ids are invalid", () => {
-    for (const a of ["", "localhost", "1.2.3", "256.1.1.1", "1.2.3.4.5", "fe80::1%eth0", "1::2::3", "12345::1", "example.com"]) {
+    for (const a of [
+      "",
+      "localhost",
+      "1.2.3",
+      "256.1.1.1",
+      "1.2.3.4.5",
+      "fe80::1%eth0",
+      "1::2::3",
+      "12345::1",
+      "example.com",
+    ]) {
       expect(classifyAddress(a)).toBe("invalid");
     }
   });
@@ -86,7 +113,9 @@ describe("resolveTarget without the private-targets override", () => {
     expect((err as Error).message).toContain("localhost resolves to");
   });
   test("passes a public address literal without any DNS lookup", async () => {
-    expect(await resolveTarget("93.184.216.34", { allowPrivate: false })).toEqual([{ address: "93.184.216.34", family: 4 }]);
+    expect(await resolveTarget("93.184.216.34", { allowPrivate: false })).toEqual([
+      { address: "93.184.216.34", family: 4 },
+    ]);
   });
   test("with the override, loopback is allowed", async () => {
     const r = await resolveTarget("localhost", { allowPrivate: true });

@@ -47,7 +47,13 @@ export class ApiError extends Error {
       const parsed = JSON.parse(text) as { error?: ErrorBody };
       if (parsed?.error && typeof parsed.error.code === "string") body = parsed.error;
     } catch {}
-    body ??= { type: "api_error", code: `http_${res.status}`, message: text.slice(0, 500) || res.statusText, request_id: res.headers.get("x-request-id"), param: null };
+    body ??= {
+      type: "api_error",
+      code: `http_${res.status}`,
+      message: text.slice(0, 500) || res.statusText,
+      request_id: res.headers.get("x-request-id"),
+      param: null,
+    };
     return new ApiError(res.status, body, res.headers);
   }
 }
@@ -62,7 +68,10 @@ export class ConnectionError extends Error {
 
 /** `jobs.wait` gave up before the job reached a final state; the job keeps running. */
 export class WaitTimeoutError extends Error {
-  constructor(readonly jobId: string, readonly timeoutMs: number) {
+  constructor(
+    readonly jobId: string,
+    readonly timeoutMs: number,
+  ) {
     super(`job ${jobId} did not finish within ${timeoutMs} ms (it keeps running; wait again or cancel it)`);
     this.name = "WaitTimeoutError";
   }

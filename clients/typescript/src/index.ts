@@ -8,8 +8,27 @@ import { defaultRetryPolicy, retryingFetch, type FetchLike, type RetryPolicy } f
 import { verify, type VerifyOptions } from "./webhooks";
 import type { File, Job, JobRequest, OcrResult, ResultUrl, WebhookEvent } from "./types";
 
-export { ApiError, ConnectionError, JobFailedError, WaitTimeoutError, WebhookVerificationError, type ErrorBody } from "./errors";
-export type { File, Job, JobRequest, JobStatus, ResultUrl, OcrResult, OcrPage, OcrBlock, OcrLine, OcrWord, WebhookEvent } from "./types";
+export {
+  ApiError,
+  ConnectionError,
+  JobFailedError,
+  WaitTimeoutError,
+  WebhookVerificationError,
+  type ErrorBody,
+} from "./errors";
+export type {
+  File,
+  Job,
+  JobRequest,
+  JobStatus,
+  ResultUrl,
+  OcrResult,
+  OcrPage,
+  OcrBlock,
+  OcrLine,
+  OcrWord,
+  WebhookEvent,
+} from "./types";
 export type { paths, operations } from "./schema";
 export { verify as verifyWebhook, type VerifyOptions } from "./webhooks";
 export type { FetchLike, RetryPolicy } from "./retry";
@@ -47,7 +66,15 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 /** Unwraps an openapi-fetch answer: the data, or the ApiError built from the response. */
 async function ok<T>(r: { data?: T; error?: unknown; response: Response }): Promise<T> {
   if (r.response.ok) return r.data as T;
-  throw new ApiError(r.response.status, (r.error as { error: never })?.error ?? { type: "api_error", code: `http_${r.response.status}`, message: r.response.statusText }, r.response.headers);
+  throw new ApiError(
+    r.response.status,
+    (r.error as { error: never })?.error ?? {
+      type: "api_error",
+      code: `http_${r.response.status}`,
+      message: r.response.statusText,
+    },
+    r.response.headers,
+  );
 }
 
 export class Client {
@@ -60,7 +87,11 @@ export class Client {
   constructor(opts: ClientOptions) {
     if (!opts.apiKey) throw new TypeError("apiKey is required");
     if (!opts.baseUrl) throw new TypeError("baseUrl is required (it ends in /api/v1)");
-    const policy: RetryPolicy = { ...defaultRetryPolicy, ...opts.retry, maxNetworkRetries: opts.maxNetworkRetries ?? defaultRetryPolicy.maxNetworkRetries };
+    const policy: RetryPolicy = {
+      ...defaultRetryPolicy,
+      ...opts.retry,
+      maxNetworkRetries: opts.maxNetworkRetries ?? defaultRetryPolicy.maxNetworkRetries,
+    };
     const send = retryingFetch(opts.fetch ?? ((r: Request) => globalThis.fetch(r)), policy);
     this.api = createFetchClient<paths>({
       baseUrl: opts.baseUrl.replace(/\/$/, ""),
@@ -110,15 +141,25 @@ export class Files {
    * complete are idempotent. `contentType` defaults to the Blob's type, else application/pdf
    * for a `.pdf` name, else application/octet-stream (the service then goes by the extension).
    */
-  async uploadPresigned(pathOrBlob: string | Blob, opts: { filename?: string; contentType?: string } = {}): Promise<File> {
+  async uploadPresigned(
+    pathOrBlob: string | Blob,
+    opts: { filename?: string; contentType?: string } = {},
+  ): Promise<File> {
     const { blob, name } = await blobOf(pathOrBlob, opts.filename);
-    const contentType = opts.contentType || blob.type || (/\.pdf$/i.test(name) ? "application/pdf" : "application/octet-stream");
-    const created = await ok(await this.api.POST("/files", { body: { filename: name, content_type: contentType, size_bytes: blob.size } }));
+    const contentType =
+      opts.contentType || blob.type || (/\.pdf$/i.test(name) ? "application/pdf" : "application/octet-stream");
+    const created = await ok(
+      await this.api.POST("/files", { body: { filename: name, content_type: contentType, size_bytes: blob.size } }),
+    );
     if (!("upload" in created)) throw new TypeError("POST /files answered without `upload` (not a presigned answer)");
-    const put = await this.send(new Request(created.upload.url, { method: created.upload.method, headers: created.upload.headers, body: blob }));
+    const put = await this.send(
+      new Request(created.upload.url, { method: created.upload.method, headers: created.upload.headers, body: blob }),
+    );
     if (!put.ok) throw await ApiError.from(put);
     await put.body?.cancel();
-    return ok(await this.api.POST("/files/{file_id}/complete", { params: { path: { file_id: created.id } } })) as Promise<File>;
+    return ok(
+      await this.api.POST("/files/{file_id}/complete", { params: { path: { file_id: created.id } } }),
+    ) as Promise<File>;
   }
 
   get(id: string): Promise<File> {
@@ -139,7 +180,9 @@ export class Jobs {
    */
   create(request: JobRequest, opts: { idempotencyKey?: string } = {}): Promise<Job> {
     const key = opts.idempotencyKey ?? `docproc-ts-${crypto.randomUUID()}`;
-    return this.api.POST("/jobs", { body: request, params: { header: { "Idempotency-Key": key } } }).then(ok) as Promise<Job>;
+    return this.api
+      .POST("/jobs", { body: request, params: { header: { "Idempotency-Key": key } } })
+      .then(ok) as Promise<Job>;
   }
 
   get(id: string): Promise<Job> {
@@ -178,7 +221,10 @@ export class Jobs {
   result(id: string, opts: { format: "download" }): Promise<Uint8Array>;
   async result(id: string, opts: { format?: "download" | "json" } = {}): Promise<Uint8Array | OcrResult> {
     const format = opts.format ?? "download";
-    const r = await this.api.GET("/jobs/{job_id}/result", { params: { path: { job_id: id }, query: { format } }, parseAs: format === "json" ? "json" : "arrayBuffer" });
+    const r = await this.api.GET("/jobs/{job_id}/result", {
+      params: { path: { job_id: id }, query: { format } },
+      parseAs: format === "json" ? "json" : "arrayBuffer",
+    });
     const data = await ok(r as { data?: unknown; error?: unknown; response: Response });
     return format === "json" ? (data as OcrResult) : new Uint8Array(data as ArrayBuffer);
   }
@@ -190,18 +236,24 @@ export class Jobs {
    * needs no API key.
    */
   resultUrl(id: string): Promise<ResultUrl> {
-    return this.api.GET("/jobs/{job_id}/result", { params: { path: { job_id: id }, query: { format: "url" } }, parseAs: "json" }).then((r) => ok(r as { data?: unknown; error?: unknown; response: Response })) as Promise<ResultUrl>;
+    return this.api
+      .GET("/jobs/{job_id}/result", { params: { path: { job_id: id }, query: { format: "url" } }, parseAs: "json" })
+      .then((r) => ok(r as { data?: unknown; error?: unknown; response: Response })) as Promise<ResultUrl>;
   }
 
   /**
    * Creates the job, waits for it and fetches its result: bytes for a file result, the parsed
    * OCR blocks for a JSON one. Throws JobFailedError when the job failed or was cancelled.
    */
-  async run(request: JobRequest, opts: WaitOptions & { idempotencyKey?: string } = {}): Promise<{ job: Job; result: Uint8Array | OcrResult }> {
+  async run(
+    request: JobRequest,
+    opts: WaitOptions & { idempotencyKey?: string } = {},
+  ): Promise<{ job: Job; result: Uint8Array | OcrResult }> {
     const created = await this.create(request, opts);
     const job = await this.wait(created.id, opts);
     if (job.status !== "succeeded") throw new JobFailedError(job);
-    const result = job.result?.type === "json" ? await this.result(job.id, { format: "json" }) : await this.result(job.id);
+    const result =
+      job.result?.type === "json" ? await this.result(job.id, { format: "json" }) : await this.result(job.id);
     return { job, result };
   }
 }
@@ -211,7 +263,12 @@ export class Webhooks {
    * Verifies a delivery's `Service-Signature` over the raw body (constant-time compare, timestamp
    * within `toleranceS`, default 300) and returns the event; throws WebhookVerificationError.
    */
-  verify(rawBody: string | Uint8Array, signatureHeader: string | null | undefined, secret: string, opts: VerifyOptions = {}): WebhookEvent {
+  verify(
+    rawBody: string | Uint8Array,
+    signatureHeader: string | null | undefined,
+    secret: string,
+    opts: VerifyOptions = {},
+  ): WebhookEvent {
     return verify(rawBody, signatureHeader, secret, opts);
   }
 }

@@ -15,7 +15,12 @@ export interface RetryPolicy {
 /** Any fetch that takes a Request (the global fetch qualifies). */
 export type FetchLike = (request: Request) => Promise<Response>;
 
-export const defaultRetryPolicy: RetryPolicy = { maxNetworkRetries: 2, initialDelayMs: 500, maxDelayMs: 5000, maxRetryAfterS: 60 };
+export const defaultRetryPolicy: RetryPolicy = {
+  maxNetworkRetries: 2,
+  initialDelayMs: 500,
+  maxDelayMs: 5000,
+  maxRetryAfterS: 60,
+};
 
 /** Backoff before retry number `retry` (1-based): exponential, jittered to 50-100 %, never below the initial delay. */
 export function backoffMs(retry: number, p: RetryPolicy, retryAfterS: number | null): number {
@@ -36,7 +41,10 @@ async function retryable(res: Response, p: RetryPolicy): Promise<boolean> {
   }
   if (res.status === 409) {
     // Only the conflict that a retry resolves: the first request with this key still running.
-    const body = (await res.clone().json().catch(() => null)) as { error?: { code?: string } } | null;
+    const body = (await res
+      .clone()
+      .json()
+      .catch(() => null)) as { error?: { code?: string } } | null;
     return body?.error?.code === "idempotency_in_progress";
   }
   return false;
@@ -46,7 +54,11 @@ async function retryable(res: Response, p: RetryPolicy): Promise<boolean> {
  * `fetch` with retries. Callers make repeats harmless: POST /jobs always carries an
  * Idempotency-Key (the same one on every attempt, since the request is cloned).
  */
-export function retryingFetch(base: FetchLike, policy: RetryPolicy, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))) {
+export function retryingFetch(
+  base: FetchLike,
+  policy: RetryPolicy,
+  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+) {
   return async function send(request: Request): Promise<Response> {
     for (let retry = 0; ; retry++) {
       let res: Response | undefined;
@@ -59,7 +71,11 @@ export function retryingFetch(base: FetchLike, policy: RetryPolicy, sleep = (ms:
       }
       const last = retry >= policy.maxNetworkRetries;
       if (res && (last || !(await retryable(res, policy)))) return res;
-      if (!res && last) throw new ConnectionError(`${request.method} ${request.url} failed after ${retry + 1} attempt(s): ${String(failure)}`, { cause: failure });
+      if (!res && last)
+        throw new ConnectionError(
+          `${request.method} ${request.url} failed after ${retry + 1} attempt(s): ${String(failure)}`,
+          { cause: failure },
+        );
       await res?.body?.cancel();
       await sleep(backoffMs(retry + 1, policy, res ? retryAfterOf(res) : null));
     }

@@ -3,7 +3,8 @@
 // document does not describe, are written here (from docs/ocr.md and SPEC.md, Events).
 import type { operations } from "./schema";
 
-type Json<O extends keyof operations, S extends number> = operations[O]["responses"] extends Record<S, { content: { "application/json": infer B } }> ? B : never;
+type Json<O extends keyof operations, S extends number> =
+  operations[O]["responses"] extends Record<S, { content: { "application/json": infer B } }> ? B : never;
 
 export type File = Json<"getFile", 200>;
 export type Job = Json<"getJob", 200>;

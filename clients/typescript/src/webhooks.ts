@@ -15,7 +15,12 @@ export interface VerifyOptions {
  * Checks the signature of a delivery and returns the parsed event; throws WebhookVerificationError
  * otherwise. `rawBody` must be the exact bytes received, before any JSON parsing.
  */
-export function verify(rawBody: string | Uint8Array, signatureHeader: string | null | undefined, secret: string, opts: VerifyOptions = {}): WebhookEvent {
+export function verify(
+  rawBody: string | Uint8Array,
+  signatureHeader: string | null | undefined,
+  secret: string,
+  opts: VerifyOptions = {},
+): WebhookEvent {
   const toleranceS = opts.toleranceS ?? 300;
   if (!signatureHeader) throw new WebhookVerificationError("no Service-Signature header");
   let t: string | undefined;
@@ -27,8 +32,12 @@ export function verify(rawBody: string | Uint8Array, signatureHeader: string | n
     if (k === "t") t = v;
     else if (k === "v1") signatures.push(v);
   }
-  if (!t || !/^\d+$/.test(t) || signatures.length === 0) throw new WebhookVerificationError("malformed Service-Signature header (expected t=<unix>,v1=<hex>)");
-  const body = typeof rawBody === "string" ? Buffer.from(rawBody, "utf8") : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  if (!t || !/^\d+$/.test(t) || signatures.length === 0)
+    throw new WebhookVerificationError("malformed Service-Signature header (expected t=<unix>,v1=<hex>)");
+  const body =
+    typeof rawBody === "string"
+      ? Buffer.from(rawBody, "utf8")
+      : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const expected = createHmac("sha256", secret).update(`${t}.`).update(body).digest();
   const matches = signatures.some((hex) => {
     const given = /^[0-9a-f]+$/i.test(hex) ? Buffer.from(hex, "hex") : Buffer.alloc(0);
@@ -36,6 +45,7 @@ export function verify(rawBody: string | Uint8Array, signatureHeader: string | n
   });
   if (!matches) throw new WebhookVerificationError("signature does not match the body and secret");
   const now = opts.now ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - Number(t)) > toleranceS) throw new WebhookVerificationError(`timestamp outside the tolerance of ${toleranceS} s`);
+  if (Math.abs(now - Number(t)) > toleranceS)
+    throw new WebhookVerificationError(`timestamp outside the tolerance of ${toleranceS} s`);
   return JSON.parse(body.toString("utf8")) as WebhookEvent;
 }

@@ -4,12 +4,19 @@
 // verifies and a tampered one is refused; errors arrive as typed ApiError.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { startService, type Service } from "../../../test/support/service";
 import { rotations, tempDir, writeTemp } from "../../../test/support/jobs";
 import { startReceiver } from "../../../test/support/webhook-receiver";
 import { generate, documentPath, typesPath } from "../scripts/generate";
-import { ApiError, Client, ConnectionError, JobFailedError, WebhookVerificationError, type FetchLike, type OcrResult } from "../src/index";
+import {
+  ApiError,
+  Client,
+  ConnectionError,
+  JobFailedError,
+  WebhookVerificationError,
+  type FetchLike,
+  type OcrResult,
+} from "../src/index";
 import { textPdf } from "./pdf";
 
 let svc: Service;
@@ -47,7 +54,10 @@ describe("operations through the client", () => {
     const file = await client.files.upload(pdfPath);
     expect(file).toMatchObject({ object: "file", type: "pdf", page_count: 1, filename: "invoice.pdf" });
     const progress: string[] = [];
-    const { job, result } = await client.jobs.run({ operation: "rotate", file_id: file.id, options: { degrees: 90 } }, { onProgress: (j) => progress.push(j.status) });
+    const { job, result } = await client.jobs.run(
+      { operation: "rotate", file_id: file.id, options: { degrees: 90 } },
+      { onProgress: (j) => progress.push(j.status) },
+    );
     expect(job.status).toBe("succeeded");
     expect(progress.at(-1)).toBe("succeeded");
     expect(result).toBeInstanceOf(Uint8Array);
@@ -74,7 +84,10 @@ describe("operations through the client", () => {
     expect([...bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
     const image = await client.files.upload(new File([bytes], "page.jpg", { type: "image/jpeg" }));
     expect(image.type).toBe("jpeg");
-    const ocr = await client.jobs.run({ operation: "ocr", file_id: image.id, options: { output: "blocks" } }, { timeout: 120_000 });
+    const ocr = await client.jobs.run(
+      { operation: "ocr", file_id: image.id, options: { output: "blocks" } },
+      { timeout: 120_000 },
+    );
     expect(ocr.job.result?.type).toBe("json");
     const blocks = ocr.result as OcrResult;
     expect(blocks.pages).toHaveLength(1);
@@ -92,9 +105,15 @@ describe("operations through the client", () => {
     expect(cancelled).toMatchObject({ id: job.id, object: "job" });
     expect(["cancelled", "succeeded"]).toContain((await client.jobs.wait(job.id)).status);
     // A wrong unlock password fails the job with invalid_options (README, Operations).
-    const locked = await client.jobs.run({ operation: "protect", file_id: file.id, options: { user_password: "right" } });
+    const locked = await client.jobs.run({
+      operation: "protect",
+      file_id: file.id,
+      options: { user_password: "right" },
+    });
     const lockedFile = await client.files.upload(new File([locked.result as Uint8Array], "locked.pdf"));
-    const err = await client.jobs.run({ operation: "unlock", file_id: lockedFile.id, options: { password: "wrong" } }).catch((e) => e);
+    const err = await client.jobs
+      .run({ operation: "unlock", file_id: lockedFile.id, options: { password: "wrong" } })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(JobFailedError);
     expect(err).toMatchObject({ code: "invalid_options", job: { status: "failed" } });
   }, 60_000);
@@ -104,15 +123,26 @@ describe("errors", () => {
   test("a 422 arrives as ApiError with type, code, param, requestId and status", async () => {
     const { client } = await newClient();
     const file = await client.files.upload(pdfPath);
-    const err = (await client.jobs.create({ operation: "rotate", file_id: file.id, options: { degrees: 45 } }).catch((e) => e)) as ApiError;
+    const err = (await client.jobs
+      .create({ operation: "rotate", file_id: file.id, options: { degrees: 45 } })
+      .catch((e) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ status: 422, type: "invalid_request_error", code: "invalid_options", param: "options.degrees" });
+    expect(err).toMatchObject({
+      status: 422,
+      type: "invalid_request_error",
+      code: "invalid_options",
+      param: "options.degrees",
+    });
     expect(err.requestId).toMatch(/^req_/);
   });
 
   test("an unknown key is ApiError 401 invalid_api_key", async () => {
     const client = new Client({ apiKey: "svk_test_nope", baseUrl: svc.baseUrl });
-    expect(await client.jobs.get(crypto.randomUUID()).catch((e) => e)).toMatchObject({ status: 401, type: "authentication_error", code: "invalid_api_key" });
+    expect(await client.jobs.get(crypto.randomUUID()).catch((e) => e)).toMatchObject({
+      status: 401,
+      type: "authentication_error",
+      code: "invalid_api_key",
+    });
   });
 
   test("without an object store, uploadPresigned and resultUrl are ApiError 501 presigned_unavailable", async () => {
@@ -121,7 +151,9 @@ describe("errors", () => {
     expect(up).toBeInstanceOf(ApiError);
     expect(up).toMatchObject({ status: 501, code: "presigned_unavailable" });
     const file = await client.files.upload(pdfPath);
-    const job = await client.jobs.wait((await client.jobs.create({ operation: "rotate", file_id: file.id, options: { degrees: 90 } })).id);
+    const job = await client.jobs.wait(
+      (await client.jobs.create({ operation: "rotate", file_id: file.id, options: { degrees: 90 } })).id,
+    );
     expect(job.status).toBe("succeeded");
     const url = (await client.jobs.resultUrl(job.id).catch((e) => e)) as ApiError;
     expect(url).toBeInstanceOf(ApiError);
@@ -129,7 +161,11 @@ describe("errors", () => {
   }, 60_000);
 
   test("an unreachable service is a ConnectionError after the retries", async () => {
-    const client = new Client({ apiKey: "svk_test_x", baseUrl: "http://127.0.0.1:1/api/v1", retry: { initialDelayMs: 10 } });
+    const client = new Client({
+      apiKey: "svk_test_x",
+      baseUrl: "http://127.0.0.1:1/api/v1",
+      retry: { initialDelayMs: 10 },
+    });
     expect(await client.jobs.get(crypto.randomUUID()).catch((e) => e)).toBeInstanceOf(ConnectionError);
   });
 });
@@ -181,7 +217,9 @@ describe("webhooks", () => {
     const receiver = startReceiver();
     try {
       const { client } = await newClient();
-      const created = await client.api.POST("/webhooks", { body: { url: receiver.url("/hook"), events: ["job.succeeded"] } });
+      const created = await client.api.POST("/webhooks", {
+        body: { url: receiver.url("/hook"), events: ["job.succeeded"] },
+      });
       expect(created.response.status).toBe(201);
       const secret = created.data!.secret!;
       const file = await client.files.upload(pdfPath);
@@ -190,14 +228,21 @@ describe("webhooks", () => {
       const hit = receiver.at("/hook")[0]!;
       const header = hit.headers["service-signature"]!;
       const event = client.webhooks.verify(hit.raw, header, secret);
-      expect(event).toMatchObject({ object: "event", type: "job.succeeded", livemode: false, data: { object: { id: job.id } } });
+      expect(event).toMatchObject({
+        object: "event",
+        type: "job.succeeded",
+        livemode: false,
+        data: { object: { id: job.id } },
+      });
       // Bytes work as well as text.
       expect(client.webhooks.verify(new TextEncoder().encode(hit.raw), header, secret).id).toBe(event.id);
 
       const v1 = /v1=([0-9a-f]+)/.exec(header)![1]!;
       const flipped = header.replace(v1, (v1[0] === "0" ? "1" : "0") + v1.slice(1));
       expect(() => client.webhooks.verify(hit.raw, flipped, secret)).toThrow(WebhookVerificationError);
-      expect(() => client.webhooks.verify(hit.raw.replace(job.id, crypto.randomUUID()), header, secret)).toThrow(WebhookVerificationError);
+      expect(() => client.webhooks.verify(hit.raw.replace(job.id, crypto.randomUUID()), header, secret)).toThrow(
+        WebhookVerificationError,
+      );
       expect(() => client.webhooks.verify(hit.raw, header, secret + "x")).toThrow(WebhookVerificationError);
       expect(() => client.webhooks.verify(hit.raw, "t=1,v1=", secret)).toThrow(WebhookVerificationError);
       // Outside the 300 s tolerance.

@@ -8,7 +8,8 @@ export function textPdf(pages: string[][]): Uint8Array {
   objects[3] = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>";
   pages.forEach((lines, i) => {
     const stream = lines.map((l, j) => `BT /F1 36 Tf 72 ${700 - j * 60} Td (${l}) Tj ET`).join("\n");
-    objects[pageIds[i]!] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageIds[i]! + 1} 0 R >>`;
+    objects[pageIds[i]!] =
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageIds[i]! + 1} 0 R >>`;
     objects[pageIds[i]! + 1] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
   });
   let out = "%PDF-1.4\n";

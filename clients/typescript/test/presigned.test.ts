@@ -9,7 +9,10 @@ import { rotations, tempDir, writeTemp } from "../../../test/support/jobs";
 import { Client, type FetchLike } from "../src/index";
 import { textPdf } from "./pdf";
 
-if (!garageAvailable) console.log(`skipping the TypeScript client's presigned tests: no Garage at ${garageBin} (./scripts/setup-test.sh installs it)`);
+if (!garageAvailable)
+  console.log(
+    `skipping the TypeScript client's presigned tests: no Garage at ${garageBin} (./scripts/setup-test.sh installs it)`,
+  );
 
 describe.skipIf(!garageAvailable)("object store through the client (Garage)", () => {
   let garage: Garage;
@@ -36,7 +39,14 @@ describe.skipIf(!garageAvailable)("object store through the client (Garage)", ()
   test("uploadPresigned of a path gives a ready file; a rotate job on it turns both pages", async () => {
     const client = await newClient();
     const file = await client.files.uploadPresigned(writeTemp(tmp.dir, "two.pdf", pdf));
-    expect(file).toMatchObject({ object: "file", status: "ready", type: "pdf", page_count: 2, filename: "two.pdf", size_bytes: pdf.length });
+    expect(file).toMatchObject({
+      object: "file",
+      status: "ready",
+      type: "pdf",
+      page_count: 2,
+      filename: "two.pdf",
+      size_bytes: pdf.length,
+    });
     const { job, result } = await client.jobs.run({ operation: "rotate", file_id: file.id, options: { degrees: 90 } });
     expect(job.status).toBe("succeeded");
     expect(rotations(writeTemp(tmp.dir, "rotated.pdf", result as Uint8Array))).toEqual([90, 90]);
@@ -50,8 +60,15 @@ describe.skipIf(!garageAvailable)("object store through the client (Garage)", ()
       if (puts.length === 1) return new Response("busy", { status: 503, headers: { "retry-after": "0" } });
       return fetch(r);
     });
-    const file = await client.files.uploadPresigned(new Blob([pdf], { type: "application/pdf" }), { filename: "blob.pdf" });
-    expect(file).toMatchObject({ status: "ready", page_count: 2, filename: "blob.pdf", content_type: "application/pdf" });
+    const file = await client.files.uploadPresigned(new Blob([pdf], { type: "application/pdf" }), {
+      filename: "blob.pdf",
+    });
+    expect(file).toMatchObject({
+      status: "ready",
+      page_count: 2,
+      filename: "blob.pdf",
+      content_type: "application/pdf",
+    });
     expect(puts.length).toBe(2);
     expect(puts[1]!.url.startsWith(garage.endpoint)).toBe(true);
     expect(puts[1]!.headers.get("authorization")).toBeNull(); // the API key never goes to the store
@@ -62,7 +79,12 @@ describe.skipIf(!garageAvailable)("object store through the client (Garage)", ()
     const file = await client.files.upload(new Blob([pdf]), "in.pdf");
     const { job, result } = await client.jobs.run({ operation: "rotate", file_id: file.id, options: { degrees: 180 } });
     const link = await client.jobs.resultUrl(job.id);
-    expect(link).toMatchObject({ object: "job_result_url", job_id: job.id, content_type: "application/pdf", bytes: (result as Uint8Array).length });
+    expect(link).toMatchObject({
+      object: "job_result_url",
+      job_id: job.id,
+      content_type: "application/pdf",
+      bytes: (result as Uint8Array).length,
+    });
     expect(link.url.startsWith(garage.endpoint)).toBe(true);
     const ttl = Date.parse(link.expires_at) - Date.now();
     expect(ttl).toBeGreaterThan(0);

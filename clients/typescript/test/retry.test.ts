@@ -14,14 +14,24 @@ function scripted(answers: (Response | Error)[]) {
   };
   const waits: number[] = [];
   const send = retryingFetch(base, defaultRetryPolicy, async (ms) => void waits.push(ms));
-  const req = () => new Request("http://x/api/v1/jobs", { method: "POST", headers: { "idempotency-key": "k1" }, body: '{"operation":"rotate"}' });
+  const req = () =>
+    new Request("http://x/api/v1/jobs", {
+      method: "POST",
+      headers: { "idempotency-key": "k1" },
+      body: '{"operation":"rotate"}',
+    });
   return { seen, waits, send, req };
 }
-const envelope = (status: number, code: string, headers: Record<string, string> = {}) => new Response(JSON.stringify({ error: { type: "x", code, message: "m" } }), { status, headers });
+const envelope = (status: number, code: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ error: { type: "x", code, message: "m" } }), { status, headers });
 
 describe("retryingFetch", () => {
   test("a 503 and a network error are retried with the same request and key, then the answer is returned", async () => {
-    const s = scripted([envelope(503, "queue_unavailable", { "retry-after": "2" }), new TypeError("fetch failed"), new Response("{}", { status: 202 })]);
+    const s = scripted([
+      envelope(503, "queue_unavailable", { "retry-after": "2" }),
+      new TypeError("fetch failed"),
+      new Response("{}", { status: 202 }),
+    ]);
     const res = await s.send(s.req());
     expect(res.status).toBe(202);
     expect(s.seen).toEqual(Array(3).fill({ key: "k1", body: '{"operation":"rotate"}' }));
@@ -31,7 +41,11 @@ describe("retryingFetch", () => {
   });
 
   test("a 429 with Retry-After above 60 s is not waited out; 422 and 409 job_not_finished are not retried", async () => {
-    for (const r of [envelope(429, "rate_limited", { "retry-after": "120" }), envelope(422, "invalid_options"), envelope(409, "job_not_finished")]) {
+    for (const r of [
+      envelope(429, "rate_limited", { "retry-after": "120" }),
+      envelope(422, "invalid_options"),
+      envelope(409, "job_not_finished"),
+    ]) {
       const s = scripted([r, new Response("{}")]);
       expect((await s.send(s.req())).status).toBe(r.status);
       expect(s.seen).toHaveLength(1);
@@ -39,7 +53,12 @@ describe("retryingFetch", () => {
   });
 
   test("409 idempotency_in_progress is retried; after maxNetworkRetries the last answer (or a ConnectionError) is returned", async () => {
-    const s = scripted([envelope(409, "idempotency_in_progress"), envelope(429, "rate_limited"), envelope(429, "rate_limited"), new Response("{}")]);
+    const s = scripted([
+      envelope(409, "idempotency_in_progress"),
+      envelope(429, "rate_limited"),
+      envelope(429, "rate_limited"),
+      new Response("{}"),
+    ]);
     expect((await s.send(s.req())).status).toBe(429);
     expect(s.seen).toHaveLength(3);
     const n = scripted([new TypeError("a"), new TypeError("b"), new TypeError("c")]);

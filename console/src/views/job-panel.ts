@@ -39,10 +39,29 @@ export interface JobPanel {
 
 export function jobPanel(onFinished?: (job: any) => void | Promise<void>): JobPanel {
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
-  const bar = h("div", { class: "progress", role: "progressbar", "aria-label": "Job progress", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": "0" }, h("div", { class: "fill" }));
+  const bar = h(
+    "div",
+    {
+      class: "progress",
+      role: "progressbar",
+      "aria-label": "Job progress",
+      "aria-valuemin": "0",
+      "aria-valuemax": "100",
+      "aria-valuenow": "0",
+    },
+    h("div", { class: "fill" }),
+  );
   const actions = h("div", { class: "actions" });
   const detail = h("div", { class: "job-detail" });
-  const element = h("section", { class: "card job", "aria-label": "Job" }, h("h2", {}, "Job"), status, bar, actions, detail);
+  const element = h(
+    "section",
+    { class: "card job", "aria-label": "Job" },
+    h("h2", {}, "Job"),
+    status,
+    bar,
+    actions,
+    detail,
+  );
   element.hidden = true;
   let controller: AbortController | null = null;
 
@@ -52,23 +71,43 @@ export function jobPanel(onFinished?: (job: any) => void | Promise<void>): JobPa
     bar.setAttribute("aria-valuetext", `${p.percent}% (${p.pages_done} of ${p.pages_total} pages)`);
     (bar.firstElementChild as HTMLElement).style.width = `${p.percent}%`;
     bar.dataset.status = job.status;
-    replace(status, h("strong", { class: `state ${job.status}` }, job.status), ` · ${job.operation} · ${p.pages_done}/${p.pages_total} pages · ${p.percent}%`);
+    replace(
+      status,
+      h("strong", { class: `state ${job.status}` }, job.status),
+      ` · ${job.operation} · ${p.pages_done}/${p.pages_total} pages · ${p.percent}%`,
+    );
     replace(actions);
     if (!isFinal(job.status)) {
       actions.append(
-        h("button", {
-          type: "button",
-          onclick: async (e: Event) => {
-            (e.target as HTMLButtonElement).disabled = true;
-            try { render(await call("POST", `/jobs/${job.id}/cancel`)); } catch (err) { actions.append(h("p", { class: "error", role: "alert" }, describe(err))); }
+        h(
+          "button",
+          {
+            type: "button",
+            onclick: async (e: Event) => {
+              (e.target as HTMLButtonElement).disabled = true;
+              try {
+                render(await call("POST", `/jobs/${job.id}/cancel`));
+              } catch (err) {
+                actions.append(h("p", { class: "error", role: "alert" }, describe(err)));
+              }
+            },
           },
-        }, "Cancel"),
+          "Cancel",
+        ),
       );
     }
     if (job.status === "succeeded" && job.result?.type !== "json") {
-      actions.append(downloadLink(job), h("span", { class: "muted" }, ` ${job.result?.filename ?? ""} · ${formatBytes(job.result?.bytes)}`));
+      actions.append(
+        downloadLink(job),
+        h("span", { class: "muted" }, ` ${job.result?.filename ?? ""} · ${formatBytes(job.result?.bytes)}`),
+      );
     }
-    replace(detail, job.status === "failed" && job.error ? h("p", { class: "error", role: "alert" }, `${job.error.message} (${job.error.code})`) : null);
+    replace(
+      detail,
+      job.status === "failed" && job.error
+        ? h("p", { class: "error", role: "alert" }, `${job.error.message} (${job.error.code})`)
+        : null,
+    );
   }
 
   return {

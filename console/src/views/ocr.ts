@@ -55,7 +55,13 @@ function pagePicture(file: File | null, page: any): HTMLElement {
   }
   const status = h("p", { class: "muted" });
   const frame = h("div", { class: "page-frame", style: `aspect-ratio: ${page.width} / ${page.height}` });
-  const figure = h("figure", { class: "page-picture" }, frame, h("figcaption", {}, `Page ${page.page + 1} with ${svg.childElementCount} word boxes`), status);
+  const figure = h(
+    "figure",
+    { class: "page-picture" },
+    frame,
+    h("figcaption", {}, `Page ${page.page + 1} with ${svg.childElementCount} word boxes`),
+    status,
+  );
   if (!file) {
     status.textContent = "The page picture needs the file chosen in this tab.";
   } else if (file.type.startsWith("image/")) {
@@ -79,13 +85,39 @@ export function ocrResult(result: any, file: File | null): HTMLElement {
   const show = (i: number) => {
     const page = pages[i];
     if (!page) return replace(body, h("p", {}, "No pages in the result."));
-    const text = page.ocr === false ? `(not OCRed: the page already has text — ${page.skipped ?? ""})` : page.text || "(no text found)";
-    replace(body, h("div", { class: "ocr-text" }, h("h3", {}, "Recognised text"), h("pre", { tabindex: "0", "aria-label": `Text of page ${page.page + 1}` }, text)), pagePicture(file, page));
+    const text =
+      page.ocr === false
+        ? `(not OCRed: the page already has text — ${page.skipped ?? ""})`
+        : page.text || "(no text found)";
+    replace(
+      body,
+      h(
+        "div",
+        { class: "ocr-text" },
+        h("h3", {}, "Recognised text"),
+        h("pre", { tabindex: "0", "aria-label": `Text of page ${page.page + 1}` }, text),
+      ),
+      pagePicture(file, page),
+    );
   };
   const chooser =
     pages.length > 1
-      ? field("Page", h("select", { onchange: (e: Event) => show(Number((e.target as HTMLSelectElement).value)) }, pages.map((p, i) => h("option", { value: String(i) }, `Page ${p.page + 1}`))))
+      ? field(
+          "Page",
+          h(
+            "select",
+            { onchange: (e: Event) => show(Number((e.target as HTMLSelectElement).value)) },
+            pages.map((p, i) => h("option", { value: String(i) }, `Page ${p.page + 1}`)),
+          ),
+        )
       : null;
   show(0);
-  return h("section", { class: "card ocr", "aria-label": "OCR result" }, h("h2", {}, "OCR result"), h("p", { class: "muted" }, `${pages.length} page(s) · engine ${result.engine ?? "?"} · mode ${result.mode ?? "?"}`), chooser, body);
+  return h(
+    "section",
+    { class: "card ocr", "aria-label": "OCR result" },
+    h("h2", {}, "OCR result"),
+    h("p", { class: "muted" }, `${pages.length} page(s) · engine ${result.engine ?? "?"} · mode ${result.mode ?? "?"}`),
+    chooser,
+    body,
+  );
 }

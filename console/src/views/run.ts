@@ -25,9 +25,13 @@ export function runView(session: Session): View {
   const fileInput = h("input", { type: "file", name: "file" });
   const drop = h("div", { class: "drop" }, field("File", fileInput, "Choose a file, or drop one here."));
   const chosen = h("p", { class: "muted", "aria-live": "polite" });
-  const showChosen = () => (chosen.textContent = fileInput.files?.length ? [...fileInput.files].map((f) => f.name).join(", ") : "");
+  const showChosen = () =>
+    (chosen.textContent = fileInput.files?.length ? [...fileInput.files].map((f) => f.name).join(", ") : "");
   fileInput.addEventListener("change", showChosen);
-  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragover", (e) => {
+    e.preventDefault();
+    drop.classList.add("over");
+  });
   drop.addEventListener("dragleave", () => drop.classList.remove("over"));
   drop.addEventListener("drop", (e) => {
     e.preventDefault();
@@ -38,7 +42,11 @@ export function runView(session: Session): View {
     }
   });
 
-  const opSelect = h("select", { name: "operation" }, ops.map((o) => h("option", { value: o.name }, o.name)));
+  const opSelect = h(
+    "select",
+    { name: "operation" },
+    ops.map((o) => h("option", { value: o.name }, o.name)),
+  );
   const opHint = h("p", { class: "muted", id: "op-summary" });
   opSelect.setAttribute("aria-describedby", "op-summary");
   const optionsSlot = h("div");
@@ -50,7 +58,12 @@ export function runView(session: Session): View {
 
   function selectOperation() {
     const op = ops.find((o) => o.name === opSelect.value)!;
-    const credits = session.account.key.mode === "test" ? "free in the sandbox" : op.credits_per_page ? `${op.credits_per_page} credit(s) per page` : "free";
+    const credits =
+      session.account.key.mode === "test"
+        ? "free in the sandbox"
+        : op.credits_per_page
+          ? `${op.credits_per_page} credit(s) per page`
+          : "free";
     opHint.textContent = `${op.summary} Accepts ${op.accepts.join(", ")}; ${credits}.`;
     fileInput.multiple = op.input === "file_ids";
     fileInput.accept = op.accepts.map((k: string) => mimeByKind[k] ?? "").join(",");
@@ -105,7 +118,8 @@ export function runView(session: Session): View {
         const files = [...(fileInput.files ?? [])];
         const op = ops.find((o) => o.name === opSelect.value)!;
         if (files.length === 0) return fail("Choose a file first.", fileInput);
-        if (op.input === "file_ids" && files.length < 2) return fail(`${op.name} needs at least two files: select several at once.`, fileInput);
+        if (op.input === "file_ids" && files.length < 2)
+          return fail(`${op.name} needs at least two files: select several at once.`, fileInput);
         const read = form.read();
         if ("error" in read) return fail(read.error, form.controlOf(read.name));
         run.disabled = true;
@@ -124,7 +138,8 @@ export function runView(session: Session): View {
           run.textContent = "Run";
           await panel.watch(job);
         } catch (err) {
-          if (err instanceof ApiProblem && err.param?.startsWith("options.")) form.flag(err.param.slice(8), err.message);
+          if (err instanceof ApiProblem && err.param?.startsWith("options."))
+            form.flag(err.param.slice(8), err.message);
           fail(describe(err));
         } finally {
           run.disabled = false;

@@ -19,9 +19,20 @@ async function eventTypes(): Promise<string[]> {
   return (eventTypesCache = [...found]);
 }
 
-function eventsFieldset(types: string[], selected: string[], legend = "Events"): { element: HTMLFieldSetElement; read(): string[] } {
-  const boxes = types.map((t) => h("input", { type: "checkbox", name: "events", value: t, checked: selected.includes(t) }));
-  const element = h("fieldset", { class: "events" }, h("legend", {}, `${legend} (none ticked = all)`), boxes.map((b) => h("label", { class: "check" }, b, ` ${b.value}`)));
+function eventsFieldset(
+  types: string[],
+  selected: string[],
+  legend = "Events",
+): { element: HTMLFieldSetElement; read(): string[] } {
+  const boxes = types.map((t) =>
+    h("input", { type: "checkbox", name: "events", value: t, checked: selected.includes(t) }),
+  );
+  const element = h(
+    "fieldset",
+    { class: "events" },
+    h("legend", {}, `${legend} (none ticked = all)`),
+    boxes.map((b) => h("label", { class: "check" }, b, ` ${b.value}`)),
+  );
   return { element, read: () => boxes.filter((b) => b.checked).map((b) => b.value) };
 }
 
@@ -31,7 +42,15 @@ function deliveriesTable(rows: any[]): HTMLElement {
     "table",
     { class: "table deliveries" },
     h("caption", {}, "Delivery log, newest first"),
-    h("thead", {}, h("tr", {}, ["When", "Event", "Status", "Attempt", "Response", "Latency", "Error"].map((c) => h("th", { scope: "col" }, c)))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["When", "Event", "Status", "Attempt", "Response", "Latency", "Error"].map((c) => h("th", { scope: "col" }, c)),
+      ),
+    ),
     h(
       "tbody",
       {},
@@ -45,7 +64,11 @@ function deliveriesTable(rows: any[]): HTMLElement {
           h("td", { "data-label": "Attempt" }, `${d.attempt} of 6`),
           h("td", { "data-label": "Response" }, d.response_status === null ? "–" : String(d.response_status)),
           h("td", { "data-label": "Latency" }, d.duration_ms === null ? "–" : `${d.duration_ms} ms`),
-          h("td", { "data-label": "Error" }, d.error ?? (d.next_attempt_at ? `next try ${formatTime(d.next_attempt_at)}` : "–")),
+          h(
+            "td",
+            { "data-label": "Error" },
+            d.error ?? (d.next_attempt_at ? `next try ${formatTime(d.next_attempt_at)}` : "–"),
+          ),
         ),
       ),
     ),
@@ -61,14 +84,23 @@ export function webhooksView(_session: Session): View {
     try {
       const [types, page] = await Promise.all([eventTypes(), call("GET", "/webhooks")]);
       if (!createSlot.firstChild) createSlot.append(createForm(types));
-      replace(list, page.data.length ? page.data.map((ep: any) => endpointCard(ep, types)) : h("p", {}, "No endpoints yet."));
+      replace(
+        list,
+        page.data.length ? page.data.map((ep: any) => endpointCard(ep, types)) : h("p", {}, "No endpoints yet."),
+      );
     } catch (err) {
       replace(list, h("p", { class: "error", role: "alert" }, describe(err)));
     }
   }
 
   function createForm(types: string[]) {
-    const url = h("input", { type: "url", name: "url", required: true, placeholder: "https://example.com/hooks", maxlength: 2048 });
+    const url = h("input", {
+      type: "url",
+      name: "url",
+      required: true,
+      placeholder: "https://example.com/hooks",
+      maxlength: 2048,
+    });
     const description = h("input", { type: "text", name: "description", maxlength: 255 });
     const events = eventsFieldset(types, []);
     const error = h("p", { class: "error", role: "alert", hidden: true });
@@ -81,7 +113,9 @@ export function webhooksView(_session: Session): View {
           e.preventDefault();
           error.hidden = true;
           try {
-            const ep = await call("POST", "/webhooks", { json: { url: url.value, description: description.value || null, events: events.read() } });
+            const ep = await call("POST", "/webhooks", {
+              json: { url: url.value, description: description.value || null, events: events.read() },
+            });
             url.value = "";
             description.value = "";
             showSecret(ep);
@@ -104,18 +138,22 @@ export function webhooksView(_session: Session): View {
   function showSecret(ep: any) {
     const secret = h("input", { type: "text", readonly: true, value: ep.secret, class: "mono" });
     const copied = h("span", { role: "status", class: "muted" });
-    const copy = h("button", {
-      type: "button",
-      onclick: async () => {
-        try {
-          await navigator.clipboard.writeText(ep.secret);
-          copied.textContent = "Copied.";
-        } catch {
-          secret.select();
-          copied.textContent = "Select and copy it (the clipboard is not available here).";
-        }
+    const copy = h(
+      "button",
+      {
+        type: "button",
+        onclick: async () => {
+          try {
+            await navigator.clipboard.writeText(ep.secret);
+            copied.textContent = "Copied.";
+          } catch {
+            secret.select();
+            copied.textContent = "Select and copy it (the clipboard is not available here).";
+          }
+        },
       },
-    }, "Copy secret");
+      "Copy secret",
+    );
     replace(
       secretSlot,
       h(
@@ -124,7 +162,13 @@ export function webhooksView(_session: Session): View {
         h("h2", { tabindex: "-1" }, "Signing secret"),
         h("p", {}, `The secret of ${ep.url}. It is shown only now: store it to verify Service-Signature.`),
         field("Signing secret", secret),
-        h("div", { class: "actions" }, copy, copied, h("button", { type: "button", onclick: () => replace(secretSlot) }, "Done")),
+        h(
+          "div",
+          { class: "actions" },
+          copy,
+          copied,
+          h("button", { type: "button", onclick: () => replace(secretSlot) }, "Done"),
+        ),
       ),
     );
     (secretSlot.querySelector("h2") as HTMLElement).focus();
@@ -135,45 +179,85 @@ export function webhooksView(_session: Session): View {
     const note = h("p", { role: "status", class: "muted" });
     const editSlot = h("div");
     const act = (fn: () => Promise<unknown>) => async () => {
-      try { await fn(); } catch (err) { note.textContent = describe(err); note.className = "error"; }
+      try {
+        await fn();
+      } catch (err) {
+        note.textContent = describe(err);
+        note.className = "error";
+      }
     };
-    const showLog = act(async () => replace(log, deliveriesTable((await call("GET", `/webhooks/${ep.id}/deliveries`, { query: { limit: 20 } })).data)));
+    const showLog = act(async () =>
+      replace(
+        log,
+        deliveriesTable((await call("GET", `/webhooks/${ep.id}/deliveries`, { query: { limit: 20 } })).data),
+      ),
+    );
     const card = h(
       "article",
       { class: "card endpoint", "aria-label": `Endpoint ${ep.url}` },
       h("h3", { class: "mono" }, ep.url),
-      h("p", {}, ep.enabled ? h("span", { class: "state succeeded" }, "enabled") : h("span", { class: "state failed" }, "disabled"), ep.disabled_reason ? ` · ${ep.disabled_reason}` : "", ep.description ? ` · ${ep.description}` : ""),
-      h("p", { class: "muted" }, `Events: ${ep.events.length ? ep.events.join(", ") : "all"} · created ${formatTime(ep.created_at)}`),
+      h(
+        "p",
+        {},
+        ep.enabled
+          ? h("span", { class: "state succeeded" }, "enabled")
+          : h("span", { class: "state failed" }, "disabled"),
+        ep.disabled_reason ? ` · ${ep.disabled_reason}` : "",
+        ep.description ? ` · ${ep.description}` : "",
+      ),
+      h(
+        "p",
+        { class: "muted" },
+        `Events: ${ep.events.length ? ep.events.join(", ") : "all"} · created ${formatTime(ep.created_at)}`,
+      ),
       h(
         "div",
         { class: "actions" },
-        h("button", {
-          type: "button",
-          onclick: act(async () => {
-            note.className = "muted";
-            note.textContent = "Sending…";
-            try {
-              await call("POST", `/webhooks/${ep.id}/test`);
-              note.textContent = "Test event delivered.";
-            } catch (err) {
-              note.textContent = `Test event not accepted: ${describe(err)}`;
-              note.className = "error";
-            }
-            await showLog();
-          }),
-        }, "Send test event"),
+        h(
+          "button",
+          {
+            type: "button",
+            onclick: act(async () => {
+              note.className = "muted";
+              note.textContent = "Sending…";
+              try {
+                await call("POST", `/webhooks/${ep.id}/test`);
+                note.textContent = "Test event delivered.";
+              } catch (err) {
+                note.textContent = `Test event not accepted: ${describe(err)}`;
+                note.className = "error";
+              }
+              await showLog();
+            }),
+          },
+          "Send test event",
+        ),
         h("button", { type: "button", onclick: showLog }, "Delivery log"),
         h("button", { type: "button", onclick: () => replace(editSlot, editForm(ep, types)) }, "Edit"),
-        h("button", { type: "button", onclick: act(async () => { await call("PATCH", `/webhooks/${ep.id}`, { json: { enabled: !ep.enabled } }); await load(); }) }, ep.enabled ? "Disable" : "Enable"),
-        h("button", {
-          type: "button",
-          class: "danger",
-          onclick: act(async () => {
-            if (!confirm(`Delete the endpoint ${ep.url}?`)) return;
-            await call("DELETE", `/webhooks/${ep.id}`);
-            await load();
-          }),
-        }, "Delete"),
+        h(
+          "button",
+          {
+            type: "button",
+            onclick: act(async () => {
+              await call("PATCH", `/webhooks/${ep.id}`, { json: { enabled: !ep.enabled } });
+              await load();
+            }),
+          },
+          ep.enabled ? "Disable" : "Enable",
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "danger",
+            onclick: act(async () => {
+              if (!confirm(`Delete the endpoint ${ep.url}?`)) return;
+              await call("DELETE", `/webhooks/${ep.id}`);
+              await load();
+            }),
+          },
+          "Delete",
+        ),
       ),
       note,
       editSlot,
@@ -195,7 +279,9 @@ export function webhooksView(_session: Session): View {
         onsubmit: async (e: Event) => {
           e.preventDefault();
           try {
-            await call("PATCH", `/webhooks/${ep.id}`, { json: { url: url.value, description: description.value || null, events: events.read() } });
+            await call("PATCH", `/webhooks/${ep.id}`, {
+              json: { url: url.value, description: description.value || null, events: events.read() },
+            });
             await load();
           } catch (err) {
             error.textContent = describe(err);
@@ -213,7 +299,14 @@ export function webhooksView(_session: Session): View {
 
   return {
     title: "Webhooks",
-    element: h("div", { class: "view" }, h("h1", {}, "Webhooks"), secretSlot, createSlot, h("section", { "aria-label": "Endpoints" }, h("h2", {}, "Endpoints"), list)),
+    element: h(
+      "div",
+      { class: "view" },
+      h("h1", {}, "Webhooks"),
+      secretSlot,
+      createSlot,
+      h("section", { "aria-label": "Endpoints" }, h("h2", {}, "Endpoints"), list),
+    ),
     show: () => void load(),
   };
 }

@@ -66,12 +66,15 @@ pub fn xlsx_to_csv<'env>(
     })
 }
 
+/// The csv -> xlsx options of POST /jobs `convert`, under the API's names (snake_case).
 #[napi(object)]
 pub struct CsvToXlsxOptions {
     /// One character; sniffed when absent.
     pub delimiter: Option<String>,
+    #[napi(js_name = "has_header")]
     pub has_header: Option<bool>,
     /// Default "Sheet1".
+    #[napi(js_name = "sheet_name")]
     pub sheet_name: Option<String>,
 }
 
@@ -118,7 +121,6 @@ pub fn csv_to_xlsx<'env>(
 pub struct PdfToDocxOptions {
     /// 0-based page indexes; default all.
     pub pages: Option<Vec<f64>>,
-    pub max_pages: Option<u32>,
     /// OCR pages without a text layer with the engine's OCR (needs `ocrInit` first).
     pub ocr: Option<bool>,
 }
@@ -154,11 +156,8 @@ pub fn pdf_to_docx<'env>(
             None => None,
             Some(p) => Some(integers(&p, "pages[]")?),
         };
-        let opts = engine::convert::docx::PdfToDocxOptions {
-            pages,
-            max_pages: options.max_pages,
-            ocr: options.ocr.unwrap_or(false),
-        };
+        let opts =
+            engine::convert::docx::PdfToDocxOptions { pages, max_pages: None, ocr: options.ocr.unwrap_or(false) };
         engine::convert::docx::pdf_to_docx(input.as_ref(), output.as_ref(), &opts, &control).map(|r| PdfToDocxResult {
             pages_processed: r.pages_processed,
             page_count: r.page_count,

@@ -50,8 +50,6 @@ pub struct OcrOptions {
     pub output: String,
     /// 0-based page indexes; default every page.
     pub pages: Option<Vec<f64>>,
-    /// Reject with `page_limit` when the input has more pages.
-    pub max_pages: Option<u32>,
     /// Tesseract-style language codes (`eng`, `jpn`, ...); default the Latin + simplified
     /// Chinese recogniser. Rejects with `invalid_options` (naming the supported codes) when
     /// empty or when no model reads a code.
@@ -94,7 +92,7 @@ pub fn ocr<'env>(
         };
         let opts = engine::ocr::pipeline::OcrOptions {
             pages: options.pages.as_deref().map(|p| integers(p, "pages[]")).transpose()?,
-            max_pages: options.max_pages,
+            max_pages: None,
             output: kind,
             languages: options.languages,
         };

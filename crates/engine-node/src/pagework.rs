@@ -29,7 +29,6 @@ pub struct RenderJpegOptions {
     pub pages: Option<Vec<f64>>,
     /// Render threads for this job; default the number of cores (at most 8).
     pub threads: Option<f64>,
-    pub max_pages: Option<u32>,
 }
 
 #[napi(object)]
@@ -59,7 +58,7 @@ pub fn render_jpeg<'env>(
             quality: options.quality.map(|v| small_integer(v, "quality", 255)).transpose()?.map(|v| v as u8),
             pages: options.pages.as_deref().map(|p| integers(p, "pages[]")).transpose()?,
             threads: options.threads.map(|v| small_integer(v, "threads", 64)).transpose()?.map(|v| v as usize),
-            max_pages: options.max_pages,
+            max_pages: None,
             jpeg_encoder: settings().jpeg_encoder,
         };
         engine::pagework::render::render_jpeg(input.as_ref(), output.as_ref(), &options, &control).map(|r| {
@@ -88,7 +87,6 @@ pub struct RedactOptions {
     pub regions: Vec<RedactRegion>,
     /// 72..=600; default 150.
     pub dpi: Option<f64>,
-    pub max_pages: Option<u32>,
 }
 
 /// Burns black regions into their pages (rasterised and rebuilt as image-only pages).
@@ -119,7 +117,7 @@ pub fn redact<'env>(
         let options = engine::pagework::redact::RedactOptions {
             regions,
             dpi: options.dpi.map(|v| small_integer(v, "dpi", 100_000)).transpose()?.map(|v| v as u32),
-            max_pages: options.max_pages,
+            max_pages: None,
             jpeg_encoder: settings().jpeg_encoder,
         };
         engine::pagework::redact::redact(input.as_ref(), output.as_ref(), &options, &control)
@@ -131,7 +129,6 @@ pub fn redact<'env>(
 pub struct CompressOptions {
     #[napi(ts_type = "'light' | 'balanced' | 'strong'")]
     pub level: Option<String>,
-    pub max_pages: Option<u32>,
 }
 
 #[napi(object)]
@@ -162,7 +159,7 @@ pub fn compress<'env>(
         let s = settings();
         let options = engine::pagework::compress::CompressOptions {
             level,
-            max_pages: options.max_pages,
+            max_pages: None,
             subset_fonts: s.compress_subset_fonts,
             guard_always: s.compress_guard_always,
             images: s.compress_images.unwrap_or(engine::pagework::compress::ImagePass::Engine),

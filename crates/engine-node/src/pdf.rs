@@ -66,8 +66,6 @@ pub struct RotateOptions {
     pub degrees: f64,
     /// 0-based page indexes; all pages when absent.
     pub pages: Option<Vec<f64>>,
-    /// Reject with `page_limit` when the input has more pages.
-    pub max_pages: Option<u32>,
 }
 
 #[napi(ts_return_type = "Promise<PageOpResult>")]
@@ -83,7 +81,7 @@ pub fn rotate<'env>(
         let options = engine::RotateOptions {
             degrees: integer(options.degrees, "degrees")?,
             pages: options.pages.as_deref().map(|p| integers(p, "pages[]")).transpose()?,
-            max_pages: options.max_pages,
+            max_pages: None,
         };
         engine::rotate(input.as_ref(), output.as_ref(), &options, &control).map(PageOpResult::from)
     })
@@ -93,7 +91,6 @@ pub fn rotate<'env>(
 pub struct ReorderOptions {
     /// A full permutation of the 0-based page indexes: `order[k]` becomes page k.
     pub order: Vec<f64>,
-    pub max_pages: Option<u32>,
 }
 
 #[napi(ts_return_type = "Promise<PageOpResult>")]
@@ -106,8 +103,7 @@ pub fn reorder<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let options =
-            engine::ReorderOptions { order: integers(&options.order, "order[]")?, max_pages: options.max_pages };
+        let options = engine::ReorderOptions { order: integers(&options.order, "order[]")?, max_pages: None };
         engine::reorder(input.as_ref(), output.as_ref(), &options, &control).map(PageOpResult::from)
     })
 }
@@ -116,7 +112,6 @@ pub fn reorder<'env>(
 pub struct DeletePagesOptions {
     /// 0-based indexes of pages to remove; at least one page must remain.
     pub pages: Vec<f64>,
-    pub max_pages: Option<u32>,
 }
 
 #[napi(ts_return_type = "Promise<PageOpResult>")]
@@ -129,8 +124,7 @@ pub fn delete_pages<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let options =
-            engine::DeletePagesOptions { pages: integers(&options.pages, "pages[]")?, max_pages: options.max_pages };
+        let options = engine::DeletePagesOptions { pages: integers(&options.pages, "pages[]")?, max_pages: None };
         engine::delete_pages(input.as_ref(), output.as_ref(), &options, &control).map(PageOpResult::from)
     })
 }
@@ -150,6 +144,8 @@ pub fn merge<'env>(
     })
 }
 
+/// The options of POST /jobs `split`, under the API's names (snake_case), so the worker hands
+/// the job's options over as they are.
 #[napi(object)]
 pub struct SplitOptions {
     #[napi(ts_type = "'every_page' | 'ranges' | 'chunks'")]
@@ -158,8 +154,8 @@ pub struct SplitOptions {
     #[napi(ts_type = "[number, number][]")]
     pub ranges: Option<Vec<Vec<f64>>>,
     /// For `chunks`: pages per part.
+    #[napi(js_name = "chunk_size")]
     pub chunk_size: Option<f64>,
-    pub max_pages: Option<u32>,
 }
 
 /// Result of split. Entries are `page-0001.pdf`... (every_page) or `part-0001.pdf`...
@@ -175,8 +171,8 @@ fn split_mode(options: &SplitOptions) -> engine::Result<engine::SplitMode> {
     match options.mode.as_str() {
         "every_page" => Ok(engine::SplitMode::EveryPage),
         "chunks" => {
-            let size = options.chunk_size.ok_or_else(|| invalid("mode chunks needs chunkSize".into()))?;
-            Ok(engine::SplitMode::Chunks(integer(size, "chunkSize")?))
+            let size = options.chunk_size.ok_or_else(|| invalid("mode chunks needs chunk_size".into()))?;
+            Ok(engine::SplitMode::Chunks(integer(size, "chunk_size")?))
         }
         "ranges" => {
             let ranges = options.ranges.as_ref().ok_or_else(|| invalid("mode ranges needs ranges".into()))?;
@@ -203,23 +199,29 @@ pub fn split<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let options = engine::SplitOptions { mode: split_mode(&options)?, max_pages: options.max_pages };
+        let options = engine::SplitOptions { mode: split_mode(&options)?, max_pages: None };
         let r = engine::split(input.as_ref(), output_zip.as_ref(), &options, &control)?;
         Ok(SplitResult { parts: r.parts, pages_processed: r.pages_processed, output_bytes: r.output_bytes as f64 })
     })
 }
 
+/// The options of POST /jobs `protect`, under the API's names (snake_case).
 #[napi(object)]
 pub struct ProtectOptions {
+    #[napi(js_name = "user_password")]
     pub user_password: Option<String>,
     /// Defaults to the user password.
+    #[napi(js_name = "owner_password")]
     pub owner_password: Option<String>,
     /// Each permission defaults to true.
+    #[napi(js_name = "allow_print")]
     pub allow_print: Option<bool>,
+    #[napi(js_name = "allow_modify")]
     pub allow_modify: Option<bool>,
+    #[napi(js_name = "allow_copy")]
     pub allow_copy: Option<bool>,
+    #[napi(js_name = "allow_annotate")]
     pub allow_annotate: Option<bool>,
-    pub max_pages: Option<u32>,
 }
 
 /// Encrypts with AES-256 (R6). At least one password is required.
@@ -240,7 +242,7 @@ pub fn protect<'env>(
             allow_modify: options.allow_modify,
             allow_copy: options.allow_copy,
             allow_annotate: options.allow_annotate,
-            max_pages: options.max_pages,
+            max_pages: None,
         };
         engine::protect(input.as_ref(), output.as_ref(), &options, &control).map(PageOpResult::from)
     })
@@ -250,7 +252,6 @@ pub fn protect<'env>(
 pub struct UnlockOptions {
     /// Needed only when the PDF asks for a password to open.
     pub password: Option<String>,
-    pub max_pages: Option<u32>,
 }
 
 /// Removes encryption. Owner-password-only PDFs unlock without a password.
@@ -264,8 +265,8 @@ pub fn unlock<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let options = options
-            .map_or_else(Default::default, |o| engine::UnlockOptions { password: o.password, max_pages: o.max_pages });
+        let options =
+            options.map_or_else(Default::default, |o| engine::UnlockOptions { password: o.password, max_pages: None });
         engine::unlock(input.as_ref(), output.as_ref(), &options, &control).map(PageOpResult::from)
     })
 }

@@ -10,7 +10,13 @@ const Account = T.Object({
   email: T.String(),
   email_verified: T.Boolean(),
   created_at: T.String({ format: "date-time" }),
-  plan: T.Object({ id: T.String(), name: T.String(), price_eur_per_month: T.Number(), included_credits_per_month: T.Integer(), live_access: T.Boolean() }),
+  plan: T.Object({
+    id: T.String(),
+    name: T.String(),
+    price_eur_per_month: T.Number(),
+    included_credits_per_month: T.Integer(),
+    live_access: T.Boolean(),
+  }),
   spending_cap_eur: T.Union([T.Number(), T.Null()]),
   key: T.Object({
     id: T.String({ format: "uuid" }),
@@ -50,7 +56,13 @@ export const getAccount = route({
         email: auth.account.email,
         email_verified: auth.account.emailVerified,
         created_at: auth.account.createdAt.toISOString(),
-        plan: { id: auth.account.plan, name: plan.name, price_eur_per_month: plan.price_eur_per_month, included_credits_per_month: plan.included_credits_per_month, live_access: plan.live_access },
+        plan: {
+          id: auth.account.plan,
+          name: plan.name,
+          price_eur_per_month: plan.price_eur_per_month,
+          included_credits_per_month: plan.included_credits_per_month,
+          live_access: plan.live_access,
+        },
         spending_cap_eur: auth.account.spendingCapEur,
         key: {
           id: auth.keyId,

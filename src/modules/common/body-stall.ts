@@ -8,7 +8,13 @@ import { config } from "../../config";
 export async function readOrStall<T>(reader: { read(): Promise<T>; cancel(): Promise<void> }): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ApiError("request_timeout", `The request body sent nothing for ${config.bodyStallTimeoutS} s.`, null)), config.bodyStallTimeoutS * 1000);
+    timer = setTimeout(
+      () =>
+        reject(
+          new ApiError("request_timeout", `The request body sent nothing for ${config.bodyStallTimeoutS} s.`, null),
+        ),
+      config.bodyStallTimeoutS * 1000,
+    );
   });
   try {
     return await Promise.race([reader.read(), stalled]);

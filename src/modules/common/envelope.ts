@@ -7,7 +7,13 @@ export function docUrl(code: string): string {
   return `${config.baseUrl}/errors#${code}`;
 }
 
-export function errorBody(code: ErrorCode, message: string, requestId: string | null, param: string | null = null, extra: Record<string, unknown> = {}) {
+export function errorBody(
+  code: ErrorCode,
+  message: string,
+  requestId: string | null,
+  param: string | null = null,
+  extra: Record<string, unknown> = {},
+) {
   const def = errorCatalogue[code];
   return {
     error: {

@@ -11,10 +11,15 @@ export interface Cursor {
 }
 
 /** The row `starting_after` names, which must be the caller's, of the caller's mode. */
-export async function cursorRow(table: "files" | "jobs", id: string | undefined, auth: AuthenticatedKey, what: string): Promise<Cursor | undefined> {
+export async function cursorRow(
+  table: "files" | "jobs",
+  id: string | undefined,
+  auth: AuthenticatedKey,
+  what: string,
+): Promise<Cursor | undefined> {
   if (!id) return undefined;
   const [row] = await db()`SELECT id, created_at, account_id, mode FROM ${db()(table)} WHERE id = ${id}`;
-  return assertOwned(row as Cursor & { account_id: string; mode: string } | undefined, auth, what, "starting_after");
+  return assertOwned(row as (Cursor & { account_id: string; mode: string }) | undefined, auth, what, "starting_after");
 }
 
 /** Rows were fetched with LIMIT limit + 1; the extra one only says that more exist. */

@@ -7,7 +7,9 @@ export const FileObject = T.Object({
   content_type: T.String(),
   type: T.String({ description: "kind decided from the bytes: pdf, docx, xlsx, csv, jpeg, png, webp" }),
   size_bytes: T.Integer(),
-  page_count: T.Union([T.Integer(), T.Null()], { description: "null only for an encrypted PDF whose pages cannot be counted without the password" }),
+  page_count: T.Union([T.Integer(), T.Null()], {
+    description: "null only for an encrypted PDF whose pages cannot be counted without the password",
+  }),
   encrypted: T.Boolean(),
   status: T.Union([T.Literal("ready"), T.Literal("pending_upload")]),
   livemode: T.Boolean(),
@@ -23,7 +25,9 @@ export const FileIdParams = T.Object({ file_id: T.String({ format: "uuid" }) }, 
 export const ListQuery = T.Object(
   {
     limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    starting_after: T.Optional(T.String({ format: "uuid", description: "cursor: the id of the last object of the previous page" })),
+    starting_after: T.Optional(
+      T.String({ format: "uuid", description: "cursor: the id of the last object of the previous page" }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -44,8 +48,13 @@ export const PresignedUpload = T.Composite([
     upload: T.Object({
       method: T.Literal("PUT"),
       url: T.String({ format: "uri", description: "presigned PUT URL of the object store" }),
-      headers: T.Record(T.String(), T.String(), { description: "headers the client must send with the PUT (none today)" }),
-      expires_at: T.String({ format: "date-time", description: "the URL stops working at this time (1 hour, or the file's TTL if shorter)" }),
+      headers: T.Record(T.String(), T.String(), {
+        description: "headers the client must send with the PUT (none today)",
+      }),
+      expires_at: T.String({
+        format: "date-time",
+        description: "the URL stops working at this time (1 hour, or the file's TTL if shorter)",
+      }),
     }),
   }),
 ]);

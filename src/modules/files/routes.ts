@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { route } from "../common/route";
 import { ApiError } from "../../domain/errors";
-import { check } from "../../domain/validate";
-import { readJson } from "../common/validate";
+import { check } from "../../domain/schema-check";
+import { readJson } from "../common/read-request";
 import { assertOwned } from "../common/ownership";
 import { cursorRow, listPage } from "../common/pagination";
 import { db } from "../../db/client";
@@ -18,7 +18,8 @@ import { inspect } from "../../engine/inspector-client";
 import { declaredKind, typeMismatch } from "../../domain/file-types";
 import { cleanFilename } from "./filename";
 import { Deleted, FileIdParams, FileObject, ListQuery, PresignRequest, PresignedUpload, listOf } from "./models";
-import { fileColumns, presentFile } from "../../presenters/file";
+import { fileColumns, type PresentedFileRow, presentFile } from "../../presenters/file";
+import type { FileRow } from "../../db/rows";
 
 /** The part's media type as stored: printable ASCII of at most 255 characters, else the generic type. */
 function cleanContentType(raw: string): string {
@@ -28,11 +29,16 @@ function cleanContentType(raw: string): string {
 
 const notFoundStatuses = ["deleted", "expired"];
 
+type OwnedFile = PresentedFileRow & Pick<FileRow, "account_id" | "storage_key">;
+
 /** A live file of the caller's account and mode; deleted and expired files are gone (404). */
-async function ownedFile(auth: Parameters<typeof assertOwned>[1], id: string): Promise<Record<string, any>> {
-  const [row] = await db()`SELECT account_id, storage_key, ${db().unsafe(fileColumns)} FROM files WHERE id = ${id}`;
-  const file = assertOwned(row as any, auth, "file", "file_id") as Record<string, any>;
-  if (notFoundStatuses.includes(file.status)) throw new ApiError("not_found", "No such file (deleted or expired).", "file_id");
+async function ownedFile(auth: Parameters<typeof assertOwned>[1], id: string): Promise<OwnedFile> {
+  const [row] = await db()<
+    OwnedFile[]
+  >`SELECT account_id, storage_key, ${db().unsafe(fileColumns)} FROM files WHERE id = ${id}`;
+  const file = assertOwned(row, auth, "file", "file_id");
+  if (notFoundStatuses.includes(file.status))
+    throw new ApiError("not_found", "No such file (deleted or expired).", "file_id");
   return file;
 }
 
@@ -47,7 +53,12 @@ async function identify(path: string, size: number, contentType: string, filenam
     throw new ApiError("file_unreadable", "The file could not be inspected; it may be damaged or hostile.", param);
   }
   const mismatch = typeMismatch(declaredKind(contentType, filename), identified.kind);
-  if (mismatch) throw new ApiError("unsupported_file_type", `Unsupported file: ${mismatch}. Accepted: PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP.`, param);
+  if (mismatch)
+    throw new ApiError(
+      "unsupported_file_type",
+      `Unsupported file: ${mismatch}. Accepted: PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP.`,
+      param,
+    );
   if (identified.kind === "pdf" && identified.error && !identified.encrypted) {
     throw new ApiError("file_unreadable", "The PDF is damaged beyond repair and cannot be opened.", param);
   }
@@ -60,23 +71,40 @@ export const UPLOAD_URL_TTL_S = 60 * 60;
 async function presignUpload(body: unknown, auth: { account: { id: string }; mode: string }) {
   const req = check<Static<typeof PresignRequest>>(PresignRequest, body);
   const store = blobStore();
-  if (store.kind !== "s3") throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured; upload with multipart/form-data instead.");
-  if (req.size_bytes > config.maxUploadBytes) throw new ApiError("file_too_large", `The upload is larger than the maximum of ${config.maxUploadBytes} bytes.`, "size_bytes");
+  if (store.kind !== "s3")
+    throw new ApiError(
+      "presigned_unavailable",
+      "Presigned uploads need an object store, and none is configured; upload with multipart/form-data instead.",
+    );
+  if (req.size_bytes > config.maxUploadBytes)
+    throw new ApiError(
+      "file_too_large",
+      `The upload is larger than the maximum of ${config.maxUploadBytes} bytes.`,
+      "size_bytes",
+    );
   const declared = declaredKind(req.content_type, req.filename);
-  if (declared.kind === null) throw new ApiError("unsupported_file_type", `Unsupported file: ${declared.reason}. Accepted: PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP.`, "content_type");
+  if (declared.kind === null)
+    throw new ApiError(
+      "unsupported_file_type",
+      `Unsupported file: ${declared.reason}. Accepted: PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP.`,
+      "content_type",
+    );
   const id = randomUUID();
   const key = fileKey(id);
   const ttlS = Math.min(UPLOAD_URL_TTL_S, config.fileTtlS);
   const url = store.presign(key, { method: "PUT", expiresInS: ttlS });
   // `kind` holds the declared kind until complete replaces it with the sniffed one.
-  const [row] = await db()`
+  const [row] = await db()<PresentedFileRow[]>`
     INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
     VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${req.filename}, ${req.content_type}, ${declared.kind === "any" ? "unknown" : declared.kind}, ${req.size_bytes},
             NULL, false, 'pending_upload', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
     RETURNING ${db().unsafe(fileColumns)}`;
   return {
     status: 201,
-    body: { ...presentFile(row!), upload: { method: "PUT", url, headers: {}, expires_at: new Date(Date.now() + ttlS * 1000).toISOString() } },
+    body: {
+      ...presentFile(row!),
+      upload: { method: "PUT", url, headers: {}, expires_at: new Date(Date.now() + ttlS * 1000).toISOString() },
+    },
   };
 }
 
@@ -93,14 +121,16 @@ async function uploadMultipart(request: Request, auth: { account: { id: string }
     // crash between the two leaves an orphan that the sweeper's orphan check removes).
     await blobStore().put(key, tmp, contentType);
     try {
-      const [row] = await db()`
+      const [row] = await db()<PresentedFileRow[]>`
         INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
         VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${filename}, ${contentType}, ${identified.kind}, ${part.size},
                 ${identified.pageCount}, ${identified.encrypted}, 'ready', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
         RETURNING ${db().unsafe(fileColumns)}`;
       return { status: 201, body: presentFile(row!) };
     } catch (e) {
-      await blobStore().delete(key).catch(() => {});
+      await blobStore()
+        .delete(key)
+        .catch(() => {});
       throw e;
     }
   } finally {
@@ -118,12 +148,17 @@ export const createFile = route({
   tag: "Files",
   scope: "documents:write",
   rawBody: [
-    { contentType: "multipart/form-data", schema: T.Object({ file: T.String({ format: "binary" }) }), description: "Multipart upload with one `file` part." },
+    {
+      contentType: "multipart/form-data",
+      schema: T.Object({ file: T.String({ format: "binary" }) }),
+      description: "Multipart upload with one `file` part.",
+    },
     { contentType: "application/json", schema: PresignRequest, description: "Or JSON to request a presigned PUT URL." },
   ],
   responses: {
     201: {
-      description: "Multipart: the uploaded file, status ready. JSON: the file (status pending_upload) with `upload` (this service's fields, not in the spec): PUT the bytes to `upload.url` with `upload.headers` before `upload.expires_at`, then call POST /files/{file_id}/complete.",
+      description:
+        "Multipart: the uploaded file, status ready. JSON: the file (status pending_upload) with `upload` (this service's fields, not in the spec): PUT the bytes to `upload.url` with `upload.headers` before `upload.expires_at`, then call POST /files/{file_id}/complete.",
       schema: T.Union([FileObject, PresignedUpload]),
     },
   },
@@ -132,7 +167,11 @@ export const createFile = route({
     const type = (request.headers.get("content-type") || "").toLowerCase();
     if (type.startsWith("multipart/form-data")) return uploadMultipart(request, auth);
     if (type.startsWith("application/json")) return presignUpload(await readJson(request), auth);
-    throw new ApiError("validation_error", "Send multipart/form-data with one `file` part, or JSON for a presigned upload.", null);
+    throw new ApiError(
+      "validation_error",
+      "Send multipart/form-data with one `file` part, or JSON for a presigned upload.",
+      null,
+    );
   },
 });
 
@@ -147,23 +186,52 @@ export const completeFile = route({
   responses: { 200: { description: "The file, now ready.", schema: FileObject } },
   description:
     "Checks that the object was PUT, that its size is the declared `size_bytes` (else 400 upload_size_mismatch), sniffs its type from the bytes (415 unsupported_file_type on a mismatch) and counts its pages; the file becomes ready. A refused upload's object and file are deleted. Completing a ready file is a harmless no-op.",
-  errors: ["not_found", "mode_mismatch", "file_not_ready", "upload_size_mismatch", "unsupported_file_type", "file_too_large", "file_unreadable", "presigned_unavailable", "store_unavailable"],
+  errors: [
+    "not_found",
+    "mode_mismatch",
+    "file_not_ready",
+    "upload_size_mismatch",
+    "unsupported_file_type",
+    "file_too_large",
+    "file_unreadable",
+    "presigned_unavailable",
+    "store_unavailable",
+  ],
   handler: async ({ auth, params }) => {
     const file = await ownedFile(auth, params.file_id);
     // Multipart uploads are ready at once, and completing twice is harmless: a no-op.
     if (file.status === "ready") return { status: 200, body: presentFile(file) };
     const store = blobStore();
-    if (store.kind !== "s3") throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured.");
+    if (store.kind !== "s3")
+      throw new ApiError("presigned_unavailable", "Presigned uploads need an object store, and none is configured.");
     const size = await store.size(file.storage_key);
-    if (size === null) throw new ApiError("file_not_ready", "Nothing has been uploaded to this file's URL yet; PUT the bytes, then complete.", "file_id");
+    if (size === null)
+      throw new ApiError(
+        "file_not_ready",
+        "Nothing has been uploaded to this file's URL yet; PUT the bytes, then complete.",
+        "file_id",
+      );
     const refuse = async (e: ApiError) => {
       await db()`UPDATE files SET status = 'deleted', deleted_at = now() WHERE id = ${file.id} AND status = 'pending_upload'`;
       await store.delete(file.storage_key);
       return e;
     };
-    if (size > config.maxUploadBytes) throw await refuse(new ApiError("file_too_large", `The upload is larger than the maximum of ${config.maxUploadBytes} bytes; the file was deleted.`, "file_id"));
+    if (size > config.maxUploadBytes)
+      throw await refuse(
+        new ApiError(
+          "file_too_large",
+          `The upload is larger than the maximum of ${config.maxUploadBytes} bytes; the file was deleted.`,
+          "file_id",
+        ),
+      );
     if (size !== Number(file.size_bytes)) {
-      throw await refuse(new ApiError("upload_size_mismatch", `The uploaded object has ${size} bytes but ${file.size_bytes} were declared; the file was deleted.`, "size_bytes"));
+      throw await refuse(
+        new ApiError(
+          "upload_size_mismatch",
+          `The uploaded object has ${size} bytes but ${file.size_bytes} were declared; the file was deleted.`,
+          "size_bytes",
+        ),
+      );
     }
     // The inspector reads a local file: a private scratch copy, streamed from the store.
     const tmp = join(scratchDir(), `complete-${file.id}-${randomUUID()}`);
@@ -176,7 +244,7 @@ export const completeFile = route({
         if (e instanceof ApiError) throw await refuse(e);
         throw e;
       }
-      const [row] = await db()`
+      const [row] = await db()<PresentedFileRow[]>`
         UPDATE files SET status = 'ready', kind = ${identified.kind}, page_count = ${identified.pageCount}, encrypted = ${identified.encrypted}
          WHERE id = ${file.id} AND status IN ('pending_upload', 'ready')
          RETURNING ${db().unsafe(fileColumns)}`;
@@ -201,7 +269,7 @@ export const listFiles = route({
   handler: async ({ auth, query }) => {
     const limit = query.limit ?? 20;
     const cursor = await cursorRow("files", query.starting_after, auth, "file");
-    const rows = await db()`
+    const rows = await db()<PresentedFileRow[]>`
       SELECT ${db().unsafe(fileColumns)} FROM files
       WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND status IN ('ready', 'pending_upload')
         ${cursor ? db()`AND (created_at, id) < (${cursor.created_at}, ${cursor.id})` : db()``}

@@ -3,7 +3,7 @@
 // not at all: a request that fails or an API process killed mid-request leaves no record (the
 // retry creates the job), and a concurrent retry waits on the record's row, then replays.
 import { createHash } from "node:crypto";
-import type { Sql } from "../../db/client";
+import type { Queryable } from "../../db/client";
 import { ApiError } from "../../domain/errors";
 
 /** An in_progress record older than this is taken to be from a crashed request. */
@@ -12,7 +12,10 @@ const abandonAfterS = 60;
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (v && typeof v === "object") {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(",")}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
   }
   return JSON.stringify(v);
 }
@@ -24,7 +27,7 @@ export function requestHash(body: unknown): string {
 export type Claim = { kind: "new" } | { kind: "replay"; status: number; body: unknown };
 
 /** Claims the key inside the caller's transaction `tx`. */
-export async function claimIdempotencyKey(tx: Sql, keyId: string, idemKey: string, hash: string): Promise<Claim> {
+export async function claimIdempotencyKey(tx: Queryable, keyId: string, idemKey: string, hash: string): Promise<Claim> {
   {
     const inserted = await tx`
       INSERT INTO idempotency_records (key_id, idempotency_key, request_hash, state, expires_at)
@@ -43,10 +46,20 @@ export async function claimIdempotencyKey(tx: Sql, keyId: string, idemKey: strin
       return { kind: "new" } as Claim;
     }
     if (rec.request_hash !== hash) {
-      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was already used with a different request body; use a new key for a new request.", "Idempotency-Key");
+      throw new ApiError(
+        "idempotency_key_reused",
+        "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
+        "Idempotency-Key",
+      );
     }
     if (rec.state === "in_progress") {
-      throw new ApiError("idempotency_in_progress", "The original request with this Idempotency-Key is still being processed; retry shortly.", "Idempotency-Key", {}, { "retry-after": "1" });
+      throw new ApiError(
+        "idempotency_in_progress",
+        "The original request with this Idempotency-Key is still being processed; retry shortly.",
+        "Idempotency-Key",
+        {},
+        { "retry-after": "1" },
+      );
     }
     return { kind: "replay", status: rec.response_status, body: rec.response_body } as Claim;
   }

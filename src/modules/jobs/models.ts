@@ -7,10 +7,24 @@ export const CreateJobRequest = T.Object(
     operation: T.String({ minLength: 1, maxLength: 64, description: `one of ${operationNames.join(", ")}` }),
     file_id: T.Optional(T.Union([T.String({ format: "uuid" }), T.Null()])),
     file_ids: T.Optional(T.Union([T.Array(T.String({ format: "uuid" }), { maxItems: 50 }), T.Null()])),
-    options: T.Optional(T.Union([T.Object({}, { additionalProperties: true, description: "per operation; see GET /operations (and the schemas Options_<operation> of this document)" }), T.Null()])),
+    options: T.Optional(
+      T.Union([
+        T.Object(
+          {},
+          {
+            additionalProperties: true,
+            description: "per operation; see GET /operations (and the schemas Options_<operation> of this document)",
+          },
+        ),
+        T.Null(),
+      ]),
+    ),
     metadata: T.Optional(
       T.Union([
-        T.Record(T.String({ minLength: 1, maxLength: 40 }), T.String({ maxLength: 500 }), { maxProperties: 20, description: "up to 20 string keys" }),
+        T.Record(T.String({ minLength: 1, maxLength: 40 }), T.String({ maxLength: 500 }), {
+          maxProperties: 20,
+          description: "up to 20 string keys",
+        }),
         T.Null(),
       ]),
     ),
@@ -22,14 +36,27 @@ export const JobObject = T.Object({
   id: T.String({ format: "uuid" }),
   object: T.Literal("job"),
   operation: T.String(),
-  kind: T.Union(["ocr", "convert", "compress", "merge", "split", "page_ops", "protect", "unlock", "redact"].map((k) => T.Literal(k))),
+  kind: T.Union(
+    ["ocr", "convert", "compress", "merge", "split", "page_ops", "protect", "unlock", "redact"].map((k) =>
+      T.Literal(k),
+    ),
+  ),
   status: T.Union(jobStatuses.map((s) => T.Literal(s))),
   file_id: T.Union([T.String({ format: "uuid" }), T.Null()]),
   file_ids: T.Union([T.Array(T.String({ format: "uuid" })), T.Null()]),
   options: T.Object({}, { additionalProperties: true }),
   metadata: T.Record(T.String(), T.String()),
-  credits: T.Object({ billed: T.Boolean(), pages_estimated: T.Integer(), credits_per_page: T.Integer(), credits_reserved: T.Integer() }),
-  progress: T.Object({ pages_done: T.Integer(), pages_total: T.Integer(), percent: T.Integer({ minimum: 0, maximum: 100 }) }),
+  credits: T.Object({
+    billed: T.Boolean(),
+    pages_estimated: T.Integer(),
+    credits_per_page: T.Integer(),
+    credits_reserved: T.Integer(),
+  }),
+  progress: T.Object({
+    pages_done: T.Integer(),
+    pages_total: T.Integer(),
+    percent: T.Integer({ minimum: 0, maximum: 100 }),
+  }),
   result: T.Union([
     T.Object({
       download_url: T.String({ format: "uri" }),
@@ -64,6 +91,8 @@ export const ListJobsQuery = T.Object(
 );
 
 export const ResultQuery = T.Object(
-  { format: T.Optional(T.Union([T.Literal("download"), T.Literal("json"), T.Literal("url")], { default: "download" })) },
+  {
+    format: T.Optional(T.Union([T.Literal("download"), T.Literal("json"), T.Literal("url")], { default: "download" })),
+  },
   { additionalProperties: false },
 );

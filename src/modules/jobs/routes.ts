@@ -4,9 +4,9 @@ import { route } from "../common/route";
 import { ApiError } from "../../domain/errors";
 import { assertOwned } from "../common/ownership";
 import { cursorRow, listPage } from "../common/pagination";
-import { db } from "../../db/client";
+import { findJob, listJobRows, type JobRow } from "../../queue/jobs";
 import { blobStore } from "../../storage/blobs";
-import { check } from "../../domain/validate";
+import { check } from "../../domain/schema-check";
 import { CreateJobRequest, JobIdParams, JobObject, ListJobsQuery, ResultQuery } from "./models";
 import { listOf } from "../files/models";
 import { presentJob } from "../../presenters/job";
@@ -22,21 +22,47 @@ export const createJobRoute = route({
   path: "/jobs",
   operationId: "createJob",
   summary: "Create a job",
-  description: "Validates the operation, inputs and options, reserves credits (live, billed operations) and queues the job. With an Idempotency-Key, a retry with the same body replays the first answer.",
+  description:
+    "Validates the operation, inputs and options, reserves credits (live, billed operations) and queues the job. With an Idempotency-Key, a retry with the same body replays the first answer.",
   tag: "Jobs",
   scope: "jobs:write",
   body: CreateJobRequest,
-  headers: [{ name: "Idempotency-Key", description: "Up to 255 characters; scoped to the API key; kept 24 hours.", schema: IdempotencyKeyHeader }],
+  headers: [
+    {
+      name: "Idempotency-Key",
+      description: "Up to 255 characters; scoped to the API key; kept 24 hours.",
+      schema: IdempotencyKeyHeader,
+    },
+  ],
   responses: { 202: { description: "The job, queued.", schema: JobObject, headers: ["Idempotent-Replayed"] } },
   errors: [
-    "operation_unsupported", "invalid_options", "unsupported_file_type", "not_found", "mode_mismatch", "file_not_ready", "page_limit_exceeded",
-    "insufficient_credits", "spending_cap_reached", "concurrency_limit", "idempotency_key_reused", "idempotency_in_progress", "queue_unavailable",
+    "operation_unsupported",
+    "invalid_options",
+    "unsupported_file_type",
+    "not_found",
+    "mode_mismatch",
+    "file_not_ready",
+    "page_limit_exceeded",
+    "insufficient_credits",
+    "spending_cap_reached",
+    "concurrency_limit",
+    "idempotency_key_reused",
+    "idempotency_in_progress",
+    "queue_unavailable",
   ],
   handler: async ({ auth, body, request }) => {
     const idemKey = request.headers.get("idempotency-key");
     if (idemKey !== null) check(IdempotencyKeyHeader, idemKey, "Idempotency-Key");
-    const out = await createJob(auth, body as JobRequest, idemKey === null ? null : { key: idemKey, hash: requestHash(body) });
-    return { status: out.status, body: out.body, headers: out.replayed ? { "idempotent-replayed": "true" } : ({} as Record<string, string>) };
+    const out = await createJob(
+      auth,
+      body as JobRequest,
+      idemKey === null ? null : { key: idemKey, hash: requestHash(body) },
+    );
+    return {
+      status: out.status,
+      body: out.body,
+      headers: out.replayed ? { "idempotent-replayed": "true" } : ({} as Record<string, string>),
+    };
   },
 });
 
@@ -52,20 +78,20 @@ export const listJobs = route({
   errors: ["not_found", "mode_mismatch"],
   handler: async ({ auth, query }) => {
     const limit = query.limit ?? 20;
-    const sql = db();
     const cursor = await cursorRow("jobs", query.starting_after, auth, "job");
-    const rows = await sql`
-      SELECT * FROM jobs WHERE account_id = ${auth.account.id} AND mode = ${auth.mode}
-        ${query.status ? sql`AND status = ${query.status}` : sql``}
-        ${cursor ? sql`AND (created_at, id) < (${cursor.created_at}, ${cursor.id})` : sql``}
-      ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`;
+    const rows = await listJobRows({
+      accountId: auth.account.id,
+      mode: auth.mode,
+      status: query.status,
+      cursor,
+      limit,
+    });
     return { status: 200, body: listPage(rows, limit, presentJob) };
   },
 });
 
-async function ownedJob(auth: Parameters<typeof assertOwned>[1], id: string) {
-  const [row] = await db()`SELECT * FROM jobs WHERE id = ${id}`;
-  return assertOwned(row as any, auth, "job", "job_id") as Record<string, any>;
+async function ownedJob(auth: Parameters<typeof assertOwned>[1], id: string): Promise<JobRow> {
+  return assertOwned(await findJob(id), auth, "job", "job_id");
 }
 
 export const getJob = route({
@@ -86,7 +112,8 @@ export const cancelJobRoute = route({
   path: "/jobs/:job_id/cancel",
   operationId: "cancelJob",
   summary: "Cancel a queued or running job",
-  description: "A queued job is cancelled at once; a running job is marked cancelled at once and its worker stops at the next page checkpoint. Cancelling a finished job answers 200 with the job unchanged.",
+  description:
+    "A queued job is cancelled at once; a running job is marked cancelled at once and its worker stops at the next page checkpoint. Cancelling a finished job answers 200 with the job unchanged.",
   tag: "Jobs",
   scope: "jobs:write",
   params: JobIdParams,
@@ -114,41 +141,91 @@ export const getJobResult = route({
   params: JobIdParams,
   query: ResultQuery,
   responses: {
-    200: { description: "The result bytes (application/octet-stream), or JSON with format=json.", schema: T.String({ format: "binary" }), contentType: "application/octet-stream", headers: ["X-Service-Sandbox"] },
+    200: {
+      description: "The result bytes (application/octet-stream), or JSON with format=json.",
+      schema: T.String({ format: "binary" }),
+      contentType: "application/octet-stream",
+      headers: ["X-Service-Sandbox"],
+    },
   },
-  errors: ["not_found", "mode_mismatch", "job_not_finished", "no_downloadable_result", "result_expired", "presigned_unavailable", "store_unavailable"],
+  errors: [
+    "not_found",
+    "mode_mismatch",
+    "job_not_finished",
+    "no_downloadable_result",
+    "result_expired",
+    "presigned_unavailable",
+    "store_unavailable",
+  ],
   handler: async ({ auth, params, query, request }) => {
     const job = await ownedJob(auth, params.job_id);
     const accept = (request.headers.get("accept") || "").toLowerCase();
-    const format = query.format ?? (accept.includes("application/json") && !accept.includes("octet-stream") ? "json" : "download");
-    if (job.status !== "succeeded") throw new ApiError("job_not_finished", `The job is ${job.status}; results exist only once it has succeeded.`);
+    const format =
+      query.format ?? (accept.includes("application/json") && !accept.includes("octet-stream") ? "json" : "download");
+    if (job.status !== "succeeded")
+      throw new ApiError("job_not_finished", `The job is ${job.status}; results exist only once it has succeeded.`);
     if (job.result_deleted_at || (job.result_expires_at && job.result_expires_at <= new Date())) {
       throw new ApiError("result_expired", "The result was removed after its time-to-live; run the job again.");
     }
-    const result = job.result as { type: string; storage_key?: string; filename?: string; content_type?: string; bytes?: number; json?: unknown };
+    const result = job.result!;
     const sandbox: Record<string, string> = job.mode === "test" ? { "x-service-sandbox": "true" } : {};
     if (format === "url") {
-      if (result.type !== "file" || !result.storage_key) throw new ApiError("no_downloadable_result", "This job's result is JSON only; request it with format=json.");
-      const ttlS = Math.max(1, Math.min(RESULT_URL_TTL_S, job.result_expires_at ? Math.floor(((job.result_expires_at as Date).getTime() - Date.now()) / 1000) : RESULT_URL_TTL_S));
+      if (result.type !== "file" || !result.storage_key)
+        throw new ApiError("no_downloadable_result", "This job's result is JSON only; request it with format=json.");
+      const ttlS = Math.max(
+        1,
+        Math.min(
+          RESULT_URL_TTL_S,
+          job.result_expires_at ? Math.floor((job.result_expires_at.getTime() - Date.now()) / 1000) : RESULT_URL_TTL_S,
+        ),
+      );
       const store = blobStore();
-      if (store.kind === "s3" && (await store.size(result.storage_key)) === null) throw new ApiError("result_expired", "The result is no longer stored; run the job again.");
-      const url = store.presign(result.storage_key, { method: "GET", expiresInS: ttlS, downloadName: result.filename ?? "result" });
-      return { status: 200, body: { object: "job_result_url", job_id: job.id, url, expires_at: new Date(Date.now() + ttlS * 1000).toISOString(), filename: result.filename, content_type: result.content_type, bytes: result.bytes }, headers: sandbox };
+      if (store.kind === "s3" && (await store.size(result.storage_key)) === null)
+        throw new ApiError("result_expired", "The result is no longer stored; run the job again.");
+      const url = store.presign(result.storage_key, {
+        method: "GET",
+        expiresInS: ttlS,
+        downloadName: result.filename ?? "result",
+      });
+      return {
+        status: 200,
+        body: {
+          object: "job_result_url",
+          job_id: job.id,
+          url,
+          expires_at: new Date(Date.now() + ttlS * 1000).toISOString(),
+          filename: result.filename,
+          content_type: result.content_type,
+          bytes: result.bytes,
+        },
+        headers: sandbox,
+      };
     }
     if (format === "json") {
-      const body = result.type === "json"
-        ? result.json
-        : { object: "job_result", job_id: job.id, type: "file", filename: result.filename, content_type: result.content_type, bytes: result.bytes, pages_processed: job.pages_processed, download_url: presentJob(job).result!.download_url };
+      const body =
+        result.type === "json"
+          ? result.json
+          : {
+              object: "job_result",
+              job_id: job.id,
+              type: "file",
+              filename: result.filename,
+              content_type: result.content_type,
+              bytes: result.bytes,
+              pages_processed: job.pages_processed,
+              download_url: presentJob(job).result!.download_url,
+            };
       return { status: 200, body, headers: sandbox };
     }
-    if (result.type !== "file" || !result.storage_key) throw new ApiError("no_downloadable_result", "This job's result is JSON only; request it with format=json.");
+    if (result.type !== "file" || !result.storage_key)
+      throw new ApiError("no_downloadable_result", "This job's result is JSON only; request it with format=json.");
     const body = await blobStore().get(result.storage_key);
     if (!body) throw new ApiError("result_expired", "The result is no longer stored; run the job again.");
     return new Response(body, {
       status: 200,
       headers: {
         "content-type": "application/octet-stream",
-        "content-disposition": `attachment; filename="${(result.filename ?? "result").replace(/[^\w.\-]/g, "_")}"`,
+        "content-disposition": `attachment; filename="${(result.filename ?? "result").replace(/[^\w.-]/g, "_")}"`,
         "x-result-content-type": result.content_type ?? "application/octet-stream",
         ...sandbox,
       },

@@ -49,10 +49,13 @@ async function histogram(out: Text, name: string, help: string, seconds: string,
        FROM jobs j CROSS JOIN unnest($1::float8[]) AS b(le) WHERE ${where} GROUP BY j.operation, b.le ORDER BY j.operation, b.le`,
     [BUCKETS_S as never],
   );
-  const totals = await sql.unsafe(`SELECT j.operation, count(*)::bigint AS n, coalesce(sum(${seconds}), 0)::float8 AS s FROM jobs j WHERE ${where} GROUP BY j.operation`);
+  const totals = await sql.unsafe(
+    `SELECT j.operation, count(*)::bigint AS n, coalesce(sum(${seconds}), 0)::float8 AS s FROM jobs j WHERE ${where} GROUP BY j.operation`,
+  );
   out.family(name, "histogram", help);
   for (const t of totals) {
-    for (const b of buckets.filter((r) => r.operation === t.operation)) out.sample(`${name}_bucket`, { operation: t.operation, le: String(b.le) }, Number(b.n));
+    for (const b of buckets.filter((r) => r.operation === t.operation))
+      out.sample(`${name}_bucket`, { operation: t.operation, le: String(b.le) }, Number(b.n));
     out.sample(`${name}_bucket`, { operation: t.operation, le: "+Inf" }, Number(t.n));
     out.sample(`${name}_sum`, { operation: t.operation }, Number(t.s));
     out.sample(`${name}_count`, { operation: t.operation }, Number(t.n));
@@ -73,23 +76,55 @@ export async function renderMetrics(): Promise<string> {
   for (const [op, n] of running) out.sample("docproc_jobs_running", { operation: op }, n);
 
   const started = await sql`SELECT operation, sum(attempts)::bigint AS n FROM jobs GROUP BY operation`;
-  out.family("docproc_jobs_started_total", "counter", "Job attempts started (a retried job counts twice), per operation.");
+  out.family(
+    "docproc_jobs_started_total",
+    "counter",
+    "Job attempts started (a retried job counts twice), per operation.",
+  );
   for (const r of started) out.sample("docproc_jobs_started_total", { operation: r.operation }, Number(r.n));
-  const finished = await sql`SELECT operation, status, count(*)::bigint AS n FROM jobs WHERE ${sql.unsafe(statusIn(finalStatuses))} GROUP BY operation, status`;
-  out.family("docproc_jobs_finished_total", "counter", "Jobs finished, per operation and final status (succeeded, failed, cancelled).");
-  for (const r of finished) out.sample("docproc_jobs_finished_total", { operation: r.operation, status: r.status }, Number(r.n));
-  const failed = await sql`SELECT operation, error->>'code' AS code, count(*)::bigint AS n FROM jobs WHERE status = 'failed' GROUP BY operation, error->>'code'`;
+  const finished =
+    await sql`SELECT operation, status, count(*)::bigint AS n FROM jobs WHERE ${sql.unsafe(statusIn(finalStatuses))} GROUP BY operation, status`;
+  out.family(
+    "docproc_jobs_finished_total",
+    "counter",
+    "Jobs finished, per operation and final status (succeeded, failed, cancelled).",
+  );
+  for (const r of finished)
+    out.sample("docproc_jobs_finished_total", { operation: r.operation, status: r.status }, Number(r.n));
+  const failed =
+    await sql`SELECT operation, error->>'code' AS code, count(*)::bigint AS n FROM jobs WHERE status = 'failed' GROUP BY operation, error->>'code'`;
   out.family("docproc_jobs_failed_total", "counter", "Jobs failed, per operation and error code.");
-  for (const r of failed) out.sample("docproc_jobs_failed_total", { operation: r.operation, code: r.code ?? "unknown" }, Number(r.n));
+  for (const r of failed)
+    out.sample("docproc_jobs_failed_total", { operation: r.operation, code: r.code ?? "unknown" }, Number(r.n));
 
-  await histogram(out, "docproc_job_duration_seconds", "Run time of finished jobs (last start to finish), per operation.", "extract(epoch FROM j.finished_at - j.started_at)", "j.started_at IS NOT NULL AND j.finished_at IS NOT NULL AND j.status IN ('succeeded', 'failed')");
-  await histogram(out, "docproc_job_queue_wait_seconds", "Time from acceptance to the last start, per operation.", "extract(epoch FROM j.started_at - j.created_at)", "j.started_at IS NOT NULL");
+  await histogram(
+    out,
+    "docproc_job_duration_seconds",
+    "Run time of finished jobs (last start to finish), per operation.",
+    "extract(epoch FROM j.finished_at - j.started_at)",
+    "j.started_at IS NOT NULL AND j.finished_at IS NOT NULL AND j.status IN ('succeeded', 'failed')",
+  );
+  await histogram(
+    out,
+    "docproc_job_queue_wait_seconds",
+    "Time from acceptance to the last start, per operation.",
+    "extract(epoch FROM j.started_at - j.created_at)",
+    "j.started_at IS NOT NULL",
+  );
 
   const deliveries = await sql`SELECT status, count(*)::bigint AS n FROM webhook_deliveries GROUP BY status`;
-  out.family("docproc_webhook_deliveries", "gauge", "Webhook delivery attempts in the delivery log (kept 30 days), by outcome: succeeded, failed, pending, in_flight.");
+  out.family(
+    "docproc_webhook_deliveries",
+    "gauge",
+    "Webhook delivery attempts in the delivery log (kept 30 days), by outcome: succeeded, failed, pending, in_flight.",
+  );
   for (const r of deliveries) out.sample("docproc_webhook_deliveries", { outcome: r.status }, Number(r.n));
 
-  out.family("docproc_blob_store_errors_total", "counter", "Blob store operations that failed in this API process (workers' show as docproc_jobs_failed_total{code=\"store_unavailable\"}).");
+  out.family(
+    "docproc_blob_store_errors_total",
+    "counter",
+    'Blob store operations that failed in this API process (workers\' show as docproc_jobs_failed_total{code="store_unavailable"}).',
+  );
   out.sample("docproc_blob_store_errors_total", {}, storeErrors);
   return out.lines.join("\n") + "\n";
 }

@@ -4,12 +4,17 @@ import { Type as T } from "@sinclair/typebox";
 import { route } from "../common/route";
 import { db } from "../../db/client";
 import { currentPeriod, periodBounds } from "../../billing/credits";
+import { succeededPerDay } from "../../queue/jobs";
 
 const DailyUsage = T.Object({
   object: T.Literal("usage_daily"),
   livemode: T.Boolean(),
   billed: T.Boolean(),
-  period: T.Object({ id: T.String(), start: T.String({ format: "date-time" }), end: T.String({ format: "date-time" }) }),
+  period: T.Object({
+    id: T.String(),
+    start: T.String({ format: "date-time" }),
+    end: T.String({ format: "date-time" }),
+  }),
   data: T.Array(
     T.Object({
       date: T.String({ format: "date", description: "UTC day" }),
@@ -40,17 +45,13 @@ export const getDailyUsage = route({
     const live = auth.mode === "live";
     const sql = db();
     const charges = live
-      ? await sql`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, operation, SUM(credits)::int AS credits
+      ? await sql<
+          { date: string; operation: string; credits: number }[]
+        >`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, operation, SUM(credits)::int AS credits
                     FROM credit_ledger WHERE account_id = ${auth.account.id} AND period = ${period} AND entry = 'charge'
                    GROUP BY 1, 2`
       : [];
-    const done = await sql`
-      SELECT to_char(finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, operation,
-             COALESCE(SUM(pages_processed), 0)::int AS pages, count(*)::int AS jobs
-        FROM jobs
-       WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND status = 'succeeded'
-         AND finished_at >= ${bounds.start} AND finished_at < ${bounds.end}
-       GROUP BY 1, 2`;
+    const done = await succeededPerDay(auth.account.id, auth.mode, bounds);
     const rows = new Map<string, { date: string; operation: string; credits: number; pages: number; jobs: number }>();
     const at = (date: string, operation: string) => {
       const k = `${date} ${operation}`;
@@ -59,7 +60,12 @@ export const getDailyUsage = route({
     };
     for (const c of charges) at(c.date, c.operation).credits += c.credits;
     for (const d of done) Object.assign(at(d.date, d.operation), { pages: d.pages, jobs: d.jobs });
-    const data = [...rows.values()].sort((a, b) => a.date.localeCompare(b.date) || a.operation.localeCompare(b.operation));
-    return { status: 200, body: { object: "usage_daily", livemode: live, billed: live, period: { id: period, ...bounds }, data } };
+    const data = [...rows.values()].sort(
+      (a, b) => a.date.localeCompare(b.date) || a.operation.localeCompare(b.operation),
+    );
+    return {
+      status: 200,
+      body: { object: "usage_daily", livemode: live, billed: live, period: { id: period, ...bounds }, data },
+    };
   },
 });

@@ -10,7 +10,11 @@ const Usage = T.Object({
   object: T.Literal("usage"),
   livemode: T.Boolean(),
   billed: T.Boolean(),
-  period: T.Object({ id: T.String(), start: T.String({ format: "date-time" }), end: T.String({ format: "date-time" }) }),
+  period: T.Object({
+    id: T.String(),
+    start: T.String({ format: "date-time" }),
+    end: T.String({ format: "date-time" }),
+  }),
   included_credits: T.Integer(),
   used_credits: T.Integer(),
   remaining_credits: T.Integer(),
@@ -21,7 +25,15 @@ const Usage = T.Object({
   pages_in_flight: T.Integer(),
   spending_cap_eur: T.Union([T.Number(), T.Null()]),
   ledger: T.Array(
-    T.Object({ id: T.Integer(), job_id: T.Union([T.String(), T.Null()]), entry: T.String(), credits: T.Integer(), pages: T.Integer(), operation: T.String(), created_at: T.String({ format: "date-time" }) }),
+    T.Object({
+      id: T.Integer(),
+      job_id: T.Union([T.String(), T.Null()]),
+      entry: T.String(),
+      credits: T.Integer(),
+      pages: T.Integer(),
+      operation: T.String(),
+      created_at: T.String({ format: "date-time" }),
+    }),
   ),
 });
 
@@ -30,7 +42,8 @@ export const getUsage = route({
   path: "/usage",
   operationId: "getUsage",
   summary: "Credits, overage and the recent ledger for the current period",
-  description: "Live mode only bills; with a sandbox key every figure is zero and `billed` is false. The period is the calendar month in UTC.",
+  description:
+    "Live mode only bills; with a sandbox key every figure is zero and `billed` is false. The period is the calendar month in UTC.",
   tag: "Account",
   scope: "usage:read",
   responses: { 200: { description: "Usage.", schema: Usage } },
@@ -39,7 +52,9 @@ export const getUsage = route({
     const period = currentPeriod();
     const included = plans[auth.account.plan].included_credits_per_month;
     const live = auth.mode === "live";
-    const usage = live ? await periodUsage(db(), auth.account.id, period) : { charged: 0, reservedInFlight: 0, pagesInFlight: 0 };
+    const usage = live
+      ? await periodUsage(db(), auth.account.id, period)
+      : { charged: 0, reservedInFlight: 0, pagesInFlight: 0 };
     const entries = live
       ? await db()`SELECT id, job_id, entry, credits, pages, operation, created_at FROM credit_ledger
                    WHERE account_id = ${auth.account.id} AND period = ${period} ORDER BY id DESC LIMIT 50`
@@ -48,7 +63,8 @@ export const getUsage = route({
     let cumulative = 0;
     let overagePages = 0;
     if (live) {
-      const charges = await db()`SELECT credits, pages FROM credit_ledger WHERE account_id = ${auth.account.id} AND period = ${period} AND entry = 'charge' ORDER BY id`;
+      const charges =
+        await db()`SELECT credits, pages FROM credit_ledger WHERE account_id = ${auth.account.id} AND period = ${period} AND entry = 'charge' ORDER BY id`;
       for (const c of charges) {
         const before = cumulative;
         cumulative += c.credits;
@@ -73,7 +89,15 @@ export const getUsage = route({
         overage_amount_eur: overageEur(overageCredits),
         pages_in_flight: usage.pagesInFlight,
         spending_cap_eur: auth.account.spendingCapEur,
-        ledger: entries.map((e) => ({ id: Number(e.id), job_id: e.job_id, entry: e.entry, credits: e.credits, pages: e.pages, operation: e.operation, created_at: (e.created_at as Date).toISOString() })),
+        ledger: entries.map((e) => ({
+          id: Number(e.id),
+          job_id: e.job_id,
+          entry: e.entry,
+          credits: e.credits,
+          pages: e.pages,
+          operation: e.operation,
+          created_at: (e.created_at as Date).toISOString(),
+        })),
       },
     };
   },

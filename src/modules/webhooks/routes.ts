@@ -13,7 +13,15 @@ import {
   WebhookIdParams,
   listOf,
 } from "./models";
-import { createEndpoint, deleteEndpoint, getEndpoint, listDeliveries, listEndpoints, sendTestEvent, updateEndpoint } from "./service";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  sendTestEvent,
+  updateEndpoint,
+} from "./service";
 
 const tag = "Webhooks";
 const scope = "webhooks:manage" as const;
@@ -39,7 +47,12 @@ export const listWebhooks = route({
   summary: "List webhook endpoints of this mode, newest first",
   tag,
   scope,
-  responses: { 200: { description: "Every endpoint of the key's mode (at most 10, so one page).", schema: listOf(WebhookEndpoint) } },
+  responses: {
+    200: {
+      description: "Every endpoint of the key's mode (at most 10, so one page).",
+      schema: listOf(WebhookEndpoint),
+    },
+  },
   errors: [],
   handler: async ({ auth }) => ({ status: 200, body: await listEndpoints(auth) }),
 });
@@ -62,14 +75,18 @@ export const updateWebhook = route({
   path: "/webhooks/:webhook_id",
   operationId: "updateWebhook",
   summary: "Update a webhook endpoint; enabled: true re-enables it",
-  description: "Send any of `url`, `description`, `events`, `enabled`. Absent fields are unchanged; null leaves `url`, `events` and `enabled` unchanged and clears `description`. `enabled: true` clears `disabled_reason` and the failure count, and attempts held while the endpoint was disabled resume.",
+  description:
+    "Send any of `url`, `description`, `events`, `enabled`. Absent fields are unchanged; null leaves `url`, `events` and `enabled` unchanged and clears `description`. `enabled: true` clears `disabled_reason` and the failure count, and attempts held while the endpoint was disabled resume.",
   tag,
   scope,
   params: WebhookIdParams,
   body: UpdateWebhookRequest,
   responses: { 200: { description: "The updated endpoint.", schema: WebhookEndpoint } },
   errors: ["not_found", "mode_mismatch"],
-  handler: async ({ auth, params, body }) => ({ status: 200, body: await updateEndpoint(auth, params.webhook_id, body as never) }),
+  handler: async ({ auth, params, body }) => ({
+    status: 200,
+    body: await updateEndpoint(auth, params.webhook_id, body as never),
+  }),
 });
 
 export const deleteWebhook = route({
@@ -91,13 +108,19 @@ export const testWebhook = route({
   path: "/webhooks/:webhook_id/test",
   operationId: "testWebhook",
   summary: "Send a signed webhook.test event now",
-  description: "Synchronous: answers 200 with the recorded attempt when the endpoint answers 2xx within 10 seconds, else 502 `webhook_delivery_failed` (the error carries the attempt as `delivery`). Sent to this endpoint only, and only when it subscribes to `webhook.test` (empty `events` = all types; otherwise 409 `webhook_not_subscribed`). Test events are not retried; `data.object` is the endpoint.",
+  description:
+    "Synchronous: answers 200 with the recorded attempt when the endpoint answers 2xx within 10 seconds, else 502 `webhook_delivery_failed` (the error carries the attempt as `delivery`). Sent to this endpoint only, and only when it subscribes to `webhook.test` (empty `events` = all types; otherwise 409 `webhook_not_subscribed`). Test events are not retried; `data.object` is the endpoint.",
   tag,
   scope,
   params: WebhookIdParams,
-  responses: { 200: { description: "The endpoint accepted the event; the recorded attempt.", schema: WebhookDelivery } },
+  responses: {
+    200: { description: "The endpoint accepted the event; the recorded attempt.", schema: WebhookDelivery },
+  },
   errors: ["not_found", "mode_mismatch", "webhook_not_subscribed", "webhook_delivery_failed"],
-  handler: async ({ auth, params, requestId }) => ({ status: 200, body: await sendTestEvent(auth, params.webhook_id, requestId) }),
+  handler: async ({ auth, params, requestId }) => ({
+    status: 200,
+    body: await sendTestEvent(auth, params.webhook_id, requestId),
+  }),
 });
 
 export const listWebhookDeliveries = route({
@@ -105,14 +128,26 @@ export const listWebhookDeliveries = route({
   path: "/webhooks/:webhook_id/deliveries",
   operationId: "listWebhookDeliveries",
   summary: "The delivery log: every attempt, newest first",
-  description: "One record per attempt, including a scheduled (pending) next attempt. Finished attempts are kept for 30 days (a choice of this service; the spec sets no retention).",
+  description:
+    "One record per attempt, including a scheduled (pending) next attempt. Finished attempts are kept for 30 days (a choice of this service; the spec sets no retention).",
   tag,
   scope,
   params: WebhookIdParams,
   query: DeliveriesQuery,
   responses: { 200: { description: "The newest attempts.", schema: listOf(WebhookDelivery) } },
   errors: ["not_found", "mode_mismatch"],
-  handler: async ({ auth, params, query }) => ({ status: 200, body: await listDeliveries(auth, params.webhook_id, query.limit ?? 20) }),
+  handler: async ({ auth, params, query }) => ({
+    status: 200,
+    body: await listDeliveries(auth, params.webhook_id, query.limit ?? 20),
+  }),
 });
 
-export const webhookRoutes = [createWebhook, listWebhooks, getWebhook, updateWebhook, deleteWebhook, testWebhook, listWebhookDeliveries];
+export const webhookRoutes = [
+  createWebhook,
+  listWebhooks,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  testWebhook,
+  listWebhookDeliveries,
+];

@@ -9,10 +9,10 @@ import { listPage } from "../common/pagination";
 import type { AuthenticatedKey } from "../../auth/authenticate";
 import { otherLimits } from "../../domain/pricing";
 import { recordEvent, type EventType } from "../../events/record";
-import { generateEndpointSecret, openSecret, sealSecret } from "../../webhooks/secrets";
-import { TargetRefused, bareHost, resolveTarget } from "../../webhooks/ssrf-guard";
-import { deliverOnce } from "../../webhooks/deliver";
-import { eventBody, leaseS, recordOutcome } from "../../webhooks/dispatcher";
+import { generateEndpointSecret, openSecret, sealSecret } from "../../delivery/secrets";
+import { TargetRefused, bareHost, resolveTarget } from "../../delivery/ssrf-guard";
+import { deliverOnce } from "../../delivery/deliver";
+import { eventBody, leaseS, recordOutcome } from "../../delivery/dispatcher";
 
 type Row = Record<string, any>;
 
@@ -67,10 +67,13 @@ export async function checkWebhookUrl(raw: string, mode: string): Promise<string
     throw bad("not an absolute URL.");
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw bad("must use https (or http with a sandbox key).");
-  if (mode === "live" && url.protocol !== "https:") throw bad("live-mode webhooks must use https; http is allowed with sandbox (svk_test_) keys only.");
-  if (url.username || url.password) throw bad("must not contain credentials; authenticate deliveries by their signature instead.");
+  if (mode === "live" && url.protocol !== "https:")
+    throw bad("live-mode webhooks must use https; http is allowed with sandbox (svk_test_) keys only.");
+  if (url.username || url.password)
+    throw bad("must not contain credentials; authenticate deliveries by their signature instead.");
   if (!url.hostname) throw bad("has no host.");
-  if (url.href.length > otherLimits.webhook_url_max_chars) throw bad(`longer than ${otherLimits.webhook_url_max_chars} characters once normalized.`);
+  if (url.href.length > otherLimits.webhook_url_max_chars)
+    throw bad(`longer than ${otherLimits.webhook_url_max_chars} characters once normalized.`);
   if (!config.webhookAllowPrivateTargets) {
     try {
       await resolveTarget(bareHost(url));
@@ -84,10 +87,18 @@ export async function checkWebhookUrl(raw: string, mode: string): Promise<string
 
 async function loadEndpoint(auth: AuthenticatedKey, id: string): Promise<Row> {
   const [row] = await db()`SELECT * FROM webhook_endpoints WHERE id = ${id}`;
-  return assertOwned(row && !row.deleted_at ? (row as Row & { account_id: string; mode: string }) : undefined, auth, "webhook endpoint", "webhook_id");
+  return assertOwned(
+    row && !row.deleted_at ? (row as Row & { account_id: string; mode: string }) : undefined,
+    auth,
+    "webhook endpoint",
+    "webhook_id",
+  );
 }
 
-export async function createEndpoint(auth: AuthenticatedKey, body: { url: string; events?: EventType[] | null; description?: string | null }) {
+export async function createEndpoint(
+  auth: AuthenticatedKey,
+  body: { url: string; events?: EventType[] | null; description?: string | null },
+) {
   const url = await checkWebhookUrl(body.url, auth.mode);
   const id = randomUUID();
   const secret = generateEndpointSecret();
@@ -95,10 +106,13 @@ export async function createEndpoint(auth: AuthenticatedKey, body: { url: string
   const row = await db().begin(async (tx) => {
     // Serialize creations per account and mode so the limit holds under concurrent requests.
     await tx`SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext(${auth.account.id + ":" + auth.mode}))`;
-    const [{ n }] = (await tx`SELECT count(*)::int AS n FROM webhook_endpoints
-                               WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND deleted_at IS NULL`) as unknown as [{ n: number }];
+    const [{ n }] = await tx<[{ n: number }]>`SELECT count(*)::int AS n FROM webhook_endpoints
+                               WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND deleted_at IS NULL`;
     if (n >= endpointLimit) {
-      throw new ApiError("webhook_limit_reached", `This ${auth.mode === "live" ? "live" : "sandbox"} mode already has ${endpointLimit} webhook endpoints, the maximum; delete one first.`);
+      throw new ApiError(
+        "webhook_limit_reached",
+        `This ${auth.mode === "live" ? "live" : "sandbox"} mode already has ${endpointLimit} webhook endpoints, the maximum; delete one first.`,
+      );
     }
     const [r] = await tx`
       INSERT INTO webhook_endpoints (id, account_id, mode, url, description, events, secret_ciphertext, secret_key_id)
@@ -110,7 +124,8 @@ export async function createEndpoint(auth: AuthenticatedKey, body: { url: string
 }
 
 export async function listEndpoints(auth: AuthenticatedKey) {
-  const rows = await db()`SELECT * FROM webhook_endpoints WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND deleted_at IS NULL
+  const rows =
+    await db()`SELECT * FROM webhook_endpoints WHERE account_id = ${auth.account.id} AND mode = ${auth.mode} AND deleted_at IS NULL
                           ORDER BY created_at DESC, id DESC`;
   // At most 10 endpoints per mode: one page always holds them all.
   return listPage(rows, rows.length, presentEndpoint);
@@ -172,7 +187,10 @@ export async function sendTestEvent(auth: AuthenticatedKey, id: string, requestI
   const ep = await loadEndpoint(auth, id);
   const events = ep.events as string[];
   if (events.length > 0 && !events.includes("webhook.test")) {
-    throw new ApiError("webhook_not_subscribed", "This endpoint's `events` leave out `webhook.test`, so it does not receive test events; add `webhook.test` (or set `events` to [] for all types) first.");
+    throw new ApiError(
+      "webhook_not_subscribed",
+      "This endpoint's `events` leave out `webhook.test`, so it does not receive test events; add `webhook.test` (or set `events` to [] for all types) first.",
+    );
   }
   const sql = db();
   const event = await recordEvent(sql, auth.account.id, auth.mode, "webhook.test", presentEndpoint(ep));
@@ -182,13 +200,26 @@ export async function sendTestEvent(auth: AuthenticatedKey, id: string, requestI
     VALUES (${id}, ${event.id}, ${event.type}, 1, 'in_flight', now(), now() + make_interval(secs => ${leaseS}), ${lockedBy}, now())
     RETURNING id, endpoint_id, event_id, event_type, attempt`;
   const secret = await openSecret(sql, id, { ciphertext: ep.secret_ciphertext, keyId: ep.secret_key_id });
-  const result = await deliverOnce({ url: ep.url, secret, eventType: event.type, body: eventBody(event as unknown as Record<string, unknown>) });
+  const result = await deliverOnce({
+    url: ep.url,
+    secret,
+    eventType: event.type,
+    body: eventBody(event as unknown as Record<string, unknown>),
+  });
   await recordOutcome(sql, claimed as never, result, lockedBy);
   const [row] = await sql`SELECT * FROM webhook_deliveries WHERE id = ${claimed!.id}`;
   const delivery = presentDelivery(row!, auth.mode);
   if (!result.ok) {
-    const why = result.responseStatus !== null ? `answered HTTP ${result.responseStatus}${result.error ? ` (${result.error})` : ""}` : `could not be reached: ${result.error}`;
-    throw new ApiError("webhook_delivery_failed", `The endpoint did not accept the test event: it ${why}. The attempt is in the delivery log.`, null, { delivery });
+    const why =
+      result.responseStatus !== null
+        ? `answered HTTP ${result.responseStatus}${result.error ? ` (${result.error})` : ""}`
+        : `could not be reached: ${result.error}`;
+    throw new ApiError(
+      "webhook_delivery_failed",
+      `The endpoint did not accept the test event: it ${why}. The attempt is in the delivery log.`,
+      null,
+      { delivery },
+    );
   }
   return delivery;
 }

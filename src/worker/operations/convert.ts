@@ -5,53 +5,63 @@
 import { join } from "node:path";
 import { engine } from "../../engine/native";
 import { docxToPdf } from "../../convert/libreoffice";
-import type { ExecutionInput, ExecutionOutput, Executor } from "./types";
+import type { Executor } from "./types";
 import { pdfToJpg } from "./pagework";
 import { ensureOcr } from "./ocr";
 import { config } from "../../config";
 import { baseName } from "./naming";
+import { JobError } from "../../domain/errors";
 
-const docxToPdfHandler: Executor = async (input) => {
+const docxToPdfHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  if (input.control.cancelled) throw Object.assign(new Error("cancelled"), { jobCode: "internal_error" });
+  if (input.control.cancelled) throw new JobError("internal_error", "cancelled");
   await docxToPdf(input.inputs[0]!.path, out);
   // Pages processed = pages of the produced PDF (the engine's identify).
   const id = await engine().identify(out);
-  if (id.kind !== "pdf" || !id.pageCount) throw Object.assign(new Error("LibreOffice produced an unreadable PDF."), { jobCode: "conversion_failed" });
-  return { pagesProcessed: id.pageCount, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}.pdf`, contentType: "application/pdf" } };
+  if (id.kind !== "pdf" || !id.pageCount)
+    throw new JobError("conversion_failed", "LibreOffice produced an unreadable PDF.");
+  return {
+    pagesProcessed: id.pageCount,
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}.pdf`,
+      content_type: "application/pdf",
+    },
+  };
 };
 
 // xlsx -> csv: one sheet per job (options.sheet, default the first); the result names it.
 // Pages processed: 1 (the exported sheet; the reservation counted every sheet).
-const xlsxToCsvHandler: Executor = async (input) => {
+const xlsxToCsvHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.csv");
   const o = input.options;
-  const r = await engine().xlsxToCsv(input.inputs[0]!.path, out, { sheet: o.sheet, delimiter: o.delimiter }, input.control);
-  const sheet = r.sheetName.replace(/[^\w.\-]+/g, "_").slice(0, 31) || `sheet${r.sheetIndex + 1}`;
+  const r = await engine().xlsxToCsv(input.inputs[0]!.path, out, o, input.control);
+  const sheet = r.sheetName.replace(/[^\w.-]+/g, "_").slice(0, 31) || `sheet${r.sheetIndex + 1}`;
   return {
     pagesProcessed: 1,
     result: {
       type: "file",
       path: out,
       filename: `${baseName(input.inputs[0]!.filename)}-${sheet}.csv`,
-      contentType: "text/csv; charset=utf-8",
+      content_type: "text/csv; charset=utf-8",
       note: `sheet ${JSON.stringify(r.sheetName)} (index ${r.sheetIndex} of ${r.sheetCount} sheets), ${r.rows} rows x ${r.columns} columns`,
     },
   };
 };
 
 // csv -> xlsx: pages processed = the input's page count (identify: 50 non-blank lines a page).
-const csvToXlsxHandler: Executor = async (input) => {
+const csvToXlsxHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.xlsx");
   const o = input.options;
-  const r = await engine().csvToXlsx(input.inputs[0]!.path, out, { delimiter: o.delimiter, hasHeader: o.has_header, sheetName: o.sheet_name }, input.control);
+  const r = await engine().csvToXlsx(input.inputs[0]!.path, out, o, input.control);
   return {
     pagesProcessed: Math.max(1, input.inputs[0]!.pageCount ?? 1),
     result: {
       type: "file",
       path: out,
       filename: `${baseName(input.inputs[0]!.filename)}.xlsx`,
-      contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+      content_type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
       note: `${r.rows} rows x ${r.columns} columns, delimiter ${JSON.stringify(r.delimiter)}; ${r.numbers} numbers, ${r.dates} dates, ${r.texts} text cells`,
     },
   };
@@ -64,7 +74,7 @@ const csvToXlsxHandler: Executor = async (input) => {
 // process, shared with the ocr operation) and the conversion run again with OCR — the text
 // pass is a few ms a page, small beside OCR itself (~1-3 s a page).
 // Sandbox jobs with SANDBOX_OCR=fixture skip OCR (no ONNX Runtime), and say so in the note.
-const pdfToDocxHandler: Executor = async (input) => {
+const pdfToDocxHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.docx");
   const pages = input.options.pages;
   let r = await engine().pdfToDocx(input.inputs[0]!.path, out, { pages }, input.control);
@@ -79,21 +89,27 @@ const pdfToDocxHandler: Executor = async (input) => {
   }
   const notes = [`${r.paragraphs} paragraphs, ${r.tables} tables, ${r.images} pictures`];
   if (r.imagesSkipped) notes.push(`${r.imagesSkipped} picture(s) over 40 megapixels left out`);
-  if (r.pagesOcred.length) notes.push(`page(s) ${r.pagesOcred.join(", ")} (0-based) are scans without a text layer: their text was recognised by OCR (editable paragraphs replace the page picture)`);
-  if (ocrSkipped) notes.push(`page(s) ${r.pagesWithoutText.join(", ")} (0-based) have no text layer and were kept as pictures only (${ocrSkipped})`);
+  if (r.pagesOcred.length)
+    notes.push(
+      `page(s) ${r.pagesOcred.join(", ")} (0-based) are scans without a text layer: their text was recognised by OCR (editable paragraphs replace the page picture)`,
+    );
+  if (ocrSkipped)
+    notes.push(
+      `page(s) ${r.pagesWithoutText.join(", ")} (0-based) have no text layer and were kept as pictures only (${ocrSkipped})`,
+    );
   return {
     pagesProcessed: r.pagesProcessed,
     result: {
       type: "file",
       path: out,
       filename: `${baseName(input.inputs[0]!.filename)}.docx`,
-      contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      content_type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
       note: notes.join("; "),
     },
   };
 };
 
-export const convertHandlers: Record<string, Executor> = {
+export const convertHandlers: Record<string, Executor<"convert">> = {
   "pdf->docx": pdfToDocxHandler,
   "docx->pdf": docxToPdfHandler,
   "pdf->jpg": pdfToJpg,
@@ -101,11 +117,10 @@ export const convertHandlers: Record<string, Executor> = {
   "csv->xlsx": csvToXlsxHandler,
 };
 
-export const convert: Executor = async (input: ExecutionInput): Promise<ExecutionOutput> => {
+export const convert: Executor<"convert"> = async (input) => {
   const from = input.inputs[0]!.kind;
-  const to = input.options.target as string;
+  const to = input.options.target;
   const handler = convertHandlers[`${from}->${to}`];
-  if (!handler) throw Object.assign(new Error(`No converter for ${from} -> ${to} in this worker.`), { jobCode: "internal_error" });
+  if (!handler) throw new JobError("internal_error", `No converter for ${from} -> ${to} in this worker.`);
   return handler(input);
 };
-

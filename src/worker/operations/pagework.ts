@@ -10,26 +10,41 @@ import { baseName } from "./naming";
 const renderThreads = config.renderThreads;
 
 /** convert pdf -> jpg: one page -> a .jpg, several -> a ZIP of page-NNNN.jpg (1-based input page numbers). */
-export const pdfToJpg: Executor = async (input) => {
+export const pdfToJpg: Executor<"convert"> = async (input) => {
   const o = input.options;
   const out = join(input.workDir, "out.bin");
-  const r = await engine().renderJpeg(input.inputs[0]!.path, out, { dpi: o.dpi, quality: o.quality, pages: o.pages, threads: renderThreads }, input.control);
+  const r = await engine().renderJpeg(input.inputs[0]!.path, out, { ...o, threads: renderThreads }, input.control);
   const base = baseName(input.inputs[0]!.filename);
-  if (r.zip) return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${base}-jpg.zip`, contentType: "application/zip" } };
-  return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${base}.jpg`, contentType: "image/jpeg" } };
+  if (r.zip)
+    return {
+      pagesProcessed: r.pagesProcessed,
+      result: { type: "file", path: out, filename: `${base}-jpg.zip`, content_type: "application/zip" },
+    };
+  return {
+    pagesProcessed: r.pagesProcessed,
+    result: { type: "file", path: out, filename: `${base}.jpg`, content_type: "image/jpeg" },
+  };
 };
 
-export const redact: Executor = async (input) => {
+export const redact: Executor<"redact"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
   const o = input.options;
-  const r = await engine().redact(input.inputs[0]!.path, out, { regions: o.regions, dpi: o.dpi }, input.control);
-  return { pagesProcessed: r.pagesProcessed, result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-redacted.pdf`, contentType: "application/pdf" } };
+  const r = await engine().redact(input.inputs[0]!.path, out, o, input.control);
+  return {
+    pagesProcessed: r.pagesProcessed,
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}-redacted.pdf`,
+      content_type: "application/pdf",
+    },
+  };
 };
 
-export const compress: Executor = async (input) => {
+export const compress: Executor<"compress"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const level = (input.options.level as "light" | "balanced" | "strong" | undefined) ?? "balanced";
-  const r = await engine().compress(input.inputs[0]!.path, out, { level }, input.control);
+  const { level } = input.options;
+  const r = await engine().compress(input.inputs[0]!.path, out, input.options, input.control);
   // The engine redid a lossy level on a safer path when the first one lost content.
   const fallback =
     r.path === "own_image_pass_only"
@@ -42,6 +57,12 @@ export const compress: Executor = async (input) => {
     : fallback;
   return {
     pagesProcessed: r.pageCount,
-    result: { type: "file", path: out, filename: `${baseName(input.inputs[0]!.filename)}-compressed.pdf`, contentType: "application/pdf", ...(note ? { note } : {}) },
+    result: {
+      type: "file",
+      path: out,
+      filename: `${baseName(input.inputs[0]!.filename)}-compressed.pdf`,
+      content_type: "application/pdf",
+      ...(note ? { note } : {}),
+    },
   };
 };

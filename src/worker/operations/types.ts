@@ -1,23 +1,35 @@
-// What an operation executor receives and returns. Executors read inputs from disk, write
-// their output into `workDir`, and report pages processed; the loop stores and settles.
+// What an operation executor receives and returns, typed per operation from the catalogue:
+// `options` are the job's options with every default filled in (`OptionsOf<Op>`), the result is
+// one the operation may produce (`ResultOf<Op>`). Executors read inputs from disk, write their
+// output into `workDir`, and report pages processed; the loop stores and settles.
 import type { JobControl } from "../../engine/native";
-import type { JobResult } from "../../queue/finish";
+import type { OperationName, OptionsOf, ResultOf } from "../../domain/operations";
 
-export interface ExecutionInput {
+export interface InputOnDisk {
+  id: string;
+  path: string;
+  kind: string;
+  pageCount: number | null;
+  filename: string;
+}
+
+export interface ExecutionInput<Op extends OperationName = OperationName> {
   jobId: string;
-  operation: string;
-  options: Record<string, any>;
-  inputs: { id: string; path: string; kind: string; pageCount: number | null; filename: string }[];
+  operation: Op;
+  options: OptionsOf<Op>;
+  inputs: InputOnDisk[];
   workDir: string;
   control: JobControl;
   mode: "live" | "test";
 }
 
-export interface ExecutionOutput {
+export interface ExecutionOutput<Op extends OperationName = OperationName> {
   pagesProcessed: number;
-  /** A file in workDir, or JSON. */
-  result: { type: "file"; path: string; filename: string; contentType: string; note?: string } | { type: "json"; json: unknown };
+  /** A file in workDir (stored by the loop under the same field names), or JSON. */
+  result: ResultOf<Op>;
 }
 
-export type Executor = (input: ExecutionInput) => Promise<ExecutionOutput>;
-export type { JobResult };
+export type Executor<Op extends OperationName> = (input: ExecutionInput<Op>) => Promise<ExecutionOutput<Op>>;
+
+/** One executor for every operation of the catalogue: an operation without one does not compile. */
+export type ExecutorMap = { [Op in OperationName]: Executor<Op> };

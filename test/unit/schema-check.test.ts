@@ -1,9 +1,9 @@
-// src/domain/validate.ts and src/modules/common/validate.ts (issue 2: malformed bodies and parameters answer 422 validation_error,
+// src/domain/schema-check.ts and src/modules/common/read-request.ts (issue 2: malformed bodies and parameters answer 422 validation_error,
 // unknown fields are rejected, integers are integers, `param` names the field).
 import { describe, expect, test } from "bun:test";
 import { Type as T } from "@sinclair/typebox";
-import { check, pointerToParam } from "../../src/domain/validate";
-import { checkQuery, readJson } from "../../src/modules/common/validate";
+import { check, pointerToParam } from "../../src/domain/schema-check";
+import { checkQuery, readJson } from "../../src/modules/common/read-request";
 import { ApiError } from "../../src/domain/errors";
 
 function fails(fn: () => unknown): ApiError {
@@ -50,7 +50,9 @@ describe("check (JSON bodies)", () => {
     {
       operation: T.String({ minLength: 1 }),
       count: T.Optional(T.Integer({ minimum: 1, maximum: 10 })),
-      options: T.Optional(T.Object({ regions: T.Array(Region), dpi: T.Optional(T.Integer()) }, { additionalProperties: false })),
+      options: T.Optional(
+        T.Object({ regions: T.Array(Region), dpi: T.Optional(T.Integer()) }, { additionalProperties: false }),
+      ),
     },
     { additionalProperties: false },
   );
@@ -73,15 +75,34 @@ describe("check (JSON bodies)", () => {
   });
 
   test("an unknown nested field is rejected and named with its path", () => {
-    expect(fails(() => check(Body, { operation: "ocr", options: { regions: [], zoom: 2 } })).param).toBe("options.zoom");
-    expect(fails(() => check(Body, { operation: "ocr", options: { regions: [{ page: 0, x: 0 }, { page: 1, x: 0, y: 3 }] } })).param).toBe("options.regions[1].y");
+    expect(fails(() => check(Body, { operation: "ocr", options: { regions: [], zoom: 2 } })).param).toBe(
+      "options.zoom",
+    );
+    expect(
+      fails(() =>
+        check(Body, {
+          operation: "ocr",
+          options: {
+            regions: [
+              { page: 0, x: 0 },
+              { page: 1, x: 0, y: 3 },
+            ],
+          },
+        }),
+      ).param,
+    ).toBe("options.regions[1].y");
   });
 
   test('integers are integers: "1", 1.5, true, null and [1] are refused and named', () => {
     for (const count of ["1", 1.5, true, null, [1], "", {}]) {
-      expect({ count, param: fails(() => check(Body, { operation: "ocr", count })).param }).toEqual({ count, param: "count" });
+      expect({ count, param: fails(() => check(Body, { operation: "ocr", count })).param }).toEqual({
+        count,
+        param: "count",
+      });
     }
-    expect(fails(() => check(Body, { operation: "ocr", options: { regions: [{ page: "0", x: 1 }] } })).param).toBe("options.regions[0].page");
+    expect(fails(() => check(Body, { operation: "ocr", options: { regions: [{ page: "0", x: 1 }] } })).param).toBe(
+      "options.regions[0].page",
+    );
   });
 
   test("a missing required field and out-of-range values are named", () => {
@@ -150,8 +171,26 @@ describe("checkQuery (query strings)", () => {
   test("integers: plain decimal digits become numbers; anything else is refused and named", () => {
     expect(checkQuery(Q, q("limit=5"))).toEqual({ limit: 5 });
     expect(checkQuery(Q, q("limit=100"))).toEqual({ limit: 100 });
-    for (const v of ["abc", "1.5", "1e1", "", " 5", "5 ", "0x10", "+5", "0", "101", "-1", "9999999999999999", "Infinity", "NaN"]) {
-      expect({ v, param: fails(() => checkQuery(Q, q(`limit=${encodeURIComponent(v)}`))).param }).toEqual({ v, param: "limit" });
+    for (const v of [
+      "abc",
+      "1.5",
+      "1e1",
+      "",
+      " 5",
+      "5 ",
+      "0x10",
+      "+5",
+      "0",
+      "101",
+      "-1",
+      "9999999999999999",
+      "Infinity",
+      "NaN",
+    ]) {
+      expect({ v, param: fails(() => checkQuery(Q, q(`limit=${encodeURIComponent(v)}`))).param }).toEqual({
+        v,
+        param: "limit",
+      });
     }
   });
 
@@ -187,7 +226,10 @@ describe("readJson", () => {
 
   test("refuses empty, malformed and oversized bodies", async () => {
     for (const body of ["", "   ", "{", "{'a':1}", "[1,]", "undefined"]) {
-      expect({ body, code: (await failsAsync(readJson(req(body, "application/json")))).code }).toEqual({ body, code: "validation_error" });
+      expect({ body, code: (await failsAsync(readJson(req(body, "application/json")))).code }).toEqual({
+        body,
+        code: "validation_error",
+      });
     }
     const big = JSON.stringify({ s: "x".repeat(1024 * 1024) });
     expect((await failsAsync(readJson(req(big, "application/json")))).message).toMatch(/1 MB/);
@@ -196,7 +238,10 @@ describe("readJson", () => {
 
 describe("enumerations", () => {
   test("a value outside a union of constants is refused naming the accepted values", () => {
-    const schema = T.Object({ codes: T.Array(T.Union([T.Literal("eng"), T.Literal("jpn")])) }, { additionalProperties: false });
+    const schema = T.Object(
+      { codes: T.Array(T.Union([T.Literal("eng"), T.Literal("jpn")])) },
+      { additionalProperties: false },
+    );
     const e = fails(() => check(schema, { codes: ["jpn", "kor"] }, "options", "invalid_options"));
     expect(e.code).toBe("invalid_options");
     expect(e.param).toBe("options.codes[1]");

@@ -29,14 +29,25 @@ export function pointerToParam(path: string, prefix = ""): string | null {
   return out || null;
 }
 
-export function check<T>(schema: TSchema, value: unknown, paramPrefix = "", code: "validation_error" | "invalid_options" = "validation_error"): T {
+export function check<T>(
+  schema: TSchema,
+  value: unknown,
+  paramPrefix = "",
+  code: "validation_error" | "invalid_options" = "validation_error",
+): T {
   const c = checker(schema);
   if (c.Check(value)) return value as T;
   const first = c.Errors(value).First();
   let param = first ? pointerToParam(first.path, paramPrefix) : paramPrefix || null;
   let message = first ? first.message : "Invalid value";
   // TypeBox reports an unknown property at the object's path; name the property itself.
-  if (first && first.schema && (first.schema as TObject).additionalProperties === false && first.value && typeof first.value === "object" && !Array.isArray(first.value)) {
+  if (
+    first?.schema &&
+    (first.schema as TObject).additionalProperties === false &&
+    first.value &&
+    typeof first.value === "object" &&
+    !Array.isArray(first.value)
+  ) {
     const known = Object.keys((first.schema as TObject).properties ?? {});
     const extra = Object.keys(first.value as object).find((k) => !known.includes(k));
     if (extra !== undefined) {

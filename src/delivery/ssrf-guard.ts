@@ -64,7 +64,7 @@ function parseV4(s: string): number | null {
 function classifyV4(n: number): AddressClass {
   for (const [base, len, c] of v4Ranges) {
     const mask = len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
-    if (((n & mask) >>> 0) === base) return c;
+    if ((n & mask) >>> 0 === base) return c;
   }
   return "public";
 }
@@ -227,18 +227,28 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
  * non-public address refuses the whole host, so a round-robin answer cannot mix one in.
  * Returns the addresses, in resolver order, for the caller to connect to.
  */
-export async function resolveTarget(host: string, opts: { allowPrivate?: boolean; timeoutMs?: number } = {}): Promise<ResolvedTarget[]> {
+export async function resolveTarget(
+  host: string,
+  opts: { allowPrivate?: boolean; timeoutMs?: number } = {},
+): Promise<ResolvedTarget[]> {
   const allowPrivate = opts.allowPrivate ?? config.webhookAllowPrivateTargets;
   let addrs: ResolvedTarget[];
   const family = isIP(host);
   if (family) addrs = [{ address: host, family: family as 4 | 6 }];
   else {
     try {
-      const found = await withTimeout(lookup(host, { all: true, verbatim: true }), opts.timeoutMs ?? 5000, `resolving ${host}`);
+      const found = await withTimeout(
+        lookup(host, { all: true, verbatim: true }),
+        opts.timeoutMs ?? 5000,
+        `resolving ${host}`,
+      );
       addrs = found.map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
     } catch (e) {
       if (e instanceof TargetRefused) throw e;
-      throw new TargetRefused(`could not resolve ${host} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "dns");
+      throw new TargetRefused(
+        `could not resolve ${host} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+        "dns",
+      );
     }
     if (!addrs.length) throw new TargetRefused(`could not resolve ${host}`, "dns");
   }
@@ -255,7 +265,10 @@ export async function resolveTarget(host: string, opts: { allowPrivate?: boolean
 }
 
 /** For the delivery path: is the address a socket actually connected to still acceptable? */
-export function connectedAddressAllowed(address: string | undefined, allowPrivate = config.webhookAllowPrivateTargets): boolean {
+export function connectedAddressAllowed(
+  address: string | undefined,
+  allowPrivate = config.webhookAllowPrivateTargets,
+): boolean {
   if (allowPrivate) return true;
   if (!address) return false;
   return isPublicAddress(address);

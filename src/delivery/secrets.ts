@@ -84,7 +84,10 @@ export async function sealSecret(sql: Sql, endpointId: string, secret: string): 
 
 export async function openSecret(sql: Sql, endpointId: string, sealed: SealedSecret): Promise<string> {
   const k = await keyById(sql, sealed.keyId);
-  if (!k) throw new Error(`webhook endpoint ${endpointId}: its secret was encrypted under server key ${sealed.keyId}, which this node does not hold (check WEBHOOK_SECRET_KEY)`);
+  if (!k)
+    throw new Error(
+      `webhook endpoint ${endpointId}: its secret was encrypted under server key ${sealed.keyId}, which this node does not hold (check WEBHOOK_SECRET_KEY)`,
+    );
   const buf = Buffer.from(sealed.ciphertext);
   const decipher = createDecipheriv("aes-256-gcm", k.key, buf.subarray(0, 12));
   decipher.setAAD(Buffer.from(endpointId));

@@ -3,7 +3,7 @@
 import { Kind, type TObject } from "@sinclair/typebox";
 import { ApiError } from "../../domain/errors";
 import { readOrStall } from "./body-stall";
-import { check, pointerToParam } from "../../domain/validate";
+import { check, pointerToParam } from "../../domain/schema-check";
 
 /** Query strings are text: coerce only unambiguous forms, then validate strictly. */
 export function checkQuery<T>(schema: TObject | undefined, search: URLSearchParams): T {
@@ -87,7 +87,12 @@ export function unstorable(s: string): string | null {
  * here, at the edge, so every route is covered; nesting deeper than 32 levels is refused too.
  */
 export function assertStorableStrings(value: unknown, path = "", depth = 0): void {
-  if (depth > maxJsonDepth) throw new ApiError("validation_error", `The JSON body is nested deeper than ${maxJsonDepth} levels.`, pointerToParam(path));
+  if (depth > maxJsonDepth)
+    throw new ApiError(
+      "validation_error",
+      `The JSON body is nested deeper than ${maxJsonDepth} levels.`,
+      pointerToParam(path),
+    );
   if (typeof value === "string") {
     const why = unstorable(value);
     if (why) {
@@ -99,6 +104,7 @@ export function assertStorableStrings(value: unknown, path = "", depth = 0): voi
     for (const [k, v] of Object.entries(value)) {
       const why = unstorable(k);
       if (why) {
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character reported here
         const param = pointerToParam(`${path}/${k.replace(/\u0000/g, "\\u0000")}`);
         throw new ApiError("validation_error", `A field name ${why}.`, param);
       }

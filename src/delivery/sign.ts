@@ -13,17 +13,29 @@ export function computeSignature(secret: string, timestamp: number, rawBody: str
 }
 
 /** The `Service-Signature` header value for `rawBody` signed at `timestamp` (unix seconds). */
-export function signatureHeader(secret: string, rawBody: string | Uint8Array, timestamp = Math.floor(Date.now() / 1000)): string {
+export function signatureHeader(
+  secret: string,
+  rawBody: string | Uint8Array,
+  timestamp = Math.floor(Date.now() / 1000),
+): string {
   return `t=${timestamp},v1=${computeSignature(secret, timestamp, rawBody)}`;
 }
 
-export type VerifyResult = { ok: true; timestamp: number } | { ok: false; reason: "malformed" | "no_match" | "too_old" | "in_future" };
+export type VerifyResult =
+  | { ok: true; timestamp: number }
+  | { ok: false; reason: "malformed" | "no_match" | "too_old" | "in_future" };
 
 /**
  * Receiver-side check, as docs/webhooks.md's receiver guide describes it: parse `t` and every `v1`,
  * compare in constant time, and refuse timestamps outside the tolerance (5 minutes).
  */
-export function verifySignature(secret: string, rawBody: string | Uint8Array, header: string, toleranceS = signatureToleranceS, now = Math.floor(Date.now() / 1000)): VerifyResult {
+export function verifySignature(
+  secret: string,
+  rawBody: string | Uint8Array,
+  header: string,
+  toleranceS = signatureToleranceS,
+  now = Math.floor(Date.now() / 1000),
+): VerifyResult {
   let t: number | null = null;
   const v1: string[] = [];
   for (const part of header.split(",")) {

@@ -42,7 +42,12 @@ export interface ClaimedAttempt {
  * streak, which disables the endpoint at 30. `lockedBy` guards against finishing an attempt whose
  * lease another dispatcher has since taken over. Returns false when the lease was lost.
  */
-export async function recordOutcome(sql: Sql, row: ClaimedAttempt, result: AttemptResult, lockedBy: string): Promise<boolean> {
+export async function recordOutcome(
+  sql: Sql,
+  row: ClaimedAttempt,
+  result: AttemptResult,
+  lockedBy: string,
+): Promise<boolean> {
   return sql.begin(async (tx) => {
     const done = await tx`
       UPDATE webhook_deliveries
@@ -73,7 +78,10 @@ export async function recordOutcome(sql: Sql, row: ClaimedAttempt, result: Attem
        WHERE id = ${row.endpoint_id}
        RETURNING enabled, consecutive_failures`;
     if (ep && !ep.enabled && ep.consecutive_failures === disableAfterFailures) {
-      log.warn("webhook endpoint disabled", { endpoint_id: row.endpoint_id, consecutive_failures: ep.consecutive_failures });
+      log.warn("webhook endpoint disabled", {
+        endpoint_id: row.endpoint_id,
+        consecutive_failures: ep.consecutive_failures,
+      });
     }
     return true;
   });
@@ -88,7 +96,7 @@ interface DueAttempt extends ClaimedAttempt {
 
 /** Claims up to `n` due attempts (pending and due, or in flight with an expired lease). */
 async function claimDue(sql: Sql, lockedBy: string, n: number, busyEndpoints: string[]): Promise<DueAttempt[]> {
-  const rows = await sql`
+  const rows = await sql<DueAttempt[]>`
     WITH due AS (
       SELECT d.id, e.url, e.secret_ciphertext, e.secret_key_id, ev.payload
         FROM webhook_deliveries d
@@ -106,7 +114,7 @@ async function claimDue(sql: Sql, lockedBy: string, n: number, busyEndpoints: st
       FROM due
      WHERE d.id = due.id
     RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, due.url, due.secret_ciphertext, due.secret_key_id, due.payload`;
-  return rows as unknown as DueAttempt[];
+  return rows;
 }
 
 async function msUntilNextDue(sql: Sql): Promise<number> {
@@ -124,7 +132,10 @@ export interface WebhookDispatcher {
   stop(): Promise<void>;
 }
 
-export async function startWebhookDispatcher(sql: Sql, opts: { concurrency?: number; perEndpoint?: number } = {}): Promise<WebhookDispatcher> {
+export async function startWebhookDispatcher(
+  sql: Sql,
+  opts: { concurrency?: number; perEndpoint?: number } = {},
+): Promise<WebhookDispatcher> {
   const concurrency = opts.concurrency ?? 8;
   const perEndpoint = opts.perEndpoint ?? 4;
   const me = `${hostname()}:${config.workerName ?? "dispatcher"}:${process.pid}:${randomBytes(3).toString("hex")}`;
@@ -159,13 +170,28 @@ export async function startWebhookDispatcher(sql: Sql, opts: { concurrency?: num
     } else {
       let secret: string | null = null;
       try {
-        secret = await openSecret(sql, row.endpoint_id, { ciphertext: row.secret_ciphertext, keyId: row.secret_key_id });
+        secret = await openSecret(sql, row.endpoint_id, {
+          ciphertext: row.secret_ciphertext,
+          keyId: row.secret_key_id,
+        });
       } catch (e) {
         log.error("webhook secret unavailable", { endpoint_id: row.endpoint_id, error: (e as Error).message });
       }
       result = secret
-        ? await deliverOnce({ url: row.url, secret, eventType: row.event_type, body: eventBody(row.payload), signal: abort.signal })
-        : { ok: false, responseStatus: null, error: "the service could not decrypt the endpoint secret", durationMs: 0, address: null };
+        ? await deliverOnce({
+            url: row.url,
+            secret,
+            eventType: row.event_type,
+            body: eventBody(row.payload),
+            signal: abort.signal,
+          })
+        : {
+            ok: false,
+            responseStatus: null,
+            error: "the service could not decrypt the endpoint secret",
+            durationMs: 0,
+            address: null,
+          };
     }
     if (result.aborted) {
       // Shutting down mid-attempt: hand the attempt back, due now, for another dispatcher.
@@ -173,13 +199,19 @@ export async function startWebhookDispatcher(sql: Sql, opts: { concurrency?: num
                  WHERE id = ${row.id} AND status = 'in_flight' AND locked_by = ${me}`;
       return;
     }
-    if (!(await recordOutcome(sql, row, result, me))) log.warn("webhook attempt finished after its lease was taken over", { delivery_id: row.id });
+    if (!(await recordOutcome(sql, row, result, me)))
+      log.warn("webhook attempt finished after its lease was taken over", { delivery_id: row.id });
   }
 
   function start(row: DueAttempt) {
     const abort = new AbortController();
     const done = run(row, abort)
-      .catch((e) => log.error("webhook attempt failed to record", { delivery_id: row.id, error: String((e as Error)?.message ?? e) }))
+      .catch((e) =>
+        log.error("webhook attempt failed to record", {
+          delivery_id: row.id,
+          error: String((e as Error)?.message ?? e),
+        }),
+      )
       .finally(() => {
         active.delete(row.id);
         wake();

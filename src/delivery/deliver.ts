@@ -6,7 +6,14 @@ import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { apiVersion } from "../domain/pricing";
 import { signatureHeader } from "./sign";
-import { TargetRefused, bareHost, canonicalAddress, connectedAddressAllowed, resolveTarget, type ResolvedTarget } from "./ssrf-guard";
+import {
+  TargetRefused,
+  bareHost,
+  canonicalAddress,
+  connectedAddressAllowed,
+  resolveTarget,
+  type ResolvedTarget,
+} from "./ssrf-guard";
 
 export const attemptTimeoutMs = 10_000;
 const maxHeadBytes = 16 * 1024;
@@ -53,7 +60,8 @@ function describe(e: unknown): string {
     case "EPIPE":
       return "connection closed by the endpoint while sending";
   }
-  if (err?.code && /CERT|SSL|TLS|ERR_TLS|UNABLE_TO|SELF_SIGNED|HOSTNAME/i.test(err.code)) return `TLS error: ${err.code}`;
+  if (err?.code && /CERT|SSL|TLS|ERR_TLS|UNABLE_TO|SELF_SIGNED|HOSTNAME/i.test(err.code))
+    return `TLS error: ${err.code}`;
   return err?.code ? `${err.code}: ${err.message}` : String(err?.message ?? e);
 }
 
@@ -112,7 +120,8 @@ function readStatus(socket: Socket): Promise<number> {
       buf = Buffer.concat([buf, chunk]);
       for (;;) {
         const end = buf.indexOf("\r\n\r\n");
-        if (end > maxHeadBytes || (end < 0 && buf.length > maxHeadBytes)) return done(new AttemptError(`response head larger than ${maxHeadBytes} bytes`));
+        if (end > maxHeadBytes || (end < 0 && buf.length > maxHeadBytes))
+          return done(new AttemptError(`response head larger than ${maxHeadBytes} bytes`));
         if (end < 0) return;
         const head = buf.subarray(0, end).toString("latin1");
         const m = /^HTTP\/1\.[01] (\d{3})(?: |\r|$)/.exec(head);
@@ -142,10 +151,15 @@ export async function deliverOnce(input: AttemptInput): Promise<AttemptResult> {
   let address: string | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
-  const result = (r: Omit<AttemptResult, "durationMs" | "address">): AttemptResult => ({ ...r, address, durationMs: Math.round(performance.now() - started) });
+  const result = (r: Omit<AttemptResult, "durationMs" | "address">): AttemptResult => ({
+    ...r,
+    address,
+    durationMs: Math.round(performance.now() - started),
+  });
   const cutoff = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new AttemptError(`timed out after ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
-    onAbort = () => reject(Object.assign(new AttemptError("aborted: the dispatcher is shutting down"), { aborted: true }));
+    onAbort = () =>
+      reject(Object.assign(new AttemptError("aborted: the dispatcher is shutting down"), { aborted: true }));
     if (input.signal?.aborted) onAbort();
     else input.signal?.addEventListener("abort", onAbort, { once: true });
   });
@@ -160,7 +174,8 @@ export async function deliverOnce(input: AttemptInput): Promise<AttemptResult> {
         } catch {
           throw new AttemptError("the endpoint URL is not valid");
         }
-        if (url.protocol !== "https:" && url.protocol !== "http:") throw new AttemptError("the endpoint URL must be http or https");
+        if (url.protocol !== "https:" && url.protocol !== "http:")
+          throw new AttemptError("the endpoint URL must be http or https");
         const targets = await resolveTarget(bareHost(url), { timeoutMs, allowPrivate: input.allowPrivate });
         let lastError: unknown;
         let dialed = "";
@@ -179,7 +194,10 @@ export async function deliverOnce(input: AttemptInput): Promise<AttemptResult> {
         const s = socket as Socket;
         // Check the peer we are actually connected to: the checked address, and public.
         if (!sameAddress(s.remoteAddress, dialed) || !connectedAddressAllowed(s.remoteAddress, input.allowPrivate)) {
-          throw new TargetRefused(`connected address ${s.remoteAddress ?? "unknown"} is not a public address; refused`, "blocked");
+          throw new TargetRefused(
+            `connected address ${s.remoteAddress ?? "unknown"} is not a public address; refused`,
+            "blocked",
+          );
         }
         const body = Buffer.from(input.body, "utf8");
         const head =
@@ -199,10 +217,16 @@ export async function deliverOnce(input: AttemptInput): Promise<AttemptResult> {
       })(),
     ]);
     if (status >= 200 && status < 300) return result({ ok: true, responseStatus: status, error: null });
-    if (status >= 300 && status < 400) return result({ ok: false, responseStatus: status, error: "redirects are not followed" });
+    if (status >= 300 && status < 400)
+      return result({ ok: false, responseStatus: status, error: "redirects are not followed" });
     return result({ ok: false, responseStatus: status, error: null });
   } catch (e) {
-    return result({ ok: false, responseStatus: null, error: describe(e), ...((e as { aborted?: boolean }).aborted ? { aborted: true } : {}) });
+    return result({
+      ok: false,
+      responseStatus: null,
+      error: describe(e),
+      ...((e as { aborted?: boolean }).aborted ? { aborted: true } : {}),
+    });
   } finally {
     clearTimeout(timer);
     if (onAbort) input.signal?.removeEventListener("abort", onAbort);
