@@ -93,6 +93,24 @@ export const queueConfig = {
   testPageDelayMs: Number(process.env.JOB_TEST_PAGE_DELAY_MS || 0),
 };
 
+const workerStopGraceS = int("WORKER_STOP_GRACE_S", 20, 0);
+const checkpointWaitMs = 3_000;
+/**
+ * Stopping (not in the contract; docs/operating.md, "Stopping"). The defaults fit Kubernetes'
+ * terminationGracePeriodSeconds of 30 (deploy/k8s): a worker is gone within about 25 s.
+ */
+export const stopConfig = {
+  /** WORKER_STOP_GRACE_S: after SIGTERM, how long a worker lets its running job go on before it
+   * cancels the job and hands it back to the queue. */
+  jobGraceMs: workerStopGraceS * 1000,
+  /** After that cancel, how long the worker waits for the engine's next page checkpoint before it
+   * hands the job back anyway (and exits, which ends the engine's work). */
+  checkpointWaitMs,
+  /** The supervisor kills a child still running this long after passing SIGTERM on: above an API
+   * node's drain (15 s) and a worker's grace, checkpoint wait and release. */
+  killAfterMs: Math.max(15_000, workerStopGraceS * 1000 + checkpointWaitMs + 2_000),
+};
+
 /** LibreOffice conversions (convert/libreoffice.ts; not in the contract; tests adjust them). */
 export const libreOfficeConfig = {
   python: process.env.LIBREOFFICE_PYTHON || "/usr/bin/python3",

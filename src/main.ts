@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { config } from "./config";
+import { config, stopConfig } from "./config";
 import { connect, disconnect } from "./db/client";
 import { migrate } from "./db/migrate";
 import { resolveDatabaseUrl } from "./db/resolve";
@@ -100,7 +100,7 @@ async function shutdown(signal: string) {
   log.info("supervisor stopping", { signal });
   const running = children.filter((c) => c.proc);
   for (const c of running) c.proc!.kill("SIGTERM");
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + stopConfig.killAfterMs;
   while (children.some((c) => c.proc) && Date.now() < deadline) await Bun.sleep(50);
   for (const c of children) c.proc?.kill("SIGKILL");
   await database.stop();

@@ -5,7 +5,8 @@ export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "cancell
 export const transitions: Record<JobStatus, readonly JobStatus[]> = {
   // queued -> failed or cancelled: a job can end before any worker claims it.
   queued: ["running", "failed", "cancelled"],
-  // running -> queued: the reaper retries a job whose worker died.
+  // running -> queued: the reaper retries a job whose worker died; a stopping worker hands its
+  // job back unfinished.
   running: ["succeeded", "failed", "cancelled", "queued"],
   succeeded: [],
   failed: [],

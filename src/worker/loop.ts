@@ -3,21 +3,24 @@
 // run-job.ts) while a heartbeat renews the lease and publishes progress, then complete or
 // fail it with one JobError. One job at a time per worker process; the
 // supervisor runs one worker per core. Also runs the reaper and the TTL sweeper.
+// Stopping: no more claims; the running job gets stopConfig.jobGraceMs to finish, then it is
+// cancelled at its next page checkpoint and handed back to the queue (queue/release.ts).
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Sql } from "../db/client";
-import { config, queueConfig } from "../config";
+import { config, queueConfig, stopConfig } from "../config";
 import { log } from "../log";
 import { engine, type JobControl } from "../engine/native";
 import { claimNextJob } from "../queue/claim";
 import { heartbeat } from "../queue/heartbeat";
 import { failJob } from "../queue/finish";
+import { releaseJob } from "../queue/release";
 import type { JobRow } from "../queue/jobs";
 import { reapExpiredLeases } from "../queue/reap";
 import { sweepExpired } from "../storage/sweeper";
-import { scratchDir } from "../storage/blobs";
+import { deletePrefix, resultKey, scratchDir } from "../storage/blobs";
 import { withDefaults } from "../domain/operations";
 import { toJobError } from "./errors";
 import { execute, stageInputs, storeResult, testPageDelay } from "./run-job";
@@ -30,7 +33,9 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let stopping = false;
   let wake: (() => void) | null = null;
-  let current: { id: string; control: JobControl } | null = null;
+  let current: { id: string; attempts: number; control: JobControl } | null = null;
+  // Set by stop() once the grace is over: a job cut off now goes back to the queue.
+  let handingBack = false;
   const poke = () => {
     wake?.();
     wake = null;
@@ -41,9 +46,22 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
     if (current?.id === id) current.control.cancel();
   });
 
+  /** Queues the job again and deletes whatever this attempt stored; true if it was still ours. */
+  async function handBack(job: { id: string; attempts: number }): Promise<boolean> {
+    const released = await releaseJob(job.id, workerId).catch((e) => {
+      log.warn("handing the job back failed; its lease will expire instead", { job_id: job.id, error: String(e) });
+      return false;
+    });
+    if (released) {
+      await deletePrefix(resultKey(job.id, job.attempts, "")).catch(() => {});
+      log.info("job handed back to the queue", { job_id: job.id, attempt: job.attempts });
+    }
+    return released;
+  }
+
   async function runJob(job: JobRow) {
     const control = new (engine().JobControl)();
-    current = { id: job.id, control };
+    current = { id: job.id, attempts: job.attempts, control };
     const workDir = join(scratchDir(), `job-${job.id}-${job.attempts}`);
     mkdirSync(workDir, { recursive: true });
     const beat = setInterval(() => {
@@ -72,6 +90,7 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
     try {
       const inputs = await stageInputs(job, workDir);
       await testPageDelay(inputs, control);
+      if (control.cancelled) return;
       const out = await execute(job, {
         jobId: job.id,
         operation: job.operation,
@@ -84,7 +103,7 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
       if (control.cancelled) return;
       await storeResult(job, workerId, out);
     } catch (e) {
-      if (control.cancelled) return; // cancelled or reaped: someone else already settled the job
+      if (control.cancelled) return; // cancelled or reaped: someone else already settled the job; or handed back below
       const err = toJobError(e);
       if (err.code === "internal_error")
         log.error("job failed", { job_id: job.id, error: String((e as Error)?.stack ?? e) });
@@ -94,6 +113,8 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
       clearTimeout(deadline);
       rmSync(workDir, { recursive: true, force: true });
       current = null;
+      // Cut off by stop(): hand it back (a no-op if it finished or was cancelled meanwhile).
+      if (handingBack && control.cancelled) await handBack({ id: job.id, attempts: job.attempts });
     }
   }
 
@@ -104,6 +125,11 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
         job = await claimNextJob(workerId);
       } catch (e) {
         log.warn("claim failed", { error: String(e) });
+      }
+      if (job && stopping) {
+        // Claimed just as the stop began: give it straight back.
+        await handBack({ id: job.id, attempts: job.attempts });
+        break;
       }
       if (job) {
         await runJob(job);
@@ -135,8 +161,24 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
       clearInterval(maintenance);
       clearInterval(sweeper);
       poke();
-      // Let the current job finish its step; a job cut off here is retried via its lease.
-      await Promise.race([running, Bun.sleep(10_000)]);
+      const settled = (ms: number) => Promise.race([running.then(() => true), Bun.sleep(ms).then(() => false)]);
+      // The running job may finish within the grace; after it, it is cancelled at its next page
+      // checkpoint and runJob hands it back.
+      if (!(await settled(stopConfig.jobGraceMs)) && current) {
+        const job = current;
+        log.warn("job still running at the end of the stop grace; cancelling it and handing it back", {
+          job_id: job.id,
+          grace_ms: stopConfig.jobGraceMs,
+        });
+        handingBack = true;
+        job.control.cancel();
+        // A step of the engine without a checkpoint (one long page): hand the job back without
+        // waiting for it; the process exits next, which ends that work.
+        if (!(await settled(stopConfig.checkpointWaitMs)) && current === job) {
+          log.warn("the engine did not reach a checkpoint; handing the job back without it", { job_id: job.id });
+          await handBack(job);
+        }
+      }
       // On Ctrl-C the terminal signals the embedded Postgres too; it may already be gone.
       await jobsSub.unlisten().catch(() => {});
       await cancelSub.unlisten().catch(() => {});

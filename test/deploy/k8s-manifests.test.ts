@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { stopConfig } from "../../src/config";
 
 const root = resolve(import.meta.dir, "../..");
 const validateBin = [
@@ -77,7 +78,7 @@ describe.skipIf(!!missing)("deploy/k8s", () => {
     expect(auth.spec.secretTargetRef).toEqual([{ parameter: "connection", name: "docproc", key: "DATABASE_URL" }]);
   });
 
-  test("pods run non-root on a read-only root with probes, requests, and grace above the supervisor's 15 s", () => {
+  test("pods run non-root on a read-only root with probes, requests, and grace above the supervisor's kill deadline", () => {
     for (const name of ["docproc-api", "docproc-worker"]) {
       const pod = byKind("Deployment", name).spec.template.spec;
       const c = pod.containers[0];
@@ -86,7 +87,9 @@ describe.skipIf(!!missing)("deploy/k8s", () => {
       expect(c.readinessProbe).toBeDefined();
       expect(c.livenessProbe).toBeDefined();
       expect(c.resources.requests.memory).toBeDefined();
-      expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(15);
+      // The supervisor kills what still runs after stopConfig.killAfterMs (a worker's stop grace
+      // plus its hand-back); Kubernetes' SIGKILL must come later.
+      expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(stopConfig.killAfterMs);
       expect(c.envFrom).toContainEqual({ secretRef: { name: "docproc" } });
     }
     expect(byKind("Deployment", "docproc-api").spec.template.spec.containers[0].readinessProbe.httpGet.path).toBe(
