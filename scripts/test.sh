@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.."
 db_url_file="$(mktemp)"
 bun scripts/test-db.ts "$db_url_file" &
 db_pid=$!
-trap 'kill -TERM "$db_pid" 2>/dev/null; wait "$db_pid" 2>/dev/null; rm -f "$db_url_file"' EXIT
+# The helper's own exit status (it exits non-zero when signalled) must not replace the tests':
+# under `set -e` a failing command in the EXIT trap would.
+trap 'kill -TERM "$db_pid" 2>/dev/null || true; wait "$db_pid" 2>/dev/null || true; rm -f "$db_url_file"' EXIT
 until [ -s "$db_url_file" ]; do
   kill -0 "$db_pid" 2>/dev/null || { wait "$db_pid" || true; [ -s "$db_url_file" ] && break; echo "test: no Postgres for the tests" >&2; exit 1; }
   sleep 0.2
