@@ -332,20 +332,6 @@ int engine_cz_merge_duplicates(fz_context *ctx, pdf_document *doc)
  * field takes part in colour conversion. Profiles over 16 MiB are left alone. */
 #define ICC_MAX_BYTES (16 << 20)
 
-typedef struct {
-	uint64_t hash;
-	int num;
-	fz_buffer *bytes;
-} icc_entry;
-
-static int icc_by_hash(const void *a, const void *b)
-{
-	const icc_entry *x = a, *y = b;
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return x->num - y->num;
-}
-
 /* An ICCBased colour space's stream: /N, no /Type or /Subtype. */
 static int looks_like_icc(fz_context *ctx, pdf_obj *dict)
 {
@@ -397,34 +383,34 @@ static int same_icc_dict(fz_context *ctx, pdf_obj *a, pdf_obj *b)
 int engine_cz_merge_icc_profiles(fz_context *ctx, pdf_document *doc)
 {
 	int len = pdf_xref_len(ctx, doc), count = 0, merged = 0, i, j, k;
-	icc_entry *e = NULL;
+	entry *e = NULL;
+	fz_buffer **bytes = NULL; /* normalised profiles, by object number */
 	int *map = NULL;
 	fz_var(e);
+	fz_var(bytes);
 	fz_var(map);
-	fz_var(count);
 	fz_try(ctx)
 	{
 		e = fz_calloc(ctx, len > 0 ? len : 1, sizeof *e);
+		bytes = fz_calloc(ctx, len > 0 ? len : 1, sizeof *bytes);
 		map = fz_calloc(ctx, len > 0 ? len : 1, sizeof *map);
 		for (i = 1; i < len; i++)
 		{
 			pdf_obj *obj;
-			fz_buffer *bytes;
 			if (!pdf_obj_num_is_stream(ctx, doc, i))
 				continue;
 			obj = load(ctx, doc, i);
-			if (!obj || !looks_like_icc(ctx, obj) || !(bytes = normalised_profile(ctx, doc, i)))
+			if (!obj || !looks_like_icc(ctx, obj) || !(bytes[i] = normalised_profile(ctx, doc, i)))
 			{
 				pdf_drop_obj(ctx, obj);
 				continue;
 			}
 			pdf_drop_obj(ctx, obj);
-			e[count].hash = hash_bytes(bytes->data, bytes->len);
+			e[count].hash = hash_bytes(bytes[i]->data, bytes[i]->len);
 			e[count].num = i;
-			e[count].bytes = bytes;
 			count++;
 		}
-		qsort(e, count, sizeof *e, icc_by_hash);
+		qsort(e, count, sizeof *e, by_hash);
 		for (i = 0; i < count; i = j)
 		{
 			for (j = i + 1; j < count && e[j].hash == e[i].hash; j++)
@@ -432,8 +418,8 @@ int engine_cz_merge_icc_profiles(fz_context *ctx, pdf_document *doc)
 			for (k = i + 1; k < j; k++)
 			{
 				pdf_obj *a = pdf_load_object(ctx, doc, e[k].num), *b = pdf_load_object(ctx, doc, e[i].num);
-				int same = e[k].bytes->len == e[i].bytes->len
-					&& memcmp(e[k].bytes->data, e[i].bytes->data, e[i].bytes->len) == 0 && same_icc_dict(ctx, a, b);
+				fz_buffer *x = bytes[e[k].num], *y = bytes[e[i].num];
+				int same = x->len == y->len && memcmp(x->data, y->data, y->len) == 0 && same_icc_dict(ctx, a, b);
 				pdf_drop_obj(ctx, a);
 				pdf_drop_obj(ctx, b);
 				if (same)
@@ -457,8 +443,9 @@ int engine_cz_merge_icc_profiles(fz_context *ctx, pdf_document *doc)
 	}
 	fz_always(ctx)
 	{
-		for (i = 0; i < count; i++)
-			fz_drop_buffer(ctx, e[i].bytes);
+		for (i = 0; bytes && i < len; i++)
+			fz_drop_buffer(ctx, bytes[i]);
+		fz_free(ctx, bytes);
 		fz_free(ctx, e);
 		fz_free(ctx, map);
 	}
