@@ -3,11 +3,9 @@
 // Two worker processes run dispatchers against the database, so every "exactly N" below also
 // shows that no attempt is sent twice by concurrent dispatchers.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { client, expectEnvelope, startService, type Service } from "../support/service";
 import { emit, startReceiver, until, verifyWithStripe } from "../support/webhook-receiver";
+import { makeLocalhostCert, type LocalhostCert } from "../support/localhost-cert";
 import { createKey } from "../../src/admin/commands";
 
 // Real services on a busy 2-core machine: generous limits (bun test defaults to 5 s).
@@ -28,40 +26,18 @@ const endpointKeys = [
 ];
 
 let svc: Service;
-let tlsDir = "";
-let tls: { cert: string; key: string } | null = null;
+let tls: LocalhostCert;
 const rx = startReceiver();
-let rxs: ReturnType<typeof startReceiver> | null = null; // https receiver for live mode
+let rxs: ReturnType<typeof startReceiver>; // https receiver for live mode
 
 beforeAll(async () => {
   // A self-signed certificate for "localhost", trusted by the service through NODE_EXTRA_CA_CERTS,
   // so live-mode (https only) deliveries run against a real TLS receiver.
-  tlsDir = mkdtempSync(join(tmpdir(), "webhooks-tls-"));
-  const gen = Bun.spawnSync([
-    "openssl",
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    join(tlsDir, "key.pem"),
-    "-out",
-    join(tlsDir, "cert.pem"),
-    "-days",
-    "2",
-    "-subj",
-    "/CN=localhost",
-    "-addext",
-    "subjectAltName=DNS:localhost",
-  ]);
-  if (gen.exitCode === 0) {
-    tls = { cert: readFileSync(join(tlsDir, "cert.pem"), "utf8"), key: readFileSync(join(tlsDir, "key.pem"), "utf8") };
-    rxs = startReceiver({ tls });
-  }
+  tls = makeLocalhostCert("webhooks");
+  rxs = startReceiver({ tls });
   svc = await startService({
     workers: 2,
-    env: { WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1", ...(tls ? { NODE_EXTRA_CA_CERTS: join(tlsDir, "cert.pem") } : {}) },
+    env: { WEBHOOK_RETRY_DELAYS_S: "1,1,1,1,1", NODE_EXTRA_CA_CERTS: tls.certPath },
   });
 });
 
@@ -69,7 +45,7 @@ afterAll(async () => {
   rx.stop();
   rxs?.stop();
   await svc?.stop();
-  if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
+  tls?.remove();
 });
 
 async function account(mode: "test" | "live" = "test") {
@@ -537,10 +513,6 @@ describe("webhook delivery", () => {
   });
 
   test("live-mode events carry livemode: true and go over https, the certificate checked against the URL's hostname", async () => {
-    if (!rxs)
-      throw new Error(
-        "openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver",
-      );
     const { api, accountId } = await account("live");
     const c = await api("POST", "/webhooks", { url: rxs.url("/live") });
     expect(c.status).toBe(201);
@@ -553,7 +525,7 @@ describe("webhook delivery", () => {
       object: "job",
       status: "succeeded",
     });
-    await rxs.waitFor(() => rxs!.at("/live").length === 2, 20_000, "live deliveries");
+    await rxs.waitFor(() => rxs.at("/live").length === 2, 20_000, "live deliveries");
     const [testHit, jobHit] = rxs.at("/live");
     expect(testHit!.json).toMatchObject({ type: "webhook.test", livemode: true });
     expect(jobHit!.json).toMatchObject({ id: e.id, type: "job.succeeded", livemode: true });

@@ -8,14 +8,14 @@
 // slow; JOB_LEASE_S=30 and QUEUE_POLL_MS=60000 mean only the hand-back's NOTIFY can explain a
 // claim within seconds.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { startService, type Service } from "../support/service";
 import { spawnBun, waitFor, type Spawned } from "../support/wait";
 import { createJob, eventsFor, keyFor, uploadMadePdfOk, waitJobRow, workerPidOf } from "../support/jobs";
 import { startReceiver } from "../support/webhook-receiver";
+import { makeLocalhostCert } from "../support/localhost-cert";
 import { currentPeriod } from "../../src/billing/credits";
 import { resultDirKey } from "../../src/storage/blobs";
 
@@ -24,33 +24,12 @@ const graceS = 2;
 let svc: Service;
 // Live-mode webhooks need https: a self-signed certificate for "localhost", trusted by the
 // workers (whose dispatcher delivers) through NODE_EXTRA_CA_CERTS, as in webhooks.test.ts.
-const tlsDir = mkdtempSync(join(tmpdir(), "worker-sigterm-tls-"));
+const tls = makeLocalhostCert("worker-sigterm");
 let rx: ReturnType<typeof startReceiver>;
 const workers: Spawned[] = [];
 
 beforeAll(async () => {
-  const gen = Bun.spawnSync([
-    "openssl",
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    join(tlsDir, "key.pem"),
-    "-out",
-    join(tlsDir, "cert.pem"),
-    "-days",
-    "2",
-    "-subj",
-    "/CN=localhost",
-    "-addext",
-    "subjectAltName=DNS:localhost",
-  ]);
-  if (gen.exitCode !== 0) throw new Error(`openssl failed: ${gen.stderr.toString()}`);
-  rx = startReceiver({
-    tls: { cert: readFileSync(join(tlsDir, "cert.pem"), "utf8"), key: readFileSync(join(tlsDir, "key.pem"), "utf8") },
-  });
+  rx = startReceiver({ tls });
   // The API only: the test starts the workers itself.
   svc = await startService({ workers: 0 });
 }, 60_000);
@@ -60,7 +39,7 @@ afterEach(async () => {
 afterAll(async () => {
   rx?.stop();
   await svc?.stop();
-  rmSync(tlsDir, { recursive: true, force: true });
+  tls.remove();
 }, 60_000);
 
 function startWorker(env: Record<string, string> = {}): Spawned {
@@ -72,7 +51,7 @@ function startWorker(env: Record<string, string> = {}): Spawned {
     JOB_LEASE_S: "30",
     QUEUE_POLL_MS: "60000",
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "1",
-    NODE_EXTRA_CA_CERTS: join(tlsDir, "cert.pem"),
+    NODE_EXTRA_CA_CERTS: tls.certPath,
     LOG_LEVEL: "info",
     WORKER_NAME: undefined,
     ...env,

@@ -2,12 +2,10 @@
 // interim responses, refused targets and the TLS path (SNI and certificate checked against the
 // URL's hostname while the connection goes to the resolved address).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import Stripe from "stripe";
 import { deliverOnce } from "../../src/delivery/deliver";
+import { makeLocalhostCert, type LocalhostCert } from "../support/localhost-cert";
 
 const secret = "whsec_unit";
 const body = JSON.stringify({ id: "evt_unit", object: "event", type: "webhook.test", data: { object: {} } });
@@ -47,49 +45,28 @@ const raw = createServer((sock) => {
 });
 let rawPort = 0;
 
-let tlsDir = "";
-let tlsServer: ReturnType<typeof Bun.serve> | null = null;
+let tls: LocalhostCert;
+let tlsServer: ReturnType<typeof Bun.serve>;
 let ca = "";
 
 beforeAll(async () => {
   await new Promise<void>((r) => raw.listen(0, "127.0.0.1", () => r()));
   rawPort = (raw.address() as { port: number }).port;
-  tlsDir = mkdtempSync(join(tmpdir(), "webhook-tls-"));
-  // A self-signed certificate for the name "localhost" only (no IP SAN).
-  const p = Bun.spawnSync([
-    "openssl",
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    join(tlsDir, "key.pem"),
-    "-out",
-    join(tlsDir, "cert.pem"),
-    "-days",
-    "2",
-    "-subj",
-    "/CN=localhost",
-    "-addext",
-    "subjectAltName=DNS:localhost",
-  ]);
-  if (p.exitCode === 0) {
-    ca = readFileSync(join(tlsDir, "cert.pem"), "utf8");
-    tlsServer = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      tls: { cert: readFileSync(join(tlsDir, "cert.pem"), "utf8"), key: readFileSync(join(tlsDir, "key.pem"), "utf8") },
-      fetch: (req) => new Response(null, { status: req.headers.get("host")?.startsWith("localhost:") ? 200 : 421 }),
-    });
-  }
+  tls = makeLocalhostCert("webhook-deliver");
+  ca = tls.cert;
+  tlsServer = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    tls: { cert: tls.cert, key: tls.key },
+    fetch: (req) => new Response(null, { status: req.headers.get("host")?.startsWith("localhost:") ? 200 : 421 }),
+  });
 });
 
 afterAll(() => {
   receiver.stop(true);
   raw.close();
   tlsServer?.stop(true);
-  if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
+  tls?.remove();
 });
 
 const attempt = (url: string, extra: Partial<Parameters<typeof deliverOnce>[0]> = {}) =>
@@ -175,27 +152,15 @@ describe("a delivery attempt", () => {
 
 describe("a delivery attempt over TLS", () => {
   test("verifies the certificate against the URL's hostname while dialing the resolved address", async () => {
-    if (!tlsServer)
-      throw new Error(
-        "openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver",
-      );
     const r = await attempt(`https://localhost:${tlsServer.port}/hook`, { ca });
     expect(r).toMatchObject({ ok: true, responseStatus: 200, address: "127.0.0.1" });
   });
   test("refuses a certificate that does not name the host", async () => {
-    if (!tlsServer)
-      throw new Error(
-        "openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver",
-      );
     const r = await attempt(`https://127.0.0.1:${tlsServer.port}/hook`, { ca });
     expect(r.ok).toBe(false);
     expect(r.error).toContain("TLS error");
   });
   test("refuses an untrusted certificate", async () => {
-    if (!tlsServer)
-      throw new Error(
-        "openssl made no certificate (is it installed? scripts/setup.sh): this test needs its TLS receiver",
-      );
     const r = await attempt(`https://localhost:${tlsServer.port}/hook`);
     expect(r.ok).toBe(false);
     expect(r.error).toContain("TLS error");
