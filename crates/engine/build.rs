@@ -1,4 +1,4 @@
-//! Compiles csrc/compress.c, csrc/compress_images.c, csrc/compress_dedup.c, csrc/render_thread.c, csrc/mcid.c, csrc/graft.c, csrc/locks.c and csrc/g4.c (the MuPDF C shims of the engine) against the MuPDF headers of
+//! Compiles csrc/compress.c, csrc/compress_images.c, csrc/compress_dedup.c, csrc/compress_colorspace.c, csrc/render_thread.c, csrc/mcid.c, csrc/graft.c, csrc/locks.c and csrc/g4.c (the MuPDF C shims of the engine) against the MuPDF headers of
 //! the `mupdf-sys` crate in Cargo's registry; the MuPDF library itself is linked by
 //! `mupdf-sys`. Also csrc/turbo.c (JPEG encoding with the system libjpeg-turbo, loaded
 //! with dlopen) when /usr/include/jpeglib.h exists. csrc/compress.c uses libdeflate, built
@@ -38,6 +38,7 @@ fn main() {
     println!("cargo:rerun-if-changed=csrc/compress_images.c");
     println!("cargo:rerun-if-changed=csrc/compress_fonts.c");
     println!("cargo:rerun-if-changed=csrc/compress_dedup.c");
+    println!("cargo:rerun-if-changed=csrc/compress_colorspace.c");
     println!("cargo:rerun-if-changed=csrc/compress.h");
     println!("cargo:rerun-if-changed=csrc/render_thread.c");
     println!("cargo:rerun-if-changed=csrc/caught.h");
@@ -52,6 +53,7 @@ fn main() {
         .file("csrc/compress_images.c")
         .file("csrc/compress_fonts.c")
         .file("csrc/compress_dedup.c")
+        .file("csrc/compress_colorspace.c")
         .file("csrc/render_thread.c")
         .file("csrc/graft.c")
         .file("csrc/mcid.c")

@@ -865,6 +865,10 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 		o->page_count = pdf_count_pages(ctx, doc);
 		o->rewriter_ran = 0;
 		o->fonts_subset = 0;
+		/* Lossless, so at every level (compress_colorspace.c); before the palettes are
+		 * flattened, which only a tint transform left large warrants. */
+		if (!doc->crypt)
+			engine_cz_reduce_sampled_functions(ctx, doc);
 		if (o->rewrite_images)
 		{
 			/* The rewriter filters every page's content and rewrites its resources,
@@ -882,6 +886,11 @@ int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *
 			 * often several hundred KB) are dropped, as Ghostscript's presets do;
 			 * the pages' own colour spaces are kept. */
 			pdf_dict_del(ctx, pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root)), PDF_NAME(OutputIntents));
+			/* Spot colours of indexed palettes become process colours, as those presets
+			 * convert them too (compress_colorspace.c); after the rewriter, whose new
+			 * images may carry copies of such palettes. */
+			if (!doc->crypt)
+				engine_cz_flatten_spot_palettes(ctx, doc);
 		}
 		if (o->drop_private && !doc->crypt)
 			engine_cz_slim_metadata(ctx, doc);

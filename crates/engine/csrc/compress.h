@@ -77,6 +77,11 @@ int engine_cz_written(engine_cz *z, int num);
  * garbage level 3 and 4, in linear rather than quadratic time. Returns how many. */
 int engine_cz_merge_duplicates(fz_context *ctx, pdf_document *doc);
 int engine_cz_merge_icc_profiles(fz_context *ctx, pdf_document *doc);
+/* compress_colorspace.c: multilinear sampled functions stored by their corners (every
+ * level), and indexed palettes over spot colours with a large tint transform mapped to
+ * their alternate (lossy levels); each returns how many changed. */
+int engine_cz_reduce_sampled_functions(fz_context *ctx, pdf_document *doc);
+int engine_cz_flatten_spot_palettes(fz_context *ctx, pdf_document *doc);
 /* Pushes the references and containers among the values of `o` (a dictionary or an
  * array; a dictionary's `skip` key, when not NULL, left out) onto the stack `*stack`
  * (`*top` entries of `*cap`, grown as needed): the step of the object walks in

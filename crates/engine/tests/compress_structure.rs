@@ -243,3 +243,100 @@ fn icc_profiles_that_differ_in_content_are_both_kept() {
         assert_ne!(a, b, "{level:?}: two profiles");
     }
 }
+
+/// A page filling a square through an indexed palette over the spot space [/Cyan /Spot]
+/// (DeviceN; its tint transform into DeviceCMYK a sampled function on a `grid` x `grid`
+/// grid of `samples`), once as an image and once as the fill colour of a rectangle.
+fn spot_palette_page(grid: usize, samples: &[u8]) -> Vec<u8> {
+    build_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 120] /Contents 4 0 R \
+           /Resources << /XObject << /Im1 5 0 R >> /ColorSpace << /CS0 6 0 R >> >> >>"
+            .to_vec(),
+        stream("", b"q 80 0 0 80 10 10 cm /Im1 Do Q /CS0 cs 2 scn 110 10 80 80 re f"),
+        stream(
+            "/Type /XObject /Subtype /Image /Width 2 /Height 2 /BitsPerComponent 8 /ColorSpace 6 0 R",
+            &[0, 1, 2, 3],
+        ),
+        b"[/Indexed [/DeviceN [/Cyan /Spot] /DeviceCMYK 7 0 R] 3 <0000FF000040C0FF>]".to_vec(),
+        stream(
+            &format!(
+                "/FunctionType 0 /Domain [0 1 0 1] /Range [0 1 0 1 0 1 0 1] /Size [{grid} {grid}] /BitsPerSample 8"
+            ),
+            samples,
+        ),
+    ])
+}
+
+/// Samples of a tint transform on a `grid` x `grid` grid (the first input fastest), 4
+/// outputs each: `f(cyan, spot)` in 0..1.
+fn tint_samples(grid: usize, f: impl Fn(f64, f64) -> [f64; 4]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for j in 0..grid {
+        for i in 0..grid {
+            let (c, s) = (i as f64 / (grid - 1) as f64, j as f64 / (grid - 1) as f64);
+            out.extend(f(c, s).map(|v| (v * 255.0).round() as u8));
+        }
+    }
+    out
+}
+
+/// The page's indexed space /CS0 in `path`: the family of its base and the /Size of the
+/// base's tint transform (empty when the base is a process space).
+fn palette(path: &Path) -> (String, String) {
+    let doc = PdfDocument::open(path.to_str().unwrap()).unwrap();
+    let res = doc.find_page(0).unwrap().get_dict("Resources").unwrap().unwrap();
+    let cs = res.get_dict("ColorSpace").unwrap().unwrap().get_dict("CS0").unwrap().unwrap();
+    let base = cs.get_array(1).unwrap().unwrap().resolve().unwrap().unwrap();
+    if base.is_name().unwrap() {
+        return (String::from_utf8(base.as_name().unwrap()).unwrap(), String::new());
+    }
+    let family = String::from_utf8(base.get_array(0).unwrap().unwrap().as_name().unwrap()).unwrap();
+    let tint = base.get_array(3).unwrap().unwrap().resolve().unwrap().unwrap();
+    (family, tint.get_dict("Size").unwrap().unwrap().to_string())
+}
+
+fn worst_pixel_difference(a: &Path, b: &Path) -> u8 {
+    let (a, b) = (common::grey_pixels(a, 72.0), common::grey_pixels(b, 72.0));
+    a[0].iter().zip(&b[0]).map(|(x, y)| x.abs_diff(*y)).max().unwrap()
+}
+
+#[test]
+fn multilinear_tint_transforms_are_stored_by_their_corners_at_every_level_and_look_the_same() {
+    let s = Scratch::new("compress-tint-corners");
+    let input = s.path("spot.pdf");
+    // Cyan adds cyan, the spot adds a red: each sample the corners' interpolation.
+    let samples = tint_samples(9, |c, s| [c, 0.6 * s, 0.5 * s, 0.1 * c * s]);
+    std::fs::write(&input, spot_palette_page(9, &samples)).unwrap();
+    assert_eq!(palette(&input), ("DeviceN".into(), "[9 9]".into()));
+    for level in LEVELS {
+        let out = s.path(&format!("{level:?}.pdf"));
+        compress_at(&input, &out, level);
+        assert_eq!(palette(&out), ("DeviceN".into(), "[2 2]".into()), "{level:?}: the spot space kept, its grid cut");
+        let worst = worst_pixel_difference(&input, &out);
+        assert!(worst <= 1, "{level:?}: pixels differ by up to {worst}");
+    }
+}
+
+#[test]
+fn large_tint_transforms_that_are_not_multilinear_flatten_their_palettes_at_the_lossy_levels_only() {
+    let s = Scratch::new("compress-spot-palette");
+    let input = s.path("spot.pdf");
+    // A curved response (as a measured spot-to-process table): not multilinear, 33 x 33 x 4 bytes.
+    let samples = tint_samples(33, |c, s| [c * c, s.sqrt() * 0.6, 0.5 * s * s, 0.2 * (c * s).sqrt()]);
+    std::fs::write(&input, spot_palette_page(33, &samples)).unwrap();
+    assert_eq!(palette(&input), ("DeviceN".into(), "[33 33]".into()));
+    for level in LEVELS {
+        let out = s.path(&format!("{level:?}.pdf"));
+        compress_at(&input, &out, level);
+        if level == CompressLevel::Light {
+            assert_eq!(palette(&out), ("DeviceN".into(), "[33 33]".into()), "light keeps the spot space as it is");
+        } else {
+            assert_eq!(palette(&out), ("DeviceCMYK".into(), String::new()), "{level:?}");
+            assert!(!holds(&out, "/FunctionType"), "{level:?}: the tint transform is dropped");
+        }
+        let worst = worst_pixel_difference(&input, &out);
+        assert!(worst <= 2, "{level:?}: pixels differ by up to {worst}");
+    }
+}
