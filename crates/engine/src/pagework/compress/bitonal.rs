@@ -21,7 +21,7 @@ use flate2::Compression;
 
 use super::ffi::{g4_encode, BitonalEncoding};
 use super::resample::Downsampler;
-use super::ImageSettings;
+use super::{ImageSettings, BALANCED};
 
 /// A bitonal image's new stream.
 pub(crate) struct Bitonal {
@@ -59,10 +59,44 @@ fn unpack_row(packed: &[u8], w: usize, out: &mut [u8]) {
     }
 }
 
-/// `packed` (w x h, stride `(w + 7) / 8`) downsampled to `tw` x `th` by area majority
-/// (unchanged when the size is) and encoded. `None` when the data is short.
-pub(crate) fn encode(packed: Vec<u8>, w: u32, h: u32, tw: u32, th: u32) -> Option<Bitonal> {
-    let (packed, w, h) = (downsample(packed, w, h, tw, th)?, tw, th);
+/// Largest image (pixels) also tried at the sizes of the milder levels.
+const SMALL_IMAGE: u64 = 1 << 20;
+
+/// Sizes a bitonal image used at `dpi` may be stored at under `s`, the level's own target
+/// first. A small image is also tried at the sizes a milder level would store it at
+/// (balanced's target, its own size): fewer pixels need not mean fewer bytes in G4 (a mark
+/// took 9 bytes more at 3 x 3 than at 4 x 4), and a stronger level must not come out
+/// larger than a milder one.
+pub(crate) fn candidate_sizes(w: u32, h: u32, dpi: f32, s: &ImageSettings) -> Vec<(u32, u32)> {
+    let mut sizes = vec![target_size(w, h, dpi, s)];
+    if w as u64 * h as u64 <= SMALL_IMAGE {
+        for size in [target_size(w, h, dpi, &BALANCED), (w, h)] {
+            if !sizes.contains(&size) {
+                sizes.push(size);
+            }
+        }
+    }
+    sizes
+}
+
+/// `packed` (w x h, stride `(w + 7) / 8`) downsampled by area majority to each of `sizes`
+/// (unchanged at its own size) and encoded; the smallest, the first on a tie. `None` when
+/// the data is short.
+pub(crate) fn encode(packed: Vec<u8>, w: u32, h: u32, sizes: &[(u32, u32)]) -> Option<Bitonal> {
+    if packed.len() < (w as usize).div_ceil(8) * h as usize {
+        return None;
+    }
+    if let [(tw, th)] = *sizes {
+        return encode_rows(downsample(packed, w, h, tw, th)?, tw, th);
+    }
+    sizes
+        .iter()
+        .filter_map(|&(tw, th)| encode_rows(downsample(packed.clone(), w, h, tw, th)?, tw, th))
+        .min_by_key(|b| b.data.len())
+}
+
+/// `packed` (w x h) encoded as the smaller of CCITT G4 and flate.
+fn encode_rows(packed: Vec<u8>, w: u32, h: u32) -> Option<Bitonal> {
     let stride = (w as usize).div_ceil(8);
     let rows = &packed[..stride * h as usize];
     // Majority colour -> G4 white (1 bits are white to MuPDF's encoder). Padding bits
@@ -146,6 +180,61 @@ mod tests {
         let mut out = Vec::new();
         pack_row(&[255, 0, 0, 255, 255, 255, 0, 0, 255], &mut out);
         assert_eq!(out, vec![0b1001_1100, 0b1000_0000]);
+    }
+
+    #[test]
+    fn a_small_image_is_never_stored_larger_at_strong_than_at_balanced_or_at_its_own_size() {
+        // A brick hatch: mortar rows every `course` rows, joints every 8 columns offset by
+        // half a brick on alternate courses; 1 is ink.
+        fn brick(size: u32, course: u32) -> Vec<u8> {
+            let mut packed = Vec::new();
+            for y in 0..size {
+                let row: Vec<u8> = (0..size)
+                    .map(|x| {
+                        let joint = (x + (y / course % 2) * 4) % 8 == 6;
+                        if y % course == course - 1 || joint {
+                            0
+                        } else {
+                            255
+                        }
+                    })
+                    .collect();
+                pack_row(&row, &mut packed);
+            }
+            packed
+        }
+        use crate::pagework::compress::{BALANCED, STRONG};
+        // Small marks (seeded pseudo-random bits, a few solid), 2 x 2 to 40 x 40, used at
+        // dpis that downsample at both levels, at strong only, or at neither.
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1103515245).wrapping_add(12345);
+            (seed >> 16) as u8
+        };
+        for size in 2..=40u32 {
+            for dpi in [250.0f32, 320.0, 400.0, 500.0, 700.0, 900.0, 1200.0, 2000.0, 3000.0] {
+                for k in 0..4 {
+                    let stride = (size as usize).div_ceil(8);
+                    // Solid, a brick hatch (as pattern cells of geological maps), or noise.
+                    let packed: Vec<u8> = match k {
+                        0 => vec![0xff; stride * size as usize],
+                        1 | 2 => brick(size, k as u32 + 4),
+                        _ => (0..stride * size as usize).map(|_| next()).collect(),
+                    };
+                    let at = |s| encode(packed.clone(), size, size, &candidate_sizes(size, size, dpi, s)).unwrap();
+                    let own = encode(packed.clone(), size, size, &[(size, size)]).unwrap();
+                    let (balanced, strong) = (at(&BALANCED), at(&STRONG));
+                    assert!(
+                        balanced.data.len() <= own.data.len(),
+                        "{size} px at {dpi} dpi: balanced larger than as it is"
+                    );
+                    assert!(
+                        strong.data.len() <= balanced.data.len(),
+                        "{size} px at {dpi} dpi: strong larger than balanced"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

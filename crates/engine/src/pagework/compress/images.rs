@@ -249,8 +249,8 @@ fn process(info: &ImageInfo, raw: Vec<u8>, s: &ImageSettings) -> Outcome {
         Coding::Dct => dct(info, &raw, tw, th, s).map(|(d, c)| Encoded::Image(d, c)),
         Coding::Flate => flate(info, &raw, tw, th, s),
         Coding::Bitonal => {
-            let (bw, bh) = bitonal::target_size(info.width, info.height, info.dpi, s);
-            bitonal::encode(raw, info.width, info.height, bw, bh).map(Encoded::Bitonal)
+            let sizes = bitonal::candidate_sizes(info.width, info.height, info.dpi, s);
+            bitonal::encode(raw, info.width, info.height, &sizes).map(Encoded::Bitonal)
         }
     };
     match encoded {
@@ -431,7 +431,7 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
     let grey_average = bitonal && s.lossless_stays_lossless && (bw, bh) != (w, h) && (tw, th) != (w, h);
     if bitonal && !grey_average {
         // Black and white: 1-bit (CCITT G4 or flate); colour ones are left to MuPDF.
-        return bitonal::encode(bits?, w, h, bw, bh).map(Encoded::Bitonal);
+        return bitonal::encode(bits?, w, h, &bitonal::candidate_sizes(w, h, info.dpi, s)).map(Encoded::Bitonal);
     }
     let Some(px) = sink.px else {
         return Some(Encoded::Image(sink.z?.finish().ok()?, Coding::Flate));
