@@ -39,7 +39,8 @@ test.skipIf(!hasCorpus || !qpdf)(
   async () => {
     const whole = JSON.parse((await engine.ocr(input, null, { output: "blocks" })).json);
     const parts = [];
-    for (const pages of ranges) parts.push(JSON.parse((await engine.ocr(input, null, { output: "blocks", pages })).json));
+    for (const pages of ranges)
+      parts.push(JSON.parse((await engine.ocr(input, null, { output: "blocks", pages })).json));
     expect(whole.pages.length).toBe(5);
     // The born-digital page (and the scan's page 4, which has a text layer) are kept as they are.
     expect(whole.pages.filter((p: any) => !p.ocr).map((p: any) => p.page)).toEqual([2, 4]);
