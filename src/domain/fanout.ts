@@ -47,7 +47,7 @@ export function selectedPages(options: { pages?: number[] }, pageCount: number):
  * Aim: `tasksPerWorker` tasks for each live worker, so that every worker gets work and a slow
  * task (a dense page, a busy host) leaves the others something to take meanwhile; never fewer
  * pages than `minTaskPages`, never more than MAX_TASKS tasks. The tasks are consecutive runs of
- * `pages` whose sizes differ by one page at most.
+ * `pages` whose sizes differ by one page at most. A job with too few pages for two tasks runs whole.
  */
 export function planTasks(
   pages: number[],
@@ -61,8 +61,9 @@ export function planTasks(
     Math.ceil(n / (Math.max(1, tasksPerWorker) * Math.max(1, liveWorkers))),
     Math.ceil(n / MAX_TASKS),
   );
-  if (n <= perTask) return null;
-  const count = Math.ceil(n / perTask);
+  // Every task gets perTask pages or one more: fewer tasks rather than a short one.
+  const count = Math.floor(n / perTask);
+  if (count < 2) return null;
   const tasks: number[][] = [];
   let at = 0;
   for (let i = 0; i < count; i++) {
