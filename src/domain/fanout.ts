@@ -4,17 +4,19 @@
 import type { OperationName, OptionsOf } from "./operations";
 
 /** How a job's pages are split and put back together again; one runner per family (worker/fanout.ts). */
-export type FanoutFamily = "ocr_blocks" | "ocr_searchable";
+export type FanoutFamily = "ocr_blocks" | "ocr_searchable" | "pdf_to_jpg";
 
 /**
  * The fewest pages one task gets. Below twice this a job is never split: a task's fixed costs
  * (a claim, opening the document, storing its partial result, one more step at the end) must
  * stay small beside its pages. OCR costs about a second a page on one core (bench/REPORT.md,
- * section `ocr`), so four pages already dwarf those costs (a few tens of milliseconds).
+ * section `ocr`), so four pages already dwarf those costs (a few tens of milliseconds); a page
+ * rendered to JPEG costs some tens of milliseconds (section `render`), so a task renders 32.
  */
 export const minTaskPages: Record<FanoutFamily, number> = {
   ocr_blocks: 4,
   ocr_searchable: 4,
+  pdf_to_jpg: 32,
 };
 
 /** Tasks per job at most, whatever the fleet: a 5,000-page job is 256 rows, not 5,000. */
@@ -33,6 +35,7 @@ export function fanoutFamily(
     if (o.mode === "gundam") return null;
     return operation === "ocr" && o.output !== "searchable_pdf" ? "ocr_blocks" : "ocr_searchable";
   }
+  if (operation === "convert" && (options as OptionsOf<"convert">).target === "jpg") return "pdf_to_jpg";
   return null;
 }
 

@@ -17,19 +17,22 @@ import { completeTask, doneTasks, forgetPartial, liveWorkers, splitJob, type Tas
 import { blobStore, partialKey, scratchDir } from "../storage/blobs";
 import { log } from "../log";
 import { ocrBlocksRunner, ocrSearchableRunner } from "./operations/ocr";
+import { pdfToJpgRunner } from "./operations/pagework";
 import type { ExecutionInput, ExecutionOutput, FanoutRunner, InputOnDisk } from "./operations/types";
 import { stageInputs } from "./run-job";
 
 const runners: Record<FanoutFamily, FanoutRunner<OperationName>> = {
   ocr_blocks: ocrBlocksRunner as unknown as FanoutRunner<OperationName>,
   ocr_searchable: ocrSearchableRunner as unknown as FanoutRunner<OperationName>,
+  pdf_to_jpg: pdfToJpgRunner as unknown as FanoutRunner<OperationName>,
 };
 
 /** The family of a job if it may be split (its operation and options), before any file is read. */
 function familyOf(job: JobRow, inputKind: string): FanoutFamily | null {
+  const family = fanoutFamily(job.operation, withDefaults(job.operation, job.options), inputKind);
   // Sandbox OCR answered from fixtures runs whole: nothing to spread.
-  if (job.mode === "test" && config.sandboxOcr === "fixture") return null;
-  return fanoutFamily(job.operation, withDefaults(job.operation, job.options), inputKind);
+  if (family?.startsWith("ocr_") && job.mode === "test" && config.sandboxOcr === "fixture") return null;
+  return family;
 }
 
 /**

@@ -3,7 +3,8 @@
 // job as a whole: its blocks are the pages whole runs read, progress is the sum of its tasks'
 // pages, credits settle once at fan-in, one event (one webhook), partial results are deleted;
 // cancel stops every task; a task whose worker is SIGKILLed is retried alone; a job of fewer
-// pages than one task runs whole, as before. JOB_TEST_PAGE_DELAY_MS slows each task's pages
+// pages than one task runs whole, as before; convert pdf -> jpg is split the same way.
+// JOB_TEST_PAGE_DELAY_MS slows each task's pages
 // so that the tests can act while tasks run. The multi-host test is fanout-hosts.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -77,7 +78,7 @@ function partialsOnDisk(jobId: string): string[] {
     .filter((f) => statSync(join(dir, f)).isFile());
 }
 
-describe.skipIf(!ready)("page-parallel OCR jobs", () => {
+describe.skipIf(!ready)("page-parallel jobs", () => {
   test("a 12-page OCR job is split into tasks run by both workers; its blocks are the pages of whole runs, billed and announced once", async () => {
     const { key } = await liveKey();
     const file = await uploadOk(svc, key, twelve);
@@ -148,6 +149,38 @@ describe.skipIf(!ready)("page-parallel OCR jobs", () => {
     expect(metrics).toContain('docproc_task_duration_seconds_count{operation="ocr"} 3');
     expect(metrics).toContain('docproc_tasks_queued{operation="ocr"} 0');
     expect(metrics).toContain('docproc_tasks_running{operation="ocr"} 0');
+  }, 300_000);
+
+  test("convert pdf -> jpg of 70 pages is split into two tasks; the ZIP holds every page in order, billed once", async () => {
+    const { key } = await liveKey();
+    const seventy = makePdf(tmp.dir, "seventy.pdf", [{ file: "geotopo-117-pages.pdf", range: "1-70" }]);
+    const file = await uploadOk(svc, key, seventy);
+    const job = await createJob(svc, key, {
+      operation: "convert",
+      file_id: file.id,
+      options: { target: "jpg", dpi: 40 },
+    });
+    const done = await finishedJob(svc, key, job.id, 240_000);
+    expect({ status: done.status, error: done.error ?? null }).toEqual({ status: "succeeded", error: null });
+    expect((await tasksOf(job.id)).map((t) => [t.pages.length, t.status])).toEqual([
+      [35, "done"],
+      [35, "done"],
+    ]);
+    const zip = (await download(svc, key, job.id)).bytes;
+    expect(zip.length).toBe(done.result.bytes);
+    // The end-of-central-directory record: the number of entries, then their names in order.
+    const text = Buffer.from(zip).toString("latin1");
+    const eocd = text.lastIndexOf("PK\x05\x06");
+    expect(Buffer.from(zip).readUInt16LE(eocd + 10)).toBe(70);
+    const names = [...text.slice(Buffer.from(zip).readUInt32LE(eocd + 16)).matchAll(/page-\d{4}\.jpg/g)].map(
+      (m) => m[0],
+    );
+    expect(names).toEqual(Array.from({ length: 70 }, (_, i) => `page-${String(i + 1).padStart(4, "0")}.jpg`));
+    expect((await ledger(job.id)).map((l) => [l.entry, l.pages])).toEqual([
+      ["reserve", 70],
+      ["release", 70],
+      ["charge", 70],
+    ]);
   }, 300_000);
 
   test("cancel stops every task: none runs on, none is queued, credits are released, one job.cancelled, partials swept", async () => {

@@ -73,6 +73,23 @@ pub fn render_jpeg<'env>(
     })
 }
 
+/// Joins ZIPs of `renderJpeg` for consecutive page ranges of one document, in page order,
+/// into the ZIP `renderJpeg` writes for all those pages (a page-parallel job's assembly).
+/// Resolves to the bytes written.
+#[napi(ts_return_type = "Promise<number>")]
+pub fn render_join<'env>(
+    env: &'env Env,
+    parts: Vec<String>,
+    output: String,
+    control: Option<&JobControl>,
+) -> Result<Object<'env>> {
+    let control = control_of(control);
+    spawn_job(env, move || {
+        let parts: Vec<&std::path::Path> = parts.iter().map(std::path::Path::new).collect();
+        engine::pagework::render::join_page_zips(&parts, output.as_ref(), &control).map(|b| b as f64)
+    })
+}
+
 #[napi(object)]
 pub struct RedactRegion {
     pub page: f64,

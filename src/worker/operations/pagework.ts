@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { engine } from "../../engine/native";
 import { config } from "../../config";
-import type { Executor } from "./types";
+import type { Executor, FanoutRunner } from "./types";
 import { baseName } from "./naming";
 
 const renderThreads = config.renderThreads;
@@ -24,6 +24,38 @@ export const pdfToJpg: Executor<"convert"> = async (input) => {
     pagesProcessed: r.pagesProcessed,
     result: { type: "file", path: out, filename: `${base}.jpg`, content_type: "image/jpeg" },
   };
+};
+
+/** pdf -> jpg as tasks (worker/fanout.ts): each task renders its pages into a ZIP (a task has
+ * many pages), the assembly joins the ZIPs in page order into the one a whole run writes. */
+export const pdfToJpgRunner: FanoutRunner<"convert"> = {
+  async task(input, pages) {
+    const partialPath = join(input.workDir, "pages.zip");
+    const r = await engine().renderJpeg(
+      input.inputs[0]!.path,
+      partialPath,
+      { ...input.options, pages, threads: renderThreads },
+      input.control,
+    );
+    return { pagesProcessed: r.pagesProcessed, partialPath, summary: {} };
+  },
+  async assemble(input, partials) {
+    const out = join(input.workDir, "out.bin");
+    await engine().renderJoin(
+      partials.map((p) => p.path),
+      out,
+      input.control,
+    );
+    return {
+      pagesProcessed: 0,
+      result: {
+        type: "file",
+        path: out,
+        filename: `${baseName(input.inputs[0]!.filename)}-jpg.zip`,
+        content_type: "application/zip",
+      },
+    };
+  },
 };
 
 export const redact: Executor<"redact"> = async (input) => {
