@@ -2,10 +2,11 @@
 // task is split into page-range tasks that both workers run; the job's promises hold for the
 // job as a whole: its blocks are the pages whole runs read, progress is the sum of its tasks'
 // pages, credits settle once at fan-in, one event (one webhook), partial results are deleted;
-// cancel stops every task; a task whose worker is SIGKILLed is retried alone; a job of fewer
-// pages than one task runs whole, as before; convert pdf -> jpg is split the same way.
-// JOB_TEST_PAGE_DELAY_MS slows each task's pages
-// so that the tests can act while tasks run. The multi-host test is fanout-hosts.test.ts.
+// cancel stops every task; a failed task fails the job with its error; a task whose worker is
+// SIGKILLed is retried alone; a job of fewer pages than one task runs whole, as before; convert
+// pdf -> jpg is split the same way.
+// JOB_TEST_PAGE_DELAY_MS slows each task's pages so that the tests can act while tasks run.
+// The multi-host test is fanout-hosts.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -181,6 +182,29 @@ describe.skipIf(!ready)("page-parallel jobs", () => {
       ["release", 70],
       ["charge", 70],
     ]);
+  }, 300_000);
+
+  test("a task that fails fails the job with its error (the whole job's code); no task is left to run, nothing charged, one job.failed", async () => {
+    const { key } = await liveKey();
+    // Nine pages, the sixth a content stream no engine reads (JBIG2 as page content): two tasks.
+    const nine = makePdf(tmp.dir, "nine.pdf", [
+      { file: "scanned-multipage-assembly.pdf", range: "1-3,5-6" },
+      { file: "decompression-bomb.pdf" },
+      { file: "scanned-multipage-assembly.pdf", range: "1-3" },
+    ]);
+    const file = await uploadOk(svc, key, nine);
+    expect(file.page_count).toBe(9);
+    const job = await createJob(svc, key, { operation: "ocr", file_id: file.id, options: { output: "blocks" } });
+    const done = await finishedJob(svc, key, job.id, 240_000);
+    expect(done.status).toBe("failed");
+    expect(done.error.code).toBe("file_unreadable");
+    expect(done.error.message).toContain("page 6");
+    const tasks = await tasksOf(job.id);
+    expect(tasks.map((t) => t.pages.length)).toEqual([5, 4]);
+    expect(tasks[1]!.status).toBe("failed");
+    expect(tasks.filter((t) => ["queued", "running"].includes(t.status))).toEqual([]);
+    expect((await ledger(job.id)).map((l) => l.entry)).toEqual(["reserve", "release"]);
+    expect((await eventsFor(svc, job.id)).map((e) => e.type)).toEqual(["job.failed"]);
   }, 300_000);
 
   test("cancel stops every task: none runs on, none is queued, credits are released, one job.cancelled, partials swept", async () => {
