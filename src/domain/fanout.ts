@@ -4,19 +4,21 @@
 import type { OperationName, OptionsOf } from "./operations";
 
 /** How a job's pages are split and put back together again; one runner per family (worker/fanout.ts). */
-export type FanoutFamily = "ocr_blocks" | "ocr_searchable" | "pdf_to_jpg";
+export type FanoutFamily = "ocr_blocks" | "ocr_searchable" | "pdf_to_jpg" | "redact";
 
 /**
  * The fewest pages one task gets. Below twice this a job is never split: a task's fixed costs
  * (a claim, opening the document, storing its partial result, one more step at the end) must
  * stay small beside its pages. OCR costs about a second a page on one core (bench/REPORT.md,
  * section `ocr`), so four pages already dwarf those costs (a few tens of milliseconds); a page
- * rendered to JPEG costs some tens of milliseconds (section `render`), so a task renders 32.
+ * rendered to JPEG costs some tens of milliseconds (section `render`), so a task renders 32; a
+ * redacted page is rendered and encoded too, at 150 dpi by default, then rebuilt: 16.
  */
 export const minTaskPages: Record<FanoutFamily, number> = {
   ocr_blocks: 4,
   ocr_searchable: 4,
   pdf_to_jpg: 32,
+  redact: 16,
 };
 
 /** Tasks per job at most, whatever the fleet: a 5,000-page job is 256 rows, not 5,000. */
@@ -36,7 +38,16 @@ export function fanoutFamily(
     return operation === "ocr" && o.output !== "searchable_pdf" ? "ocr_blocks" : "ocr_searchable";
   }
   if (operation === "convert" && (options as OptionsOf<"convert">).target === "jpg") return "pdf_to_jpg";
+  if (operation === "redact") return "redact";
   return null;
+}
+
+/** The pages a job of `family` reads, 0-based and ascending: those with a region for a
+ * redaction (only they are rendered), else `selectedPages`. */
+export function familyPages(family: FanoutFamily, options: OptionsOf<OperationName>, pageCount: number): number[] {
+  if (family === "redact")
+    return [...new Set((options as OptionsOf<"redact">).regions.map((r) => r.page))].sort((a, b) => a - b);
+  return selectedPages(options as { pages?: number[] }, pageCount);
 }
 
 /** The pages the job reads, 0-based and ascending: `options.pages` (validated at creation) or all. */

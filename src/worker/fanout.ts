@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { config, queueConfig } from "../config";
 import { db } from "../db/client";
 import { JobError } from "../domain/errors";
-import { type FanoutFamily, fanoutFamily, planTasks, selectedPages } from "../domain/fanout";
+import { type FanoutFamily, familyPages, fanoutFamily, planTasks } from "../domain/fanout";
 import { type OperationName, withDefaults } from "../domain/operations";
 import type { JobControl } from "../engine/native";
 import type { JobRow } from "../queue/jobs";
@@ -17,7 +17,7 @@ import { completeTask, doneTasks, forgetPartial, liveWorkers, splitJob, type Tas
 import { blobStore, partialKey, scratchDir } from "../storage/blobs";
 import { log } from "../log";
 import { ocrBlocksRunner, ocrSearchableRunner } from "./operations/ocr";
-import { pdfToJpgRunner } from "./operations/pagework";
+import { pdfToJpgRunner, redactRunner } from "./operations/pagework";
 import type { ExecutionInput, ExecutionOutput, FanoutRunner, InputOnDisk } from "./operations/types";
 import { stageInputs } from "./run-job";
 
@@ -25,6 +25,7 @@ const runners: Record<FanoutFamily, FanoutRunner<OperationName>> = {
   ocr_blocks: ocrBlocksRunner as unknown as FanoutRunner<OperationName>,
   ocr_searchable: ocrSearchableRunner as unknown as FanoutRunner<OperationName>,
   pdf_to_jpg: pdfToJpgRunner as unknown as FanoutRunner<OperationName>,
+  redact: redactRunner as unknown as FanoutRunner<OperationName>,
 };
 
 /** The family of a job if it may be split (its operation and options), before any file is read. */
@@ -49,10 +50,9 @@ export async function splitIfParallel(job: JobRow, workerId: string): Promise<bo
   if (!file?.page_count) return false;
   const family = familyOf(job, file.kind);
   if (!family) return false;
-  const options = withDefaults(job.operation, job.options) as { pages?: number[] };
+  const pages = familyPages(family, withDefaults(job.operation, job.options), file.page_count);
   // Pages beyond the document are the engine's to refuse (invalid_options), on the whole job.
-  if (options.pages?.some((p) => p >= file.page_count!)) return false;
-  const pages = selectedPages(options, file.page_count);
+  if (pages.some((p) => p >= file.page_count!)) return false;
   const tasks = planTasks(pages, family, await liveWorkers(), config.fanoutTasksPerWorker);
   if (!tasks) return false;
   const split = await splitJob(job, workerId, tasks);

@@ -4,7 +4,7 @@
 // pages, credits settle once at fan-in, one event (one webhook), partial results are deleted;
 // cancel stops every task; a failed task fails the job with its error; a task whose worker is
 // SIGKILLed is retried alone; a job of fewer pages than one task runs whole, as before; convert
-// pdf -> jpg is split the same way.
+// pdf -> jpg and redact are split the same way.
 // JOB_TEST_PAGE_DELAY_MS slows each task's pages so that the tests can act while tasks run.
 // The multi-host test is fanout-hosts.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -18,6 +18,9 @@ import {
   finishedJob,
   keyFor,
   makePdf,
+  npages,
+  pageText,
+  qpdfCheck,
   rolePids,
   run,
   tempDir,
@@ -181,6 +184,33 @@ describe.skipIf(!ready)("page-parallel jobs", () => {
       ["reserve", 70],
       ["release", 70],
       ["charge", 70],
+    ]);
+  }, 300_000);
+
+  test("a redaction of 34 pages is split into two tasks; every redacted page is rebuilt, billed once", async () => {
+    const { key } = await liveKey();
+    const seventy = makePdf(tmp.dir, "seventy-r.pdf", [{ file: "geotopo-117-pages.pdf", range: "1-70" }]);
+    const file = await uploadOk(svc, key, seventy);
+    const regions = Array.from({ length: 34 }, (_, i) => ({ page: i * 2, x: 10, y: 10, w: 100, h: 40 }));
+    const job = await createJob(svc, key, { operation: "redact", file_id: file.id, options: { regions } });
+    const done = await finishedJob(svc, key, job.id, 240_000);
+    expect({ status: done.status, error: done.error ?? null }).toEqual({ status: "succeeded", error: null });
+    expect((await tasksOf(job.id)).map((t) => [t.pages, t.status])).toEqual([
+      [regions.slice(0, 17).map((r) => r.page), "done"],
+      [regions.slice(17).map((r) => r.page), "done"],
+    ]);
+    expect(done.result.pages_processed).toBe(34);
+    const out = join(tmp.dir, "redacted.pdf");
+    await Bun.write(out, (await download(svc, key, job.id)).bytes);
+    expect(qpdfCheck(out).code).toBe(0);
+    expect(npages(out)).toBe(70);
+    // A rebuilt page is one image: no text is left on it; the pages between keep theirs.
+    expect(pageText(out, 1)).toBe("");
+    expect(pageText(out, 2)).not.toBe("");
+    expect((await ledger(job.id)).map((l) => [l.entry, l.pages])).toEqual([
+      ["reserve", 34],
+      ["release", 34],
+      ["charge", 34],
     ]);
   }, 300_000);
 

@@ -1,7 +1,10 @@
-// Page-parallel pdf -> jpg (issue 39; docs/scaling.md, "Page-parallel jobs") at the addon: the
-// ZIPs renderJpeg writes for consecutive page ranges, joined by renderJoin in page order, are the
-// ZIP one renderJpeg of all those pages writes, byte for byte. Needs `bun run build:native` and
-// the corpus.
+// Page-parallel pdf -> jpg and redaction (issue 39; docs/scaling.md, "Page-parallel jobs") at the
+// addon. pdf -> jpg: the ZIPs renderJpeg writes for consecutive page ranges, joined by renderJoin
+// in page order, are the ZIP one renderJpeg of all those pages writes, byte for byte. Redaction:
+// pages burnt in parts (redactBurn) and assembled (redactAssemble) give the PDF redact writes,
+// byte for byte but for the second half of the trailer's /ID, which MuPDF draws from its random
+// generator at every save (a file identifier, not content). Needs `bun run build:native` and the
+// corpus.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -43,3 +46,41 @@ test("renderJoin of a file that is not a ZIP rejects with io_error", async () =>
   const e = await engine.renderJoin([import.meta.path], path.join(scratch, "x.zip")).catch((e: any) => e);
   expect(e.code).toBe("io_error");
 });
+
+test.skipIf(!hasCorpus)(
+  "redaction with its pages burnt in parts (redactBurn) and assembled (redactAssemble) is the whole redaction, byte for byte",
+  async () => {
+    const input = path.join(corpusDir, "files/geotopo-117-pages.pdf");
+    const region = (page: number) => ({ page, x: 20, y: 30, w: 200, h: 60 });
+    const regions = [1, 4, 5, 9, 20, 21, 40].map(region);
+    const whole = path.join(scratch, "redacted-whole.pdf");
+    const r = await engine.redact(input, whole, { regions, dpi: 72 });
+    const parts: string[] = [];
+    for (const [i, pages] of [
+      [1, 4, 5],
+      [9, 20],
+      [21, 40],
+    ].entries()) {
+      const part = path.join(scratch, `burnt-${i}.bin`);
+      expect(
+        await engine.redactBurn(input, part, { regions: regions.filter((g) => pages.includes(g.page)), dpi: 72 }),
+      ).toBe(pages.length);
+      parts.push(part);
+    }
+    const assembled = path.join(scratch, "redacted-assembled.pdf");
+    const a = await engine.redactAssemble(input, assembled, { regions, dpi: 72 }, parts);
+    expect(a.pagesProcessed).toBe(r.pagesProcessed);
+    const withoutSaveId = (file: string) =>
+      readFileSync(file)
+        .toString("latin1")
+        .replace(/(\/ID\s*\[\s*<[0-9A-Fa-f]*>\s*<)[0-9A-Fa-f]*>/g, "$1>");
+    expect(withoutSaveId(assembled) === withoutSaveId(whole)).toBe(true);
+    expect(readFileSync(assembled).length).toBe(readFileSync(whole).length);
+    // A page missing from the parts is an error, never a page left unredacted.
+    const e = await engine
+      .redactAssemble(input, path.join(scratch, "x.pdf"), { regions, dpi: 72 }, parts.slice(1))
+      .catch((e: any) => e);
+    expect(e.code).toBe("io_error");
+  },
+  120_000,
+);

@@ -1,7 +1,7 @@
 // Page-parallel jobs, the pure rules (src/domain/fanout.ts; docs/scaling.md, "Task size"): which
 // jobs are split, and into which tasks, from the page count and the live workers.
 import { describe, expect, test } from "bun:test";
-import { fanoutFamily, MAX_TASKS, minTaskPages, planTasks, selectedPages } from "../../src/domain/fanout";
+import { familyPages, fanoutFamily, MAX_TASKS, minTaskPages, planTasks, selectedPages } from "../../src/domain/fanout";
 import { withDefaults } from "../../src/domain/operations";
 
 const sizes = (tasks: number[][] | null) => tasks?.map((t) => t.length) ?? null;
@@ -55,12 +55,18 @@ describe("fanoutFamily and selectedPages", () => {
     expect(fanoutFamily("searchable_pdf", withDefaults("searchable_pdf", {}), "pdf")).toBe("ocr_searchable");
     expect(fanoutFamily("ocr", withDefaults("ocr", { mode: "gundam" }), "pdf")).toBeNull();
     expect(fanoutFamily("ocr", withDefaults("ocr", {}), "png")).toBeNull();
+    expect(fanoutFamily("convert", withDefaults("convert", { target: "jpg" }), "pdf")).toBe("pdf_to_jpg");
+    expect(fanoutFamily("convert", withDefaults("convert", { target: "docx" }), "pdf")).toBeNull();
+    expect(fanoutFamily("redact", withDefaults("redact", { regions: [] } as never), "pdf")).toBe("redact");
     expect(fanoutFamily("compress", withDefaults("compress", {}), "pdf")).toBeNull();
     expect(fanoutFamily("split", withDefaults("split", { mode: "every_page" } as never), "pdf")).toBeNull();
   });
 
-  test("the pages a job reads: its pages option sorted without repeats, else every page", () => {
+  test("the pages a job reads: its pages option sorted without repeats, else every page; a redaction's, its regions' pages", () => {
     expect(selectedPages({}, 3)).toEqual([0, 1, 2]);
     expect(selectedPages({ pages: [5, 1, 5] }, 10)).toEqual([1, 5]);
+    const region = (page: number) => ({ page, x: 0, y: 0, w: 1, h: 1 });
+    expect(familyPages("redact", withDefaults("redact", { regions: [9, 2, 9].map(region) }), 10)).toEqual([2, 9]);
+    expect(familyPages("ocr_blocks", withDefaults("ocr", {}), 2)).toEqual([0, 1]);
   });
 });
