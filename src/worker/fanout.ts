@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { config, queueConfig } from "../config";
 import { db } from "../db/client";
 import { JobError } from "../domain/errors";
-import { type FanoutFamily, familyPages, fanoutFamily, planTasks } from "../domain/fanout";
+import { type FanoutFamily, familyPages, fanoutFamily, minTaskPages, planTasks } from "../domain/fanout";
 import { type OperationName, withDefaults } from "../domain/operations";
 import type { JobControl } from "../engine/native";
 import type { JobRow } from "../queue/jobs";
@@ -53,6 +53,8 @@ export async function splitIfParallel(job: JobRow, workerId: string): Promise<bo
   const pages = familyPages(family, withDefaults(job.operation, job.options), file.page_count);
   // Pages beyond the document are the engine's to refuse (invalid_options), on the whole job.
   if (pages.some((p) => p >= file.page_count!)) return false;
+  // Too few pages for two tasks whatever the fleet: no need to count the workers.
+  if (pages.length < 2 * minTaskPages[family]) return false;
   const tasks = planTasks(pages, family, await liveWorkers(), config.fanoutTasksPerWorker);
   if (!tasks) return false;
   const split = await splitJob(job, workerId, tasks);
