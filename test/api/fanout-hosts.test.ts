@@ -1,9 +1,11 @@
 // Issue 39, "Done when": one API and worker hosts on separate disks and temp directories (each
 // its own DATA_DIR and TMPDIR, so its own OCR lock; WORKERS=1, OCR_THREADS=1), one Postgres, one
-// Garage. A 16-page OCR job finishes faster on two hosts than on one, with the same blocks and
-// the same searchable PDF, byte for byte; a host SIGKILLed (its worker and supervisor at once)
-// while it runs a task of a job: the task is retried on the other host, the job succeeds once,
-// billed once, with the same blocks; no partial result is left in the bucket.
+// Garage. A 16-page OCR job finishes faster on two hosts than on one (both warm; the second host
+// then stops), with the same blocks and the same searchable PDF, byte for byte; a host SIGKILLed
+// (its worker and supervisor at once) while it runs a task of a job: the task is retried on the
+// other host, the job succeeds once, billed once, with the same blocks; no partial result is left
+// in the bucket. The timing needs two cores free for the two hosts: on a machine busy with other
+// work it can fail while everything else holds (the log line gives every task's host and time).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -123,22 +125,54 @@ describe.skipIf(!ready)("page-parallel OCR across two worker hosts (one Postgres
   const searchable = { operation: "searchable_pdf" };
   let oneHost: Awaited<ReturnType<typeof runJobs>>;
 
+  /** The job's tasks as "host:seconds" in page order (which host ran each, and how long). */
+  async function taskLine(jobId: string): Promise<string> {
+    const tasks = await api.sql`
+      SELECT worker_id, extract(epoch FROM finished_at - started_at)::float8 AS s FROM job_tasks WHERE job_id = ${jobId} ORDER BY seq`;
+    const hostOf = (w: string) => hosts.find((h) => h.workerPid === workerPidOf(w))?.name ?? "?";
+    return tasks.map((t) => `${hostOf(t.worker_id)}:${t.s.toFixed(1)}`).join(" ");
+  }
+
   test("a 16-page OCR job finishes faster on two hosts than on one, with the same blocks and the same searchable PDF", async () => {
     const { key } = await api.newKey();
     const file = await uploadOk(api, key, pdf);
     expect(file.page_count).toBe(16);
-    oneHost = await runJobs(key, file.id, [blocks, searchable]);
+    // Both hosts warm (models loaded) before anything is timed: 8-page jobs (two tasks) until
+    // each host has run a task.
     const hostB = await startHost("host-b");
-    const twoHosts = await runJobs(key, file.id, [blocks, searchable]);
-    console.log(
-      `page-parallel OCR, 16 pages: blocks ${oneHost[0]!.seconds.toFixed(1)} s on one host, ${twoHosts[0]!.seconds.toFixed(1)} s on two (${(twoHosts[0]!.seconds / oneHost[0]!.seconds).toFixed(2)}x); searchable PDF ${oneHost[1]!.seconds.toFixed(1)} s, ${twoHosts[1]!.seconds.toFixed(1)} s`,
+    await waitFor(
+      "both hosts to have run a task",
+      async () => {
+        const warm = await createJob(api, key, {
+          file_id: file.id,
+          operation: "ocr",
+          options: { pages: [0, 1, 2, 4, 6, 7, 8, 10] },
+        });
+        await finishedJob(api, key, warm.id, 300_000);
+        const pids = (await api.sql`SELECT DISTINCT worker_id FROM job_tasks`).map((t) => workerPidOf(t.worker_id));
+        return hosts.every((h) => pids.includes(h.workerPid));
+      },
+      900_000,
+      0,
     );
-    expect(twoHosts[0]!.seconds).toBeLessThan(oneHost[0]!.seconds);
-    expect(twoHosts[1]!.seconds).toBeLessThan(oneHost[1]!.seconds);
+    const twoHosts = await runJobs(key, file.id, [blocks, searchable]);
+    // host-b stops (SIGTERM: its row in `workers` goes), and host-a runs the same jobs alone.
+    await hostB.proc.stop();
+    await waitFor(
+      "host-b to leave the live workers",
+      async () => (await api.sql`SELECT id FROM workers`).every((w) => workerPidOf(w.id) !== hostB.workerPid),
+      30_000,
+    );
+    oneHost = await runJobs(key, file.id, [blocks, searchable]);
+    console.log(
+      `page-parallel OCR, 16 pages: blocks ${oneHost[0]!.seconds.toFixed(1)} s on one host (tasks ${await taskLine(oneHost[0]!.id)}), ` +
+        `${twoHosts[0]!.seconds.toFixed(1)} s on two (${await taskLine(twoHosts[0]!.id)}), ${(twoHosts[0]!.seconds / oneHost[0]!.seconds).toFixed(2)}x; ` +
+        `searchable PDF ${oneHost[1]!.seconds.toFixed(1)} s on one, ${twoHosts[1]!.seconds.toFixed(1)} s on two (${(twoHosts[1]!.seconds / oneHost[1]!.seconds).toFixed(2)}x)`,
+    );
     expect(twoHosts[0]!.json.pages.length).toBe(16);
     expect(twoHosts[0]!.json).toEqual(oneHost[0]!.json);
     expect(Buffer.compare(twoHosts[1]!.bytes, oneHost[1]!.bytes)).toBe(0);
-    // One host ran every task alone; on two, both hosts ran tasks of each job.
+    // On two hosts both ran tasks of each job; on one, host-a ran them all.
     for (const [runs, hostCount] of [
       [oneHost, 1],
       [twoHosts, 2],
@@ -148,19 +182,19 @@ describe.skipIf(!ready)("page-parallel OCR across two worker hosts (one Postgres
         expect(tasks.length).toBeGreaterThan(1);
         expect(new Set(tasks.map((t) => workerPidOf(t.worker_id))).size).toBe(hostCount);
       }
-    const [b] =
-      await api.sql`SELECT count(*)::int AS n FROM job_tasks WHERE worker_id LIKE ${`%:${hostB.workerPid}:%`}`;
-    expect(b!.n).toBeGreaterThan(0);
+    // Wall time: the point of it all (needs the machine's cores free for the two hosts).
+    expect(twoHosts[0]!.seconds).toBeLessThan(oneHost[0]!.seconds);
+    expect(twoHosts[1]!.seconds).toBeLessThan(oneHost[1]!.seconds);
   }, 900_000);
 
   test("a host SIGKILLed mid-task: the task is retried on the other host; the job succeeds once, billed once, same blocks", async () => {
     const sandbox = await api.newKey();
     const live = await keyFor(api, sandbox.accountId, "live");
     const file = await uploadOk(api, live.key, pdf);
+    const victim = await startHost("host-b2");
     const job = await createJob(api, live.key, { file_id: file.id, ...blocks });
-    const victim = hosts.find((h) => h.name === "host-b")!;
     const task = await waitFor(
-      "host-b to run a task",
+      "host-b2 to run a task",
       async () =>
         (await api.sql`SELECT seq, worker_id FROM job_tasks WHERE job_id = ${job.id} AND status = 'running'`).find(
           (t) => workerPidOf(t.worker_id) === victim.workerPid,
@@ -171,7 +205,7 @@ describe.skipIf(!ready)("page-parallel OCR across two worker hosts (one Postgres
     // The whole host at once: its worker and the supervisor that would restart it.
     process.kill(victim.workerPid, "SIGKILL");
     process.kill(victim.proc.proc.pid, "SIGKILL");
-    await waitFor("host-b to die", () => !isAlive(victim.workerPid) && !isAlive(victim.proc.proc.pid), 5_000);
+    await waitFor("host-b2 to die", () => !isAlive(victim.workerPid) && !isAlive(victim.proc.proc.pid), 5_000);
     const done = await finishedJob(api, live.key, job.id, 600_000);
     expect({ status: done.status, error: done.error ?? null }).toEqual({ status: "succeeded", error: null });
     const tasks =
