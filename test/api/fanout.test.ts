@@ -4,7 +4,7 @@
 // pages, credits settle once at fan-in, one event (one webhook), partial results are deleted;
 // cancel stops every task; a failed task fails the job with its error; a task whose worker is
 // SIGKILLed is retried alone; a job of fewer pages than one task runs whole, as before; convert
-// pdf -> jpg and redact are split the same way.
+// pdf -> jpg and redact are split the same way; JOB_TIMEOUT_S counts over the whole job.
 // JOB_TEST_PAGE_DELAY_MS slows each task's pages so that the tests can act while tasks run.
 // The multi-host test is fanout-hosts.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -304,4 +304,35 @@ describe.skipIf(!ready)("page-parallel jobs", () => {
     expect((await eventsFor(svc, job.id)).map((e) => e.type)).toEqual(["job.succeeded"]);
     expect((await download(svc, key, job.id, "?format=json")).json.pages.length).toBe(12);
   }, 300_000);
+});
+
+describe.skipIf(!ready)("JOB_TIMEOUT_S over a page-parallel job", () => {
+  let slow: Service;
+  beforeAll(async () => {
+    slow = await startService({
+      workers: 2,
+      env: { JOB_LEASE_S: "2", QUEUE_POLL_MS: "300", JOB_TIMEOUT_S: "4", JOB_TEST_PAGE_DELAY_MS: "1500" },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await slow?.stop();
+  }, 60_000);
+
+  test("counts from the job's first start over all its tasks: the job fails with job_timeout, no task runs on, nothing charged", async () => {
+    const sandbox = await slow.newKey();
+    const { key } = await keyFor(slow, sandbox.accountId, "live");
+    const file = await uploadOk(slow, key, twelve);
+    // Three tasks of four pages, each longer than the limit (4 x 1.5 s before its OCR).
+    const job = await createJob(slow, key, { operation: "ocr", file_id: file.id, options: { output: "blocks" } });
+    const done = await finishedJob(slow, key, job.id, 60_000);
+    expect(done.status).toBe("failed");
+    expect(done.error.code).toBe("job_timeout");
+    expect(Date.parse(done.finished_at) - Date.parse(done.started_at)).toBeLessThan(15_000);
+    const tasks = await slow.sql`SELECT status FROM job_tasks WHERE job_id = ${job.id}`;
+    expect(tasks.length).toBe(3);
+    expect(tasks.filter((t) => ["queued", "running", "done"].includes(t.status))).toEqual([]);
+    const ledger = await slow.sql`SELECT entry FROM credit_ledger WHERE job_id = ${job.id} ORDER BY id`;
+    expect(ledger.map((l) => l.entry)).toEqual(["reserve", "release"]);
+    expect((await eventsFor(slow, job.id)).map((e) => e.type)).toEqual(["job.failed"]);
+  }, 120_000);
 });
