@@ -78,6 +78,10 @@ export const config = {
    * The engine's other settings are for comparisons and diagnostics only: the benches set them
    * (scripts/bench/engine-switches.ts), never the service. */
   engineThreads: int("ENGINE_THREADS", 0),
+  /** Page-parallel jobs (docs/scaling.md): FANOUT=0 runs every job whole on one worker. */
+  fanout: process.env.FANOUT !== "0",
+  /** Tasks a page-parallel job aims at per live worker (docs/scaling.md, "Task size"). */
+  fanoutTasksPerWorker: int("FANOUT_TASKS_PER_WORKER", 4, 1),
 } as const;
 
 export type Config = typeof config;

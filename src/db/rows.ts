@@ -42,6 +42,31 @@ export interface JobRow {
   started_at: Date | null;
   finished_at: Date | null;
   updated_at: Date;
+  /** Page-parallel jobs (src/db/migrations/005_job_tasks.sql): the number of tasks, or null
+   * for a job run whole on one worker; and how many of them are done. */
+  tasks_total: number | null;
+  tasks_done: number;
+}
+
+/** One row of `job_tasks` (src/db/migrations/005_job_tasks.sql): a page range of a job. */
+export interface TaskRow {
+  job_id: string;
+  seq: number;
+  operation: OperationName;
+  pages: number[];
+  status: "queued" | "running" | "done" | "failed" | "cancelled";
+  attempts: number;
+  max_attempts: number;
+  worker_id: string | null;
+  lease_expires_at: Date | null;
+  pages_done: number;
+  pages_processed: number | null;
+  partial_key: string | null;
+  summary: Record<string, number> | null;
+  job_created_at: Date;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
 }
 
 /** One row of `files` (src/db/migrations/002_files_jobs.sql). `size_bytes` is a bigint. */

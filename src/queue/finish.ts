@@ -10,6 +10,16 @@ import { secretOptionNames } from "../domain/operations";
 import { canMoveTo } from "./guards";
 import type { JobRow, StoredResult } from "./jobs";
 import type { JobErrorCode } from "../domain/errors";
+import type { Queryable } from "../db/client";
+
+/** Ends the unfinished tasks of a page-parallel job, in the transaction that ends the job. Their
+ * workers see it at their next heartbeat (or at once: the job_cancel NOTIFY) and stop. */
+async function endTasks(tx: Queryable, job: JobRow): Promise<void> {
+  if (job.tasks_total === null) return;
+  await tx`
+    UPDATE job_tasks SET status = 'cancelled', lease_expires_at = NULL, finished_at = now()
+     WHERE job_id = ${job.id} AND status IN ('queued', 'running')`;
+}
 
 // Passwords in options are needed only while the job may still run; a final state erases them.
 const eraseSecrets = ["options", ...secretOptionNames.map((n) => `'${n}'`)].join(" - ");
@@ -48,7 +58,9 @@ export async function failJob(
        RETURNING *`;
     if (!job) return false;
     if (job.billed) await releaseCredits(tx, jobId);
+    await endTasks(tx, job);
     await recordEvent(tx, job.account_id, job.mode, "job.failed", presentJob(job));
+    if (job.tasks_total !== null) await tx`SELECT pg_notify('job_cancel', ${jobId})`;
     return true;
   }) as Promise<boolean>;
 }
@@ -66,6 +78,7 @@ export async function cancelJob(jobId: string): Promise<JobRow | undefined> {
        RETURNING *`;
     if (job) {
       if (job.billed) await releaseCredits(tx, jobId);
+      await endTasks(tx, job);
       await recordEvent(tx, job.account_id, job.mode, "job.cancelled", presentJob(job));
       await tx`SELECT pg_notify('job_cancel', ${jobId})`;
       return job;

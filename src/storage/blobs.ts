@@ -50,6 +50,12 @@ export function resultKey(jobId: string, attempt: number, filename: string): str
   return `${resultDirKey(jobId)}/${attempt}/${filename}`;
 }
 
+/** One attempt of one task of a page-parallel job: its partial result, under the job's results
+ * (so the sweeper's removal of the job's results removes it too), per attempt like resultKey. */
+export function partialKey(jobId: string, seq: number, attempt: number, name: string): string {
+  return `${resultDirKey(jobId)}/tasks/${seq}-${attempt}/${name}`;
+}
+
 function checkKey(key: string): string {
   if (key.includes("..") || key.startsWith("/")) throw new Error(`bad blob key ${key}`);
   return key;

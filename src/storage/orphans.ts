@@ -19,12 +19,14 @@ async function liveFileKeys(blobs: ListedBlob[]): Promise<Set<string>> {
   return new Set(rows.map((r) => r.storage_key as string));
 }
 
-/** results/<xx>/<job id>/<attempt>/<name>: live while the job's result points at it and is not deleted. */
+/** results/<xx>/<job id>/<attempt>/<name>: live while the job's result points at it and is not deleted;
+ * results/<xx>/<job id>/tasks/<seq>-<attempt>/partial: while its task row points at it. */
 async function liveResultKeys(blobs: ListedBlob[]): Promise<Set<string>> {
   const ids = [...new Set(blobs.map((b) => b.key.split("/")[2]!).filter((id) => uuid.test(id)))];
   if (!ids.length) return new Set();
   const rows =
-    await db()`SELECT result->>'storage_key' AS key FROM jobs WHERE id = ANY(${ids}::uuid[]) AND result_deleted_at IS NULL AND result->>'storage_key' IS NOT NULL`;
+    await db()`SELECT result->>'storage_key' AS key FROM jobs WHERE id = ANY(${ids}::uuid[]) AND result_deleted_at IS NULL AND result->>'storage_key' IS NOT NULL
+               UNION ALL SELECT partial_key FROM job_tasks WHERE job_id = ANY(${ids}::uuid[]) AND partial_key IS NOT NULL`;
   return new Set(rows.map((r) => r.key as string));
 }
 

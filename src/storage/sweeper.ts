@@ -9,6 +9,7 @@ import { blobStore, deletePrefix, resultDirKey } from "./blobs";
 import { config } from "../config";
 import { log } from "../log";
 import { removeOrphans, type OrphanReport } from "./orphans";
+import { forgetPartial, sweptPartials } from "../queue/tasks";
 
 /** Finished webhook delivery attempts are kept this long (the log is for debugging recent
  * deliveries; pending and in-flight attempts are never trimmed). Not set by the spec. */
@@ -42,6 +43,12 @@ export async function sweepExpired(
                   LIMIT ${batch} FOR UPDATE SKIP LOCKED)
      RETURNING id, result`;
   for (const r of results) await deletePrefix(resultDirKey(r.id));
+  // Partial results of page-parallel jobs that ended without their assembly (failed, cancelled)
+  // or whose assembler died before deleting them.
+  for (const p of await sweptPartials(batch)) {
+    await blobStore().delete(p.partial_key);
+    await forgetPartial(p.job_id, p.seq);
+  }
   await db()`DELETE FROM idempotency_records WHERE expires_at <= now()`;
   const deliveries = await db()`
     DELETE FROM webhook_deliveries

@@ -3,6 +3,9 @@
 // run-job.ts) while a heartbeat renews the lease and publishes progress, then complete or
 // fail it with one JobError. One job at a time per worker process; the
 // supervisor runs one worker per core. Also runs the reaper and the TTL sweeper.
+// Page-parallel jobs (fanout.ts): a claimed job over many pages may be split into tasks; a worker
+// claims the tasks of older jobs before a newer job, runs each like a small job of its own, and
+// the worker that finishes a job's last task assembles its result.
 // Stopping: no more claims; the running job gets stopConfig.jobGraceMs to finish, then it is
 // cancelled at its next page checkpoint and handed back to the queue (queue/release.ts).
 import { mkdirSync, rmSync } from "node:fs";
@@ -19,11 +22,22 @@ import { failJob } from "../queue/finish";
 import { releaseJob } from "../queue/release";
 import type { JobRow } from "../queue/jobs";
 import { reapExpiredLeases } from "../queue/reap";
+import {
+  claimNextTask,
+  failTask,
+  forgetWorker,
+  reapTasks,
+  releaseTask,
+  taskHeartbeat,
+  touchWorker,
+  type TaskRow,
+} from "../queue/tasks";
 import { sweepExpired } from "../storage/sweeper";
-import { deletePrefix, resultKey, scratchDir } from "../storage/blobs";
+import { deletePrefix, partialKey, resultKey, scratchDir } from "../storage/blobs";
 import { withDefaults } from "../domain/operations";
 import { toJobError } from "./errors";
 import { execute, stageInputs, storeResult, testPageDelay } from "./run-job";
+import { assemble, deletePartials, inputCache, runTask, splitIfParallel } from "./fanout";
 
 export interface WorkerLoop {
   stop(): Promise<void>;
@@ -33,7 +47,9 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let stopping = false;
   let wake: (() => void) | null = null;
-  let current: { id: string; attempts: number; control: JobControl } | null = null;
+  // The work running now: a job, or a task of a page-parallel job (`id` is the job's either way,
+  // which job_cancel names); `handBack` queues it again when the worker stops.
+  let current: { id: string; control: JobControl; handBack: () => Promise<boolean> } | null = null;
   // Set by stop() once the grace is over: a job cut off now goes back to the queue.
   let handingBack = false;
   const poke = () => {
@@ -45,6 +61,49 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
   const cancelSub = await sql.listen("job_cancel", (id) => {
     if (current?.id === id) current.control.cancel();
   });
+
+  /** The wall-clock limit: native code cannot be interrupted safely, so the job is failed and
+   * this worker process exits; the supervisor starts a fresh one. */
+  function deadline(jobId: string, ms: number, heldBy?: string): Timer {
+    return setTimeout(
+      () => {
+        log.error("job exceeded its wall-clock limit; restarting worker", {
+          job_id: jobId,
+          limit_s: config.jobTimeoutS,
+        });
+        void failJob(
+          jobId,
+          {
+            code: "job_timeout",
+            message: `The job ran longer than the limit of ${config.jobTimeoutS} s and was stopped.`,
+          },
+          heldBy,
+        ).finally(() => process.exit(70));
+      },
+      Math.max(0, ms),
+    );
+  }
+
+  /** What is left of a page-parallel job's time limit, counted from its first start. */
+  const jobTimeLeftMs = (job: JobRow) =>
+    (job.started_at ? job.started_at.getTime() : Date.now()) + config.jobTimeoutS * 1000 - Date.now();
+
+  /** Queues a task again and deletes its partial result; true if it was still ours. */
+  async function handBackTask(task: TaskRow): Promise<boolean> {
+    const released = await releaseTask(task, workerId).catch((e) => {
+      log.warn("handing the task back failed; its lease will expire instead", {
+        job_id: task.job_id,
+        task: task.seq,
+        error: String(e),
+      });
+      return false;
+    });
+    if (released) {
+      await deletePrefix(partialKey(task.job_id, task.seq, task.attempts, "")).catch(() => {});
+      log.info("task handed back to the queue", { job_id: task.job_id, task: task.seq, attempt: task.attempts });
+    }
+    return released;
+  }
 
   /** Queues the job again and deletes whatever this attempt stored; true if it was still ours. */
   async function handBack(job: { id: string; attempts: number }): Promise<boolean> {
@@ -61,47 +120,46 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
 
   async function runJob(job: JobRow) {
     const control = new (engine().JobControl)();
-    current = { id: job.id, attempts: job.attempts, control };
+    current = { id: job.id, control, handBack: () => handBack(job) };
     const workDir = join(scratchDir(), `job-${job.id}-${job.attempts}`);
     mkdirSync(workDir, { recursive: true });
+    // A page-parallel job held for its assembly reports all its pages done.
+    const progress = () =>
+      job.tasks_total === null ? control.progress() : { done: job.progress_total, total: job.progress_total };
     const beat = setInterval(() => {
-      heartbeat(job.id, workerId, control.progress())
+      heartbeat(job.id, workerId, progress())
         .then((stillOurs) => {
           if (!stillOurs) control.cancel();
         })
         .catch((e) => log.warn("heartbeat failed", { job_id: job.id, error: String(e) }));
     }, queueConfig.heartbeatMs);
-    // The wall-clock limit: native code cannot be interrupted safely, so the job is failed
-    // and this worker process exits; the supervisor starts a fresh one.
-    const deadline = setTimeout(() => {
-      log.error("job exceeded its wall-clock limit; restarting worker", {
-        job_id: job.id,
-        limit_s: config.jobTimeoutS,
-      });
-      void failJob(
-        job.id,
-        {
-          code: "job_timeout",
-          message: `The job ran longer than the limit of ${config.jobTimeoutS} s and was stopped.`,
-        },
-        workerId,
-      ).finally(() => process.exit(70));
-    }, config.jobTimeoutS * 1000);
+    const timer = deadline(job.id, job.tasks_total === null ? config.jobTimeoutS * 1000 : jobTimeLeftMs(job), workerId);
     try {
-      const inputs = await stageInputs(job, workDir);
-      await testPageDelay(inputs, control);
-      if (control.cancelled) return;
-      const out = await execute(job, {
-        jobId: job.id,
-        operation: job.operation,
-        options: withDefaults(job.operation, job.options),
-        inputs,
-        workDir,
-        control,
-        mode: job.mode,
-      });
+      let out;
+      if (job.tasks_total !== null) {
+        out = await assemble(job, workDir, control);
+      } else {
+        const inputs = await stageInputs(job, workDir);
+        await testPageDelay(inputs, control);
+        if (control.cancelled) return;
+        out = await execute(job, {
+          jobId: job.id,
+          operation: job.operation,
+          options: withDefaults(job.operation, job.options),
+          inputs,
+          workDir,
+          control,
+          mode: job.mode,
+        });
+      }
       if (control.cancelled) return;
       await storeResult(job, workerId, out);
+      if (job.tasks_total !== null) {
+        inputCache.clear();
+        await deletePartials(job.id).catch((e) =>
+          log.warn("deleting partial results failed; the sweeper will", { job_id: job.id, error: String(e) }),
+        );
+      }
     } catch (e) {
       if (control.cancelled) return; // cancelled or reaped: someone else already settled the job; or handed back below
       const err = toJobError(e);
@@ -110,7 +168,7 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
       await failJob(job.id, { code: err.code, message: err.message }, workerId);
     } finally {
       clearInterval(beat);
-      clearTimeout(deadline);
+      clearTimeout(timer);
       rmSync(workDir, { recursive: true, force: true });
       current = null;
       // Cut off by stop(): hand it back (a no-op if it finished or was cancelled meanwhile).
@@ -118,21 +176,81 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
     }
   }
 
+  /** Runs a task of a page-parallel job; when it was the job's last, assembles the job. */
+  async function runTaskOf(task: TaskRow) {
+    const control = new (engine().JobControl)();
+    current = { id: task.job_id, control, handBack: () => handBackTask(task) };
+    const workDir = join(scratchDir(), `task-${task.job_id}-${task.seq}-${task.attempts}`);
+    mkdirSync(workDir, { recursive: true });
+    let reported = 0;
+    const beat = setInterval(() => {
+      const done = Math.min(control.progress().done, task.pages.length);
+      taskHeartbeat(task, workerId, done, reported)
+        .then((stillOurs) => {
+          if (stillOurs) reported = done;
+          else control.cancel();
+        })
+        .catch((e) => log.warn("task heartbeat failed", { job_id: task.job_id, task: task.seq, error: String(e) }));
+    }, queueConfig.heartbeatMs);
+    let timer: Timer | null = null;
+    let last: JobRow | null = null;
+    try {
+      last = await runTask(task, workerId, workDir, control, (job) => {
+        timer = deadline(job.id, jobTimeLeftMs(job));
+      });
+    } catch (e) {
+      if (!control.cancelled) {
+        const err = toJobError(e);
+        if (err.code === "internal_error")
+          log.error("task failed", { job_id: task.job_id, task: task.seq, error: String((e as Error)?.stack ?? e) });
+        await failTask(task, workerId);
+        await failJob(task.job_id, { code: err.code, message: err.message });
+      }
+    } finally {
+      clearInterval(beat);
+      if (timer) clearTimeout(timer);
+      rmSync(workDir, { recursive: true, force: true });
+      current = null;
+      if (handingBack && control.cancelled) await handBackTask(task);
+      else if (control.cancelled) inputCache.clear();
+    }
+    if (last && !stopping) await runJob(last);
+    else if (last) await handBack(last);
+  }
+
   async function loop() {
     while (!stopping) {
       let job: JobRow | null = null;
+      let task: TaskRow | null = null;
       try {
-        job = await claimNextJob(workerId);
+        // First come, first served: the tasks of jobs older than every queued job, then the
+        // oldest queued job, then any task.
+        task = await claimNextTask(workerId, true);
+        if (!task) job = await claimNextJob(workerId);
+        if (!task && !job) task = await claimNextTask(workerId);
       } catch (e) {
         log.warn("claim failed", { error: String(e) });
       }
-      if (job && stopping) {
+      if ((job || task) && stopping) {
         // Claimed just as the stop began: give it straight back.
-        await handBack({ id: job.id, attempts: job.attempts });
+        if (job) await handBack({ id: job.id, attempts: job.attempts });
+        if (task) await handBackTask(task);
         break;
       }
+      if (task) {
+        await runTaskOf(task);
+        continue;
+      }
       if (job) {
-        await runJob(job);
+        let split = false;
+        if (job.tasks_total === null) {
+          try {
+            split = await splitIfParallel(job, workerId);
+          } catch (e) {
+            log.warn("splitting the job failed; it runs whole", { job_id: job.id, error: String(e) });
+          }
+        }
+        if (!split) await runJob(job);
         continue;
       }
       await new Promise<void>((resolve) => {
@@ -143,9 +261,12 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
   }
 
   // Housekeeping on a timer; SKIP LOCKED makes it safe for every worker to run it.
+  await touchWorker(workerId).catch((e) => log.warn("worker heartbeat failed", { error: String(e) }));
   const maintenance = setInterval(
     () => {
       reapExpiredLeases().catch((e) => log.warn("reaper failed", { error: String(e) }));
+      reapTasks(config.jobTimeoutS).catch((e) => log.warn("task reaper failed", { error: String(e) }));
+      touchWorker(workerId).catch((e) => log.warn("worker heartbeat failed", { error: String(e) }));
     },
     Math.max(500, Math.min(5000, queueConfig.leaseS * 250)),
   );
@@ -176,9 +297,11 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
         // waiting for it; the process exits next, which ends that work.
         if (!(await settled(stopConfig.checkpointWaitMs)) && current === job) {
           log.warn("the engine did not reach a checkpoint; handing the job back without it", { job_id: job.id });
-          await handBack(job);
+          await job.handBack();
         }
       }
+      inputCache.clear();
+      await forgetWorker(workerId).catch(() => {});
       // On Ctrl-C the terminal signals the embedded Postgres too; it may already be gone.
       await jobsSub.unlisten().catch(() => {});
       await cancelSub.unlisten().catch(() => {});

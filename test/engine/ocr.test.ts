@@ -1,6 +1,7 @@
 // The addon's OCR exports as the worker uses them: ocrInit verifies model hashes against
 // models/manifest.json, ocr refuses to run before a successful init, reads a PNG and a scanned
-// PDF, and honours JobControl. Needs `bun run build:native` and node_modules (no network).
+// PDF, and honours JobControl; and, last, the page-parallel OCR of page ranges (below). Needs
+// `bun run build:native` and node_modules (no network).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -8,7 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ocrPaths } from "../../src/worker/operations/ocr";
 import { corpusDir, hasCorpus } from "../support/corpus";
-import { minimalPdf } from "../support/pdf";
+import { makePdf, run } from "../support/jobs";
+import { minimalPdf, withoutSaveId } from "../support/pdf";
 
 const require = createRequire(import.meta.url);
 const engine = require(path.join(import.meta.dir, "../../native/index.js"));
@@ -83,5 +85,76 @@ test.skipIf(!hasCorpus)("an unknown output kind is invalid_options", async () =>
   const e = await rejection(
     engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "txt" }),
   );
+  expect(e.code).toBe("invalid_options");
+});
+
+const qpdf = run(["qpdf", "--version"]).code === 0;
+if (!hasCorpus || !qpdf) console.log("skipping the page-parallel OCR tests: they need the corpus and qpdf");
+
+// Page-parallel OCR (issue 39; docs/scaling.md, "Page-parallel jobs"): OCR of page ranges, each
+// on its own, gives the pages a whole run gives (blocks), and the text layer of those ranges
+// applied to the original once (ocrApplyLayer) is the searchable PDF a whole run writes, byte for
+// byte but for the save's random /ID half. So a job's result cannot depend on how it was split or
+// on how many hosts ran it. These run after the tests above: ocrInit holds for the process.
+let input = "";
+const mixedPdf = () => {
+  // Scanned pages around a born-digital one (kept as it is, "has_text"), so ranges meet both.
+  input ||= makePdf(scratch, "mixed.pdf", [
+    { file: "scanned-multipage-assembly.pdf", range: "1-2" },
+    { file: "latex-outline-4-pages.pdf", range: "1" },
+    { file: "scanned-multipage-assembly.pdf", range: "3-4" },
+  ]);
+  return input;
+};
+
+const ranges = [[0, 1], [2], [3, 4]];
+
+test.skipIf(!hasCorpus || !qpdf)(
+  "blocks of page ranges read one by one are the pages of a whole run, in order",
+  async () => {
+    const input = mixedPdf();
+    const whole = JSON.parse((await engine.ocr(input, null, { output: "blocks" })).json);
+    const parts = [];
+    for (const pages of ranges)
+      parts.push(JSON.parse((await engine.ocr(input, null, { output: "blocks", pages })).json));
+    expect(whole.pages.length).toBe(5);
+    // The born-digital page (and the scan's page 4, which has a text layer) are kept as they are.
+    expect(whole.pages.filter((p: any) => !p.ocr).map((p: any) => p.page)).toEqual([2, 4]);
+    expect(parts.flatMap((p) => p.pages)).toEqual(whole.pages);
+    expect(new Set(parts.map((p) => p.engine))).toEqual(new Set([whole.engine]));
+  },
+  180_000,
+);
+
+test.skipIf(!hasCorpus || !qpdf)(
+  "the text layers of page ranges applied once to the original are the whole run's searchable PDF, byte for byte",
+  async () => {
+    const input = mixedPdf();
+    const wholePdf = path.join(scratch, "whole.pdf");
+    await engine.ocr(input, wholePdf, { output: "searchable_pdf" });
+    const layers: string[] = [];
+    for (const [i, pages] of ranges.entries()) {
+      const layer = path.join(scratch, `layer-${i}.json`);
+      await engine.ocr(input, null, { output: "blocks", pages, layerOutput: layer });
+      layers.push(layer);
+    }
+    // The born-digital page has no layer of its own: it is kept as it is.
+    expect(JSON.parse(readFileSync(layers[1]!, "utf8"))).toEqual([]);
+    const assembled = path.join(scratch, "assembled.pdf");
+    const control = new engine.JobControl();
+    const bytes = await engine.ocrApplyLayer(input, assembled, layers, control);
+    expect(bytes).toBe(readFileSync(assembled).length);
+    expect(control.progress()).toEqual({ done: 3, total: 3 });
+    expect(readFileSync(assembled).length).toBe(readFileSync(wholePdf).length);
+    expect(withoutSaveId(readFileSync(assembled)) === withoutSaveId(readFileSync(wholePdf))).toBe(true);
+  },
+  180_000,
+);
+
+test.skipIf(!hasCorpus || !qpdf)("ocrApplyLayer refuses a layer for a page the document does not have", async () => {
+  const layer = path.join(scratch, "layer-0.json");
+  const one = path.join(scratch, "one.pdf");
+  makePdf(scratch, "one.pdf", [{ file: "scanned-multipage-assembly.pdf", range: "1" }]);
+  const e = await engine.ocrApplyLayer(one, path.join(scratch, "x.pdf"), [layer]).catch((e: any) => e);
   expect(e.code).toBe("invalid_options");
 });

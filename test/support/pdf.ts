@@ -52,3 +52,14 @@ export function minimalPdf(pages: number, label: string): Uint8Array {
 export function pngHeader(): Uint8Array {
   return Uint8Array.from(Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489", "hex"));
 }
+
+/**
+ * A saved PDF's bytes as text without the second half of its trailer `/ID`: MuPDF draws it
+ * anew at every save from a generator seeded with the time (a file identifier, not content), so
+ * two saves of the same document differ there and nowhere else.
+ */
+export function withoutSaveId(bytes: Uint8Array): string {
+  return Buffer.from(bytes)
+    .toString("latin1")
+    .replace(/(\/ID\s*\[\s*<[0-9A-Fa-f]*>\s*<)[0-9A-Fa-f]*>/g, "$1>");
+}

@@ -1,4 +1,5 @@
-//! Addon exports of OCR: `ocrInit` (once per process) and `ocr`. Same conventions as the
+//! Addon exports of OCR: `ocrInit` (once per process), `ocr`, and `ocrApplyLayer` (the
+//! fan-in of a page-parallel searchable PDF). Same conventions as the
 //! page operations (see the crate documentation: Promise, engine thread pool, `code` on errors,
 //! `JobControl` for progress and cancellation).
 
@@ -54,6 +55,9 @@ pub struct OcrOptions {
     /// Chinese recogniser. Rejects with `invalid_options` (naming the supported codes) when
     /// empty or when no model reads a code.
     pub languages: Option<Vec<String>>,
+    /// With `blocks`: also write each recognised page's recognition (JSON) to this path, for
+    /// `ocrApplyLayer` on another process (a page-parallel searchable PDF).
+    pub layer_output: Option<String>,
 }
 
 #[napi(object)]
@@ -96,13 +100,50 @@ pub fn ocr<'env>(
             output: kind,
             languages: options.languages,
         };
-        let out = output.map(std::path::PathBuf::from);
-        let r = engine::ocr::pipeline::ocr_document(input.as_ref(), out.as_deref(), &opts, &control)?;
+        let r = match (&options.layer_output, kind) {
+            (Some(path), engine::ocr::pipeline::OcrOutput::Blocks) => {
+                let (r, layer) = engine::ocr::pipeline::ocr_layer_pages(input.as_ref(), &opts, &control)?;
+                engine::ocr::pipeline::write_layer_pages(path.as_ref(), &layer)?;
+                r
+            }
+            (Some(_), _) => {
+                return Err(engine::EngineError::new(
+                    engine::ErrorCode::InvalidOptions,
+                    "layerOutput is only for output blocks",
+                ));
+            }
+            (None, _) => {
+                let out = output.map(std::path::PathBuf::from);
+                engine::ocr::pipeline::ocr_document(input.as_ref(), out.as_deref(), &opts, &control)?
+            }
+        };
         Ok(OcrResult {
             page_count: r.page_count as u32,
             pages_processed: r.pages_processed as u32,
             json: r.json,
             output_bytes: r.output_bytes as f64,
         })
+    })
+}
+
+/// Writes the text layer read by `ocr` with `layerOutput` onto the original document:
+/// `layers` are those files in page order (one per range of pages); the searchable PDF is
+/// the one `ocr` with output `searchable_pdf` would have written. Resolves to its bytes.
+#[napi(ts_return_type = "Promise<number>")]
+pub fn ocr_apply_layer<'env>(
+    env: &'env Env,
+    input: String,
+    output: String,
+    layers: Vec<String>,
+    control: Option<&JobControl>,
+) -> Result<Object<'env>> {
+    let control = control_of(control);
+    spawn_job(env, move || {
+        let mut pages = Vec::new();
+        for path in &layers {
+            pages.extend(engine::ocr::pipeline::read_layer_pages(path.as_ref())?);
+        }
+        let bytes = engine::ocr::pipeline::apply_text_layer(input.as_ref(), output.as_ref(), &pages, &control)?;
+        Ok(bytes as f64)
     })
 }

@@ -73,6 +73,23 @@ pub fn render_jpeg<'env>(
     })
 }
 
+/// Joins ZIPs of `renderJpeg` for consecutive page ranges of one document, in page order,
+/// into the ZIP `renderJpeg` writes for all those pages (a page-parallel job's assembly).
+/// Resolves to the bytes written.
+#[napi(ts_return_type = "Promise<number>")]
+pub fn render_join<'env>(
+    env: &'env Env,
+    parts: Vec<String>,
+    output: String,
+    control: Option<&JobControl>,
+) -> Result<Object<'env>> {
+    let control = control_of(control);
+    spawn_job(env, move || {
+        let parts: Vec<&std::path::Path> = parts.iter().map(std::path::Path::new).collect();
+        engine::pagework::render::join_page_zips(&parts, output.as_ref(), &control).map(|b| b as f64)
+    })
+}
+
 #[napi(object)]
 pub struct RedactRegion {
     pub page: f64,
@@ -101,26 +118,68 @@ pub fn redact<'env>(
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
-        let regions = options
-            .regions
-            .iter()
-            .map(|r| {
-                Ok(engine::pagework::redact::RedactRegion {
-                    page: integer(r.page, "regions[].page")?,
-                    x: r.x,
-                    y: r.y,
-                    w: r.w,
-                    h: r.h,
-                })
-            })
-            .collect::<engine::Result<Vec<_>>>()?;
-        let options = engine::pagework::redact::RedactOptions {
-            regions,
-            dpi: options.dpi.map(|v| small_integer(v, "dpi", 100_000)).transpose()?.map(|v| v as u32),
-            max_pages: None,
-            jpeg_encoder: settings().jpeg_encoder,
-        };
+        let options = redact_options(&options)?;
         engine::pagework::redact::redact(input.as_ref(), output.as_ref(), &options, &control)
+            .map(crate::pdf::PageOpResult::from)
+    })
+}
+
+fn redact_options(options: &RedactOptions) -> engine::Result<engine::pagework::redact::RedactOptions> {
+    let regions = options
+        .regions
+        .iter()
+        .map(|r| {
+            Ok(engine::pagework::redact::RedactRegion {
+                page: integer(r.page, "regions[].page")?,
+                x: r.x,
+                y: r.y,
+                w: r.w,
+                h: r.h,
+            })
+        })
+        .collect::<engine::Result<Vec<_>>>()?;
+    Ok(engine::pagework::redact::RedactOptions {
+        regions,
+        dpi: options.dpi.map(|v| small_integer(v, "dpi", 100_000)).transpose()?.map(|v| v as u32),
+        max_pages: None,
+        jpeg_encoder: settings().jpeg_encoder,
+    })
+}
+
+/// Burns the pages of `options.regions` (some of a redaction's pages) into `output`, for
+/// `redactAssemble` on another process (a page-parallel job's task). Resolves to the pages
+/// burnt.
+#[napi(ts_return_type = "Promise<number>")]
+pub fn redact_burn<'env>(
+    env: &'env Env,
+    input: String,
+    output: String,
+    options: RedactOptions,
+    control: Option<&JobControl>,
+) -> Result<Object<'env>> {
+    let control = control_of(control);
+    spawn_job(env, move || {
+        let options = redact_options(&options)?;
+        engine::pagework::redact::redact_burn(input.as_ref(), output.as_ref(), &options, &control)
+    })
+}
+
+/// `redact` with its pages burnt by `redactBurn` into `parts` (together every page with a
+/// region): the output `redact` writes.
+#[napi(ts_return_type = "Promise<PageOpResult>")]
+pub fn redact_assemble<'env>(
+    env: &'env Env,
+    input: String,
+    output: String,
+    options: RedactOptions,
+    parts: Vec<String>,
+    control: Option<&JobControl>,
+) -> Result<Object<'env>> {
+    let control = control_of(control);
+    spawn_job(env, move || {
+        let options = redact_options(&options)?;
+        let parts: Vec<&std::path::Path> = parts.iter().map(std::path::Path::new).collect();
+        engine::pagework::redact::redact_assemble(input.as_ref(), output.as_ref(), &options, &parts, &control)
             .map(crate::pdf::PageOpResult::from)
     })
 }

@@ -80,7 +80,7 @@ use std::sync::{Arc, Mutex};
 
 use ort::session::Session;
 use ort::value::Tensor;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::config::{OcrConfig, OcrTuning};
 pub use crate::det::RotRect;
@@ -153,7 +153,7 @@ impl Drop for MachineRun<'_> {
 pub type Rotation = u32;
 
 /// A recognised word. Coordinates are input-image pixels (origin top-left).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Word {
     /// Text.
     pub text: String,
@@ -185,7 +185,7 @@ pub struct Alternative {
 }
 
 /// A recognised line.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Line {
     /// Text (words joined by single spaces).
     pub text: String,
@@ -200,7 +200,7 @@ pub struct Line {
 }
 
 /// A block of lines (a column part or paragraph found by the layout analysis).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Block {
     /// Axis-aligned box.
     pub bbox: [f32; 4],
@@ -209,7 +209,7 @@ pub struct Block {
 }
 
 /// The text of one image.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PageText {
     /// Input width in pixels.
     pub width: usize,

@@ -42,15 +42,15 @@ class Text {
 }
 
 /** One histogram per operation from SQL that yields (operation, le, n) rows plus count/sum. */
-async function histogram(out: Text, name: string, help: string, seconds: string, where: string) {
+async function histogram(out: Text, name: string, help: string, seconds: string, where: string, from = "jobs") {
   const sql = db();
   const buckets = await sql.unsafe(
     `SELECT j.operation, b.le, count(*) FILTER (WHERE ${seconds} <= b.le)::bigint AS n
-       FROM jobs j CROSS JOIN unnest($1::float8[]) AS b(le) WHERE ${where} GROUP BY j.operation, b.le ORDER BY j.operation, b.le`,
+       FROM ${from} j CROSS JOIN unnest($1::float8[]) AS b(le) WHERE ${where} GROUP BY j.operation, b.le ORDER BY j.operation, b.le`,
     [BUCKETS_S as never],
   );
   const totals = await sql.unsafe(
-    `SELECT j.operation, count(*)::bigint AS n, coalesce(sum(${seconds}), 0)::float8 AS s FROM jobs j WHERE ${where} GROUP BY j.operation`,
+    `SELECT j.operation, count(*)::bigint AS n, coalesce(sum(${seconds}), 0)::float8 AS s FROM ${from} j WHERE ${where} GROUP BY j.operation`,
   );
   out.family(name, "histogram", help);
   for (const t of totals) {
@@ -110,6 +110,25 @@ export async function renderMetrics(): Promise<string> {
     "Time from acceptance to the last start, per operation.",
     "extract(epoch FROM j.started_at - j.created_at)",
     "j.started_at IS NOT NULL",
+  );
+
+  // Page-parallel jobs (docs/scaling.md): their tasks, per operation of the job.
+  const tasksQueued = new Map<string, number>(Object.keys(operations).map((o) => [o, 0]));
+  const tasksRunning = new Map(tasksQueued);
+  for (const r of await sql`SELECT operation, status, count(*)::int AS n FROM job_tasks WHERE status IN ('queued', 'running') GROUP BY operation, status`) {
+    (r.status === "queued" ? tasksQueued : tasksRunning).set(r.operation, r.n);
+  }
+  out.family("docproc_tasks_queued", "gauge", "Tasks of page-parallel jobs waiting for a worker, per operation.");
+  for (const [op, n] of tasksQueued) out.sample("docproc_tasks_queued", { operation: op }, n);
+  out.family("docproc_tasks_running", "gauge", "Tasks of page-parallel jobs running now, per operation.");
+  for (const [op, n] of tasksRunning) out.sample("docproc_tasks_running", { operation: op }, n);
+  await histogram(
+    out,
+    "docproc_task_duration_seconds",
+    "Run time of the finished tasks of page-parallel jobs (last start to done), per operation.",
+    "extract(epoch FROM j.finished_at - j.started_at)",
+    "j.status = 'done' AND j.started_at IS NOT NULL",
+    "job_tasks",
   );
 
   const deliveries = await sql`SELECT status, count(*)::bigint AS n FROM webhook_deliveries GROUP BY status`;

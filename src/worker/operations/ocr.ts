@@ -17,14 +17,14 @@
 // (fixtures/ocr-blocks.json, fixtures/ocr-searchable.pdf: the real output of this pipeline on
 // the Tesseract "phototest" page), marked `"fixture": true` / a fixture note. The job still
 // goes through the queue like any other, so its lifecycle (status, webhooks) is the real one.
-import { copyFileSync, readFileSync, readdirSync } from "node:fs";
+import { copyFileSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { config } from "../../config";
 import { engine } from "../../engine/native";
 import type { FileResult, JsonResult, OptionsOf } from "../../domain/operations";
-import type { ExecutionInput, Executor } from "./types";
+import type { ExecutionInput, ExecutionOutput, Executor, FanoutRunner, PartialOnDisk, TaskOutput } from "./types";
 import { baseName } from "./naming";
 
 const require = createRequire(import.meta.url);
@@ -134,19 +134,85 @@ async function searchable(
     { output: "searchable_pdf", pages: selectedPages(input.options), languages },
     input.control,
   );
-  const skipped = (JSON.parse(r.json).pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
+  return searchableResult(src.filename, out, r.pagesProcessed, keptPages(r.json));
+}
+
+/** Pages of a blocks JSON that already carried text (not OCRed). */
+const keptPages = (json: string) => (JSON.parse(json).pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
+
+function searchableResult(
+  filename: string,
+  out: string,
+  pagesProcessed: number,
+  skipped: number,
+): { pagesProcessed: number; result: FileResult } {
   const note = skipped ? `${skipped} page(s) already carried text and were kept as they are, without OCR.` : undefined;
   return {
-    pagesProcessed: r.pagesProcessed,
+    pagesProcessed,
     result: {
       type: "file",
       path: out,
-      filename: `${baseName(src.filename)}-ocr.pdf`,
+      filename: `${baseName(filename)}-ocr.pdf`,
       content_type: "application/pdf",
       note,
     },
   };
 }
+
+// Page-parallel jobs (worker/fanout.ts). Each task OCRs its pages exactly as the whole job
+// would (the same engine call restricted to them; a page's reading does not depend on the
+// others): blocks keep the engine's JSON of those pages; a searchable PDF keeps, per recognised
+// page, the recognition itself, and the assembly writes the text layer of every page onto the
+// original document at once (engine ocrApplyLayer: the same code and order as one whole run).
+
+/** output blocks as tasks: the assembly joins the tasks' pages, in order, into one JSON. */
+export const ocrBlocksRunner: FanoutRunner<"ocr"> = {
+  async task(input, pages): Promise<TaskOutput> {
+    await ensureOcr();
+    const { languages } = input.options;
+    const r = await engine().ocr(input.inputs[0]!.path, null, { output: "blocks", pages, languages }, input.control);
+    const partialPath = join(input.workDir, "blocks.json");
+    writeFileSync(partialPath, r.json);
+    return { pagesProcessed: r.pagesProcessed, partialPath, summary: {} };
+  },
+  async assemble(input, partials: PartialOnDisk[]): Promise<ExecutionOutput<"ocr">> {
+    const parts = partials.map((p) => JSON.parse(readFileSync(p.path, "utf8")));
+    const pages = parts.flatMap((p) => p.pages);
+    const { engine: model, unit, origin } = parts[0]!;
+    return {
+      pagesProcessed: pages.length,
+      result: { type: "json", json: { mode: input.options.mode, engine: model, unit, origin, pages } },
+    };
+  },
+};
+
+/** A searchable PDF as tasks: the recognition is parallel, the text layer is written once. */
+export const ocrSearchableRunner: FanoutRunner<"ocr" | "searchable_pdf"> = {
+  async task(input, pages): Promise<TaskOutput> {
+    await ensureOcr();
+    const { languages } = input.options;
+    const partialPath = join(input.workDir, "layer.json");
+    const r = await engine().ocr(
+      input.inputs[0]!.path,
+      null,
+      { output: "blocks", pages, languages, layerOutput: partialPath },
+      input.control,
+    );
+    return { pagesProcessed: r.pagesProcessed, partialPath, summary: { kept: keptPages(r.json) } };
+  },
+  async assemble(input, partials: PartialOnDisk[]) {
+    const src = input.inputs[0]!;
+    const out = join(input.workDir, "out.pdf");
+    await engine().ocrApplyLayer(
+      src.path,
+      out,
+      partials.map((p) => p.path),
+      input.control,
+    );
+    const kept = partials.reduce((n, p) => n + (p.summary.kept ?? 0), 0);
+    return searchableResult(src.filename, out, 0, kept);
+  },
+};
 
 export const ocr: Executor<"ocr"> = (input) =>
   input.options.output === "searchable_pdf" ? searchable(input) : blocks(input);

@@ -4,7 +4,8 @@
 import { join } from "node:path";
 import { engine } from "../../engine/native";
 import { config } from "../../config";
-import type { Executor } from "./types";
+import type { FileResult } from "../../domain/operations";
+import type { ExecutionInput, Executor, FanoutRunner } from "./types";
 import { baseName } from "./naming";
 
 const renderThreads = config.renderThreads;
@@ -26,19 +27,78 @@ export const pdfToJpg: Executor<"convert"> = async (input) => {
   };
 };
 
+/** pdf -> jpg as tasks (worker/fanout.ts): each task renders its pages into a ZIP (a task has
+ * many pages), the assembly joins the ZIPs in page order into the one a whole run writes. */
+export const pdfToJpgRunner: FanoutRunner<"convert"> = {
+  async task(input, pages) {
+    const partialPath = join(input.workDir, "pages.zip");
+    const r = await engine().renderJpeg(
+      input.inputs[0]!.path,
+      partialPath,
+      { ...input.options, pages, threads: renderThreads },
+      input.control,
+    );
+    return { pagesProcessed: r.pagesProcessed, partialPath, summary: {} };
+  },
+  async assemble(input, partials) {
+    const out = join(input.workDir, "out.bin");
+    await engine().renderJoin(
+      partials.map((p) => p.path),
+      out,
+      input.control,
+    );
+    return {
+      pagesProcessed: 0,
+      result: {
+        type: "file",
+        path: out,
+        filename: `${baseName(input.inputs[0]!.filename)}-jpg.zip`,
+        content_type: "application/zip",
+      },
+    };
+  },
+};
+
+const redactedFile = (input: ExecutionInput<"redact">, path: string): FileResult => ({
+  type: "file",
+  path,
+  filename: `${baseName(input.inputs[0]!.filename)}-redacted.pdf`,
+  content_type: "application/pdf",
+});
+
 export const redact: Executor<"redact"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
   const o = input.options;
   const r = await engine().redact(input.inputs[0]!.path, out, o, input.control);
-  return {
-    pagesProcessed: r.pagesProcessed,
-    result: {
-      type: "file",
-      path: out,
-      filename: `${baseName(input.inputs[0]!.filename)}-redacted.pdf`,
-      content_type: "application/pdf",
-    },
-  };
+  return { pagesProcessed: r.pagesProcessed, result: redactedFile(input, out) };
+};
+
+/** redact as tasks (worker/fanout.ts): each task renders and burns in its pages' regions
+ * (redactBurn), the assembly rebuilds those pages in the original and saves it once
+ * (redactAssemble: the code and order of a whole redaction). */
+export const redactRunner: FanoutRunner<"redact"> = {
+  async task(input, pages) {
+    const partialPath = join(input.workDir, "burnt.bin");
+    const regions = input.options.regions.filter((r) => pages.includes(r.page));
+    const n = await engine().redactBurn(
+      input.inputs[0]!.path,
+      partialPath,
+      { ...input.options, regions },
+      input.control,
+    );
+    return { pagesProcessed: n, partialPath, summary: {} };
+  },
+  async assemble(input, partials) {
+    const out = join(input.workDir, "out.pdf");
+    await engine().redactAssemble(
+      input.inputs[0]!.path,
+      out,
+      input.options,
+      partials.map((p) => p.path),
+      input.control,
+    );
+    return { pagesProcessed: 0, result: redactedFile(input, out) };
+  },
 };
 
 export const compress: Executor<"compress"> = async (input) => {

@@ -33,3 +33,24 @@ export type Executor<Op extends OperationName> = (input: ExecutionInput<Op>) => 
 
 /** One executor for every operation of the catalogue: an operation without one does not compile. */
 export type ExecutorMap = { [Op in OperationName]: Executor<Op> };
+
+/** What one task of a page-parallel job (worker/fanout.ts) leaves: its partial result, a file
+ * in workDir that the loop stores, and the facts of it the assembly needs. */
+export interface TaskOutput {
+  pagesProcessed: number;
+  partialPath: string;
+  summary: Record<string, number>;
+}
+
+/** A stored partial result, downloaded for the assembly, in page order. */
+export interface PartialOnDisk {
+  path: string;
+  summary: Record<string, number>;
+}
+
+/** How a page-separable operation runs as tasks: `task` reads `pages` of the input, `assemble`
+ * builds the job's result from every task's partial, as the whole job would have. */
+export interface FanoutRunner<Op extends OperationName> {
+  task(input: ExecutionInput<Op>, pages: number[]): Promise<TaskOutput>;
+  assemble(input: ExecutionInput<Op>, partials: PartialOnDisk[]): Promise<ExecutionOutput<Op>>;
+}

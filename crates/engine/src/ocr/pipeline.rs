@@ -45,17 +45,27 @@
 //! the languages' Hunspell dictionaries reject are corrected where one dictionary word
 //! differs from them only in confusable letters (`ocr::lexicon`).
 //!
+//! # Page-parallel jobs
+//!
+//! A searchable PDF of many pages can be made in two steps on different processes: each
+//! reads a range of pages with [`ocr_layer_pages`] (blocks and, per recognised page, the
+//! recognition in raster pixels), and one writes the text layer of every page onto the
+//! original document with [`apply_text_layer`]. Both steps run the same code as
+//! [`ocr_document`], in the same order, so the result is the same document.
+//!
 //! # Coordinates
 //!
 //! Boxes in `blocks` are `[x0, y0, x1, y1]` in PDF points (1/72 inch) from the top-left
 //! corner of the page as displayed (after its `/Rotate`), like `width`/`height`.
 
 use std::collections::BTreeSet;
+use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use mupdf::pdf::{Encryption, PdfDocument, PdfObject};
 use mupdf::{Colorspace, Matrix, TextPageFlags};
+use serde::{Deserialize, Serialize};
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
@@ -187,6 +197,18 @@ pub struct OcrResult {
     pub json: String,
     /// Size of the searchable PDF, 0 for blocks.
     pub output_bytes: u64,
+}
+
+/// One recognised page as [`ocr_layer_pages`] read it: what [`apply_text_layer`] needs to
+/// write its text layer without rendering or recognising it again.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LayerPage {
+    /// 0-based page index.
+    pub page: usize,
+    /// Raster pixel -> displayed point scales (x, y) of the page's recognition.
+    pub scale: [f32; 2],
+    /// The recognition (words corrected), in raster pixels.
+    pub text: ocr::PageText,
 }
 
 /// Largest image side on the page divided by the page's largest side in inches.
@@ -332,6 +354,105 @@ pub fn ocr_document(
     options: &OcrOptions,
     control: &JobControl,
 ) -> Result<OcrResult> {
+    read_document(input, output, options, None, control)
+}
+
+/// The blocks of the selected pages, as [`ocr_document`] returns them, and each recognised
+/// page's recognition for [`apply_text_layer`] (pages that carry text have none). Writes no
+/// PDF, whatever `options.output` says.
+pub fn ocr_layer_pages(
+    input: &Path,
+    options: &OcrOptions,
+    control: &JobControl,
+) -> Result<(OcrResult, Vec<LayerPage>)> {
+    let options = OcrOptions { output: OcrOutput::Blocks, ..options.clone() };
+    let mut layer = Vec::new();
+    let result = read_document(input, None, &options, Some(&mut layer), control)?;
+    Ok((result, layer))
+}
+
+/// Writes `pages` (from [`ocr_layer_pages`], in page order) as the text layer of `input`
+/// and saves the searchable PDF at `output`, as [`ocr_document`] does for its own pages.
+/// Returns the bytes written.
+pub fn apply_text_layer(input: &Path, output: &Path, pages: &[LayerPage], control: &JobControl) -> Result<u64> {
+    control.checkpoint()?;
+    let mut doc = open_input(input, None)?;
+    let untagged = untag_costly_pages(&doc);
+    let page_count = doc.page_count().ctx("counting pages")? as usize;
+    if let Some(p) = pages.iter().find(|p| p.page >= page_count) {
+        return Err(EngineError::invalid_options(format!(
+            "text layer for page {} of a document of {page_count} pages",
+            p.page
+        )));
+    }
+    let page_objects = (0..page_count)
+        .map(|i| doc.find_page(i as i32).map(|p| (i + 1, p)))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .ctx("finding the pages")?;
+    repair_page_contents(page_objects.iter().map(|(n, p)| (*n, p)), &JobControl::new())?;
+    drop(page_objects);
+    control.start(pages.len() as u64)?;
+    let mut layer = crate::ocr::searchable::TextLayer::new();
+    for p in pages {
+        let page = doc.load_page(p.page as i32).ctx("loading the page")?;
+        let bounds = page.bounds().ctx("measuring the page")?;
+        let mut page_obj = doc.find_page(p.page as i32).ctx("finding the page")?;
+        add_layer_page(&mut layer, &mut doc, &mut page_obj, bounds, p.scale, &p.text)?;
+        control.advance()?;
+    }
+    layer.finish()?;
+    untagged.restore();
+    let bytes = save_pdf(&doc, output, write_options(Encryption::None), control)?;
+    control.finish();
+    Ok(bytes)
+}
+
+/// Writes [`LayerPage`]s to a JSON file (an array) for [`read_layer_pages`].
+pub fn write_layer_pages(path: &Path, pages: &[LayerPage]) -> Result<()> {
+    let failed =
+        |e: &dyn std::fmt::Display| EngineError::new(ErrorCode::EngineError, format!("writing the text layer: {e}"));
+    let file = std::fs::File::create(path).map_err(|e| failed(&e))?;
+    let mut w = BufWriter::new(file);
+    serde_json::to_writer(&mut w, pages).map_err(|e| failed(&e))?;
+    w.flush().map_err(|e| failed(&e))
+}
+
+/// Reads the [`LayerPage`]s [`write_layer_pages`] wrote.
+pub fn read_layer_pages(path: &Path) -> Result<Vec<LayerPage>> {
+    let failed =
+        |e: &dyn std::fmt::Display| EngineError::new(ErrorCode::EngineError, format!("reading the text layer: {e}"));
+    let file = std::fs::File::open(path).map_err(|e| failed(&e))?;
+    serde_json::from_reader(BufReader::new(file)).map_err(|e| failed(&e))
+}
+
+/// Appends a recognised page's words to its text layer. `scale` maps raster pixels to
+/// displayed points from the top-left of `bounds`.
+fn add_layer_page(
+    layer: &mut crate::ocr::searchable::TextLayer,
+    doc: &mut PdfDocument,
+    page_obj: &mut PdfObject,
+    bounds: mupdf::Rect,
+    scale: [f32; 2],
+    text: &ocr::PageText,
+) -> Result<()> {
+    let [sx, sy] = scale;
+    // Displayed points -> PDF user space of this page.
+    let page_ctm = page_obj.page_ctm().ctx("reading the page matrix")?;
+    let inv = page_ctm.invert().unwrap_or(Matrix::IDENTITY);
+    let to_user = |p: [f32; 2]| -> [f32; 2] {
+        let (x, y) = inv.transform_xy(p[0] * sx + bounds.x0, p[1] * sy + bounds.y0);
+        [x, y]
+    };
+    layer.add_page(doc, page_obj, text, &to_user)
+}
+
+fn read_document(
+    input: &Path,
+    output: Option<&Path>,
+    options: &OcrOptions,
+    mut layer_pages: Option<&mut Vec<LayerPage>>,
+    control: &JobControl,
+) -> Result<OcrResult> {
     control.checkpoint()?;
     let engine = engine()?;
     let recogniser = recogniser_for(engine, options.languages.as_deref())?;
@@ -384,16 +505,12 @@ pub fn ocr_document(
         control.checkpoint()?;
         let blocks = blocks_json(&result, sx, sy, pw, ph);
         if options.output == OcrOutput::SearchablePdf {
-            // Displayed points -> PDF user space of this page.
-            let page_ctm = page_obj.page_ctm().ctx("reading the page matrix")?;
-            let inv = page_ctm.invert().unwrap_or(Matrix::IDENTITY);
-            let to_user = |p: [f32; 2]| -> [f32; 2] {
-                let (x, y) = inv.transform_xy(p[0] * sx + bounds.x0, p[1] * sy + bounds.y0);
-                [x, y]
-            };
-            layer.add_page(&mut doc, &mut page_obj, &result, &to_user)?;
+            add_layer_page(&mut layer, &mut doc, &mut page_obj, bounds, [sx, sy], &result)?;
         }
         pages.push(PageJson::recognised(index, pw, ph, dpi, &result, blocks));
+        if let Some(out) = layer_pages.as_deref_mut() {
+            out.push(LayerPage { page: index, scale: [sx, sy], text: result });
+        }
         processed += 1;
         control.advance()?;
     }

@@ -14,6 +14,13 @@
 //! page (0 <= x, x + w <= displayed width, same for y; 0.01 pt of slack), else
 //! `invalid_options`. Region edges are rounded outwards to whole pixels.
 //!
+//! # Page-parallel jobs
+//!
+//! The costly part, rendering and encoding the affected pages, can run on other processes:
+//! [`redact_burn`] burns a subset of the pages into a file, and [`redact_assemble`] runs
+//! [`redact`] with those pages read from such files instead of rendered. The rest is the same
+//! code in the same order, so the output is the one [`redact`] writes.
+//!
 //! # What an affected page keeps
 //!
 //! Its MediaBox, CropBox and `/Rotate` (so it displays at the same size and
@@ -28,13 +35,14 @@
 //! examined).
 
 use std::collections::{BTreeMap, HashSet};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
 use mupdf::pdf::{PdfDocument, PdfObject};
 use mupdf::{Buffer, Colorspace, Document, Matrix};
 
 use crate::control::JobControl;
-use crate::error::{EngineError, MuPdfResultExt, Result};
+use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
 use crate::pagework::render::{checked_dpi, encode_jpeg, raster_size, render_rgb, EncodedPage, JpegEncoder};
 use crate::pdf::content::repair_page_contents;
 use crate::pdf::mcid::untag_costly_pages;
@@ -85,18 +93,57 @@ const SLACK: f64 = 0.01;
 /// Burns the regions into their pages; `pages_processed` is the number of pages
 /// rebuilt.
 pub fn redact(input: &Path, output: &Path, options: &RedactOptions, control: &JobControl) -> Result<PageOpResult> {
+    redact_pages(input, output, options, None, control)
+}
+
+/// [`redact`] with the affected pages burnt by [`redact_burn`] (into the files `parts`, which
+/// together hold every page that has a region) instead of rendered here.
+pub fn redact_assemble(
+    input: &Path,
+    output: &Path,
+    options: &RedactOptions,
+    parts: &[&Path],
+    control: &JobControl,
+) -> Result<PageOpResult> {
+    let mut burnt = BTreeMap::new();
+    for part in parts {
+        read_burnt(part, &mut burnt)?;
+    }
+    redact_pages(input, output, options, Some(burnt), control)
+}
+
+/// Burns the pages of `options.regions` (a subset of a redaction's pages) into `output` for
+/// [`redact_assemble`] on another process. Returns the number of pages burnt.
+pub fn redact_burn(input: &Path, output: &Path, options: &RedactOptions, control: &JobControl) -> Result<u32> {
     let dpi = checked_dpi(options.dpi, REDACT_DEFAULT_DPI, REDACT_MIN_DPI, REDACT_MAX_DPI)?;
-    if options.regions.is_empty() {
+    control.checkpoint()?;
+    let opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
+    let untagged = untag_costly_pages(&opened.doc);
+    let by_page = regions_by_page(&options.regions, opened.page_count())?;
+    repair_page_contents(by_page.keys().map(|&i| (i + 1, &opened.pages[i])), &JobControl::new())?;
+    control.start(by_page.len() as u64)?;
+    let io = |e: std::io::Error| EngineError::io("writing the burnt pages", e);
+    let file = std::fs::File::create(output).map_err(io)?;
+    let mut w = BufWriter::new(file);
+    for (&index, regions) in &by_page {
+        control.checkpoint()?;
+        let burnt = burn_in(&opened.doc, index, dpi, regions, options.jpeg_encoder)?;
+        write_burnt(&mut w, index, &burnt).map_err(io)?;
+        control.advance()?;
+    }
+    w.flush().map_err(io)?;
+    untagged.restore();
+    control.finish();
+    Ok(by_page.len() as u32)
+}
+
+/// The regions by page, checked against the page count and for their sizes.
+fn regions_by_page(regions: &[RedactRegion], page_count: usize) -> Result<BTreeMap<usize, Vec<RedactRegion>>> {
+    if regions.is_empty() {
         return Err(EngineError::invalid_options("give at least one region"));
     }
-    control.checkpoint()?;
-    let mut opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
-    // Pages MuPDF would take hours to run are read as untagged, and saved as they were.
-    let untagged = untag_costly_pages(&opened.doc);
-    let page_count = opened.page_count();
-
     let mut by_page: BTreeMap<usize, Vec<RedactRegion>> = BTreeMap::new();
-    for (i, r) in options.regions.iter().enumerate() {
+    for (i, r) in regions.iter().enumerate() {
         if r.page < 0 || r.page as usize >= page_count {
             return Err(EngineError::invalid_options(format!(
                 "regions[{i}].page is {}, but the PDF has {page_count} pages",
@@ -108,6 +155,87 @@ pub fn redact(input: &Path, output: &Path, options: &RedactOptions, control: &Jo
         }
         by_page.entry(r.page as usize).or_default().push(*r);
     }
+    Ok(by_page)
+}
+
+/// Marks the start of a file of burnt pages (and its layout's version).
+const BURNT_MAGIC: &[u8; 8] = b"DPBURNT1";
+
+/// One burnt page: index (u64), bounds (4 x f32), raster size (2 x u32), grey (u8), JPEG
+/// length (u64) and bytes, little-endian: the exact values, floats included.
+fn write_burnt(w: &mut impl Write, index: usize, page: &BurntPage) -> std::io::Result<()> {
+    w.write_all(BURNT_MAGIC)?;
+    w.write_all(&(index as u64).to_le_bytes())?;
+    for v in [page.bounds.x0, page.bounds.y0, page.bounds.x1, page.bounds.y1] {
+        w.write_all(&v.to_le_bytes())?;
+    }
+    w.write_all(&page.w.to_le_bytes())?;
+    w.write_all(&page.h.to_le_bytes())?;
+    w.write_all(&[page.jpeg.grey as u8])?;
+    w.write_all(&(page.jpeg.jpeg.len() as u64).to_le_bytes())?;
+    w.write_all(&page.jpeg.jpeg)
+}
+
+fn read_burnt(path: &Path, into: &mut BTreeMap<usize, BurntPage>) -> Result<()> {
+    let bad = |what: &str| EngineError::new(ErrorCode::IoError, format!("reading the burnt pages: {what}"));
+    let file = std::fs::File::open(path).map_err(|e| EngineError::io("reading the burnt pages", e))?;
+    let mut r = BufReader::new(file);
+    let mut magic = [0u8; 8];
+    loop {
+        match r.read_exact(&mut magic) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
+            Err(e) => return Err(EngineError::io("reading the burnt pages", e)),
+        }
+        if &magic != BURNT_MAGIC {
+            return Err(bad("not a file of burnt pages"));
+        }
+        let mut b8 = [0u8; 8];
+        let mut b4 = [0u8; 4];
+        let mut u64_ = |r: &mut BufReader<std::fs::File>| -> Result<u64> {
+            r.read_exact(&mut b8).map_err(|_| bad("truncated"))?;
+            Ok(u64::from_le_bytes(b8))
+        };
+        let index = u64_(&mut r)? as usize;
+        let mut f = [0f32; 4];
+        for v in &mut f {
+            r.read_exact(&mut b4).map_err(|_| bad("truncated"))?;
+            *v = f32::from_le_bytes(b4);
+        }
+        r.read_exact(&mut b4).map_err(|_| bad("truncated"))?;
+        let w = u32::from_le_bytes(b4);
+        r.read_exact(&mut b4).map_err(|_| bad("truncated"))?;
+        let h = u32::from_le_bytes(b4);
+        let mut grey = [0u8; 1];
+        r.read_exact(&mut grey).map_err(|_| bad("truncated"))?;
+        let len = u64_(&mut r)?;
+        if len > (w as u64) * (h as u64) * 3 + (1 << 20) {
+            return Err(bad("a JPEG larger than its raster"));
+        }
+        let mut jpeg = vec![0u8; len as usize];
+        r.read_exact(&mut jpeg).map_err(|_| bad("truncated"))?;
+        let bounds = mupdf::Rect { x0: f[0], y0: f[1], x1: f[2], y1: f[3] };
+        into.insert(index, BurntPage { bounds, w, h, jpeg: EncodedPage { jpeg, grey: grey[0] != 0 } });
+    }
+}
+
+fn redact_pages(
+    input: &Path,
+    output: &Path,
+    options: &RedactOptions,
+    mut burnt_pages: Option<BTreeMap<usize, BurntPage>>,
+    control: &JobControl,
+) -> Result<PageOpResult> {
+    let dpi = checked_dpi(options.dpi, REDACT_DEFAULT_DPI, REDACT_MIN_DPI, REDACT_MAX_DPI)?;
+    if options.regions.is_empty() {
+        return Err(EngineError::invalid_options("give at least one region"));
+    }
+    control.checkpoint()?;
+    let mut opened = open_pdf(Source::Path(input), PasswordPolicy::Refuse, options.max_pages)?;
+    // Pages MuPDF would take hours to run are read as untagged, and saved as they were.
+    let untagged = untag_costly_pages(&opened.doc);
+    let page_count = opened.page_count();
+    let by_page = regions_by_page(&options.regions, page_count)?;
 
     // Only the redacted pages are decoded (a decompression bomb there is refused before
     // rendering). Every other page is copied untouched, its streams byte for byte and
@@ -126,7 +254,12 @@ pub fn redact(input: &Path, output: &Path, options: &RedactOptions, control: &Jo
     let mut replaced = HashSet::new();
     for (&index, regions) in &by_page {
         control.checkpoint()?;
-        let burnt = burn_in(&opened.doc, index, dpi, regions, options.jpeg_encoder)?;
+        let burnt = match burnt_pages.as_mut() {
+            Some(pages) => pages
+                .remove(&index)
+                .ok_or_else(|| EngineError::new(ErrorCode::IoError, format!("page {index} was not burnt")))?,
+            None => burn_in(&opened.doc, index, dpi, regions, options.jpeg_encoder)?,
+        };
         let page_obj = opened.pages[index].clone();
         replaced.extend(rebuild_page(&mut opened.doc, page_obj, &burnt)?);
         control.advance()?;

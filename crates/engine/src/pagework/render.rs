@@ -442,6 +442,29 @@ fn render_parallel(
     })
 }
 
+/// Joins ZIPs written by [`render_jpeg`] for consecutive page ranges of one document (in
+/// page order) into the ZIP it writes for all their pages at once: the entries are copied as
+/// they are, in order. A page-parallel job's tasks render the ranges on different processes.
+/// Returns the bytes written.
+pub fn join_page_zips(parts: &[&Path], output: &Path, control: &JobControl) -> Result<u64> {
+    let zip_failed = |e: zip::result::ZipError| EngineError::new(ErrorCode::IoError, format!("joining the ZIPs: {e}"));
+    let bytes = write_atomically(output, control, |tmp| {
+        let file = File::create(tmp).map_err(|e| EngineError::io("creating the output", e))?;
+        let mut out = zip::ZipWriter::new(BufWriter::new(file));
+        for part in parts {
+            control.checkpoint()?;
+            let input = File::open(part).map_err(|e| EngineError::io("reading a part", e))?;
+            let mut archive = zip::ZipArchive::new(std::io::BufReader::new(input)).map_err(zip_failed)?;
+            for i in 0..archive.len() {
+                out.raw_copy_file(archive.by_index_raw(i).map_err(zip_failed)?).map_err(zip_failed)?;
+            }
+        }
+        let mut w = out.finish().map_err(zip_failed)?;
+        w.flush().map_err(|e| EngineError::io("writing the output", e))
+    })?;
+    Ok(bytes)
+}
+
 /// Writes one JPEG, or a ZIP of stored JPEGs.
 struct PageSink<W: Write + std::io::Seek> {
     zip: Option<zip::ZipWriter<W>>,
