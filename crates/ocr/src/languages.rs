@@ -33,8 +33,10 @@ impl std::fmt::Display for LanguageError {
             Self::Unsupported(c) => write!(f, "unsupported language code(s): {}", c.join(", ")),
             Self::NoCommonRecogniser(c) => write!(f, "no recogniser reads all of {} together", c.join(", ")),
             Self::NotInstalled(c) => {
-                let hints: Vec<String> =
-                    c.iter().map(|code| format!("{code:?}: {}", crate::tesseract::tessdata::install_hint(code))).collect();
+                let hints: Vec<String> = c
+                    .iter()
+                    .map(|code| format!("{code:?}: {}", crate::tesseract::tessdata::install_hint(code)))
+                    .collect();
                 write!(f, "language(s) not installed: {}", hints.join("; "))
             }
         }

@@ -36,6 +36,9 @@ pub struct TessWord {
 pub struct TessLine {
     /// `[x0, y0, x1, y1]`.
     pub bbox: [f32; 4],
+    /// The line's text as Tesseract writes it: its words in logical order, with a space only
+    /// where it saw one (the words of Thai are pieces of a run without spaces).
+    pub text: String,
     /// Words.
     pub words: Vec<TessWord>,
 }
@@ -50,8 +53,8 @@ pub struct TessBlock {
 /// Orientation and script of a page (`TessBaseAPIDetectOrientationScript`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Osd {
-    /// Counter-clockwise degrees the page's text is turned by (0, 90, 180, 270): turning the
-    /// page clockwise by this makes it upright.
+    /// Clockwise degrees the page's text is turned by (0, 90, 180, 270): a page scanned
+    /// turned a quarter clockwise is 90, and turning it on by 270 makes it upright.
     pub orientation: u32,
     /// Tesseract's confidence in the orientation (unbounded; above ~2 is sure).
     pub orientation_confidence: f32,
@@ -112,7 +115,11 @@ impl TessApi {
             return Err(OcrError::Init("TessBaseAPICreate failed".into()));
         }
         let api = Self { handle, languages: languages.to_owned() };
-        let oem = if languages == "osd" { sys::TessOcrEngineMode_OEM_TESSERACT_ONLY } else { sys::TessOcrEngineMode_OEM_LSTM_ONLY };
+        let oem = if languages == "osd" {
+            sys::TessOcrEngineMode_OEM_TESSERACT_ONLY
+        } else {
+            sys::TessOcrEngineMode_OEM_LSTM_ONLY
+        };
         let rc = unsafe { sys::TessBaseAPIInit2(handle, datapath.as_ptr(), lang.as_ptr(), oem) };
         if rc != 0 {
             return Err(OcrError::Init(format!("Tesseract could not load {languages} from {}", tessdata.display())));
@@ -142,6 +149,7 @@ impl TessApi {
 
     /// Orientation and script of the image set (the handle must be initialised with `osd`).
     pub fn detect_orientation_script(&mut self) -> Option<Osd> {
+        unsafe { sys::TessBaseAPISetPageSegMode(self.handle, sys::TessPageSegMode_PSM_OSD_ONLY) };
         let (mut deg, mut oconf, mut sconf) = (0 as c_int, 0f32, 0f32);
         let mut name: *const std::ffi::c_char = std::ptr::null();
         let ok = unsafe {
@@ -214,14 +222,24 @@ impl TessApi {
                 sys::TessDeleteText(text_ptr);
                 if !text.is_empty() {
                     let new_block = sys::TessPageIteratorIsAtBeginningOf(pi, sys::TessPageIteratorLevel_RIL_BLOCK) != 0;
-                    let new_line = sys::TessPageIteratorIsAtBeginningOf(pi, sys::TessPageIteratorLevel_RIL_TEXTLINE) != 0;
+                    let new_line =
+                        sys::TessPageIteratorIsAtBeginningOf(pi, sys::TessPageIteratorLevel_RIL_TEXTLINE) != 0;
                     if new_block || blocks.is_empty() {
                         blocks.push(TessBlock::default());
                     }
                     let block = blocks.last_mut().expect("a block");
                     if new_line || block.lines.is_empty() {
-                        let bbox = bounding_box(pi, sys::TessPageIteratorLevel_RIL_TEXTLINE).unwrap_or_default();
-                        block.lines.push(TessLine { bbox, words: Vec::new() });
+                        let line = sys::TessPageIteratorLevel_RIL_TEXTLINE;
+                        let bbox = bounding_box(pi, line).unwrap_or_default();
+                        let line_ptr = sys::TessResultIteratorGetUTF8Text(ri, line);
+                        let text = if line_ptr.is_null() {
+                            String::new()
+                        } else {
+                            let t = CStr::from_ptr(line_ptr).to_string_lossy().into_owned();
+                            sys::TessDeleteText(line_ptr);
+                            t
+                        };
+                        block.lines.push(TessLine { bbox, text, words: Vec::new() });
                     }
                     if let Some(bbox) = bounding_box(pi, word) {
                         let confidence = (sys::TessResultIteratorConfidence(ri, word) / 100.0).clamp(0.0, 1.0);

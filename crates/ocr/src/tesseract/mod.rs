@@ -9,9 +9,9 @@
 //! ([`crate::Ocr::recognise_tesseract`]).
 
 pub mod api;
-pub mod tessdata;
 pub mod page;
 pub mod script;
+pub mod tessdata;
 pub mod words;
 
 use std::path::{Path, PathBuf};
@@ -113,7 +113,9 @@ impl Tesseract {
     ) -> Result<Vec<TessBlock>> {
         let joined = languages.join("+");
         let stopped = |s: Stopped| match s {
-            Stopped::Timeout(t) => OcrError::Timeout(format!("Tesseract did not finish the page within {} s", t.as_secs_f32())),
+            Stopped::Timeout(t) => {
+                OcrError::Timeout(format!("Tesseract did not finish the page within {} s", t.as_secs_f32()))
+            }
             Stopped::Cancelled => OcrError::Cancelled,
             Stopped::Failed(m) => OcrError::Inference(m),
         };
@@ -127,11 +129,13 @@ impl Tesseract {
                     for &rect in rects {
                         let left = timeout.saturating_sub(start.elapsed());
                         let read = h.read(Segmentation::Line, Some(rect), left, cancel).map_err(stopped)?;
-                        let words: Vec<TessWord> =
-                            read.into_iter().flat_map(|b| b.lines).flat_map(|l| l.words).collect();
+                        let lines: Vec<TessLine> = read.into_iter().flat_map(|b| b.lines).collect();
+                        let text = lines.iter().map(|l| l.text.trim()).collect::<Vec<_>>().join(" ");
+                        let words: Vec<TessWord> = lines.into_iter().flat_map(|l| l.words).collect();
                         if !words.is_empty() {
                             let [x, y, w, ht] = rect.map(|v| v as f32);
-                            blocks.push(TessBlock { lines: vec![TessLine { bbox: [x, y, x + w, y + ht], words }] });
+                            blocks
+                                .push(TessBlock { lines: vec![TessLine { bbox: [x, y, x + w, y + ht], text, words }] });
                         }
                     }
                     Ok(blocks)

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::api::{Osd, TessBlock};
-use super::words::{is_rtl_line, join_unspaced};
+use super::words::{is_rtl_line, join_unspaced, separate};
 use crate::det::RotRect;
 use crate::gutter::{RecLine, RecWord};
 use crate::{assemble, Image, Ocr, OcrError, PageText, Result, Rotation, MAX_INPUT_SIDE};
@@ -25,10 +25,12 @@ pub enum Layout {
     Detector,
 }
 
-/// The layout used for `languages`: Tesseract's own, which read every script family of the
-/// test pages at least as well as our detector's lines (docs/ocr.md, "Tesseract").
+/// The layout used for `languages`: our detector's lines, which read every script family of
+/// the test pages at least as well as Tesseract's own layout analysis, and Korean and Thai far
+/// better (its page segmentation lost most Hangul lines and read Thai vowel marks as a line of
+/// their own; docs/ocr.md, "Tesseract").
 pub fn layout_for(_languages: &[String]) -> Layout {
-    Layout::Tesseract
+    Layout::Detector
 }
 
 /// What a Tesseract page read needs besides the pixels.
@@ -107,7 +109,8 @@ impl Ocr {
             None => tess.orientation_script(&grey, dpi)?,
         };
         let rotation: Rotation = match &osd {
-            Some(o) if o.orientation_confidence >= TURN_FROM_CONFIDENCE => o.orientation,
+            // OSD gives the clockwise turn the page's text has; turning on to 360 undoes it.
+            Some(o) if o.orientation_confidence >= TURN_FROM_CONFIDENCE => (360 - o.orientation) % 360,
             _ => 0,
         };
         let upright = if rotation == 0 { grey } else { grey.rotate_cw(rotation) };
@@ -157,9 +160,9 @@ fn lines_in_blocks(blocks: Vec<TessBlock>) -> (Vec<RecLine>, Vec<Vec<usize>>) {
     for block in blocks {
         let mut ids = Vec::new();
         for line in block.lines {
-            let rtl = is_rtl_line(&line.words);
-            let height = line.bbox[3] - line.bbox[1];
-            let words = join_unspaced(line.words, height, rtl);
+            let mut words = join_unspaced(line.words, &line.text);
+            let rtl = is_rtl_line(&words);
+            separate(&mut words, line.bbox[3] - line.bbox[1], rtl);
             let n: usize = words.iter().map(|w| w.text.chars().count()).sum();
             let confidence =
                 words.iter().map(|w| w.confidence * w.text.chars().count() as f32).sum::<f32>() / n.max(1) as f32;

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 /// Debian's tessdata directories, newest Tesseract first.
-pub const SYSTEM_TESSDATA: [&str; 2] = ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"];
+pub const SYSTEM_TESSDATA: [&str; 2] =
+    ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"];
 
 /// Traineddata that are not a language to read with: orientation and script detection, and
 /// the legacy-engine-only equation model.
@@ -77,7 +78,14 @@ mod tests {
     #[test]
     fn languages_are_the_traineddata_files_and_scripts_without_osd() {
         let dir = scratch("list");
-        for f in ["rus.traineddata", "chi_sim.traineddata", "osd.traineddata", "equ.traineddata", "pdf.ttf", "script/Cyrillic.traineddata"] {
+        for f in [
+            "rus.traineddata",
+            "chi_sim.traineddata",
+            "osd.traineddata",
+            "equ.traineddata",
+            "pdf.ttf",
+            "script/Cyrillic.traineddata",
+        ] {
             std::fs::write(dir.join(f), b"").unwrap();
         }
         assert_eq!(installed_languages(&dir), vec!["chi_sim", "rus", "script/Cyrillic"]);
