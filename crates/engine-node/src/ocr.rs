@@ -50,10 +50,15 @@ pub struct OcrOptions {
     pub output: String,
     /// 0-based page indexes; default every page.
     pub pages: Option<Vec<f64>>,
-    /// Tesseract-style language codes (`eng`, `jpn`, ...); default the Latin + simplified
-    /// Chinese recogniser. Rejects with `invalid_options` (naming the supported codes) when
-    /// empty or when no model reads a code.
+    /// Tesseract-style language codes (`eng`, `jpn`, `rus`, `script/Cyrillic`, ...): an ONNX
+    /// recogniser when one reads them all, else Tesseract with the installed traineddata;
+    /// default the Latin + simplified Chinese recogniser, or per page the reader of its detected
+    /// script. Rejects with `invalid_options` (naming the supported codes and how to install a
+    /// missing one) when empty or when a code is neither.
     pub languages: Option<Vec<String>>,
+    /// Seconds a page may take in Tesseract before it fails (`ocr_timeout` in its JSON entry;
+    /// the job goes on); default 120.
+    pub page_timeout_s: Option<f64>,
 }
 
 #[napi(object)]
@@ -95,6 +100,7 @@ pub fn ocr<'env>(
             max_pages: None,
             output: kind,
             languages: options.languages,
+            page_timeout: options.page_timeout_s.filter(|s| *s > 0.0).map(std::time::Duration::from_secs_f64),
         };
         let out = output.map(std::path::PathBuf::from);
         let r = engine::ocr::pipeline::ocr_document(input.as_ref(), out.as_deref(), &opts, &control)?;

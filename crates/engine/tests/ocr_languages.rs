@@ -86,6 +86,7 @@ fn read_back(name: &str, font: &str, text: &str, languages: &[&str], engine_name
         max_pages: None,
         output: OcrOutput::SearchablePdf,
         languages: Some(languages.iter().map(|s| s.to_string()).collect()),
+        page_timeout: None,
     };
     let r = ocr_document(&png, Some(&out), &options, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
@@ -143,7 +144,8 @@ fn the_default_recogniser_lacks_kana_which_is_why_jpn_chooses_another() {
     init_ocr();
     let dir = common::Scratch::new("ocr-lang-default");
     let png = render_page(&dir, "jpn-default", "Noto Serif CJK JP", JAPANESE);
-    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
+    let options =
+        OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None, page_timeout: None };
     let r = ocr_document(&png, None, &options, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
     assert_eq!(v["engine"], "pp-ocrv6-tiny");
@@ -160,12 +162,16 @@ fn unknown_and_empty_language_lists_are_invalid_options_naming_the_supported_cod
     let png = dir.path("any.pdf");
     // Any readable input: the languages are checked before the file is read.
     std::fs::copy(common::repo_root().join("src/worker/operations/fixtures/ocr-searchable.pdf"), &png).unwrap();
-    for (languages, names) in [(vec!["kor"], "kor"), (vec!["eng", "xx"], "xx"), (vec![], "at least one")] {
+    // qaa-qtz are ISO 639's codes for local use: no traineddata carries them.
+    for (languages, names) in
+        [(vec!["qaa"], "apt-get install tesseract-ocr-qaa"), (vec!["eng", "xx"], "xx"), (vec![], "at least one")]
+    {
         let options = OcrOptions {
             pages: None,
             max_pages: None,
             output: OcrOutput::Blocks,
             languages: Some(languages.iter().map(|s| s.to_string()).collect()),
+            page_timeout: None,
         };
         let e = ocr_document(&png, None, &options, &JobControl::new()).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidOptions, "{languages:?}");
