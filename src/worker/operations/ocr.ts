@@ -101,7 +101,7 @@ async function blocks(input: ExecutionInput<"ocr">): Promise<{ pagesProcessed: n
   const r = await engine().ocr(
     input.inputs[0]!.path,
     null,
-    { output: "blocks", pages: selectedPages(input.options), languages },
+    { output: "blocks", pages: selectedPages(input.options), languages, pageTimeoutS: config.ocrPageTimeoutS },
     input.control,
   );
   return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, ...JSON.parse(r.json) } } };
@@ -131,11 +131,19 @@ async function searchable(
   const r = await engine().ocr(
     src.path,
     out,
-    { output: "searchable_pdf", pages: selectedPages(input.options), languages },
+    { output: "searchable_pdf", pages: selectedPages(input.options), languages, pageTimeoutS: config.ocrPageTimeoutS },
     input.control,
   );
-  const skipped = (JSON.parse(r.json).pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
-  const note = skipped ? `${skipped} page(s) already carried text and were kept as they are, without OCR.` : undefined;
+  const pages = JSON.parse(r.json).pages as { page: number; ocr: boolean; error?: { code: string } }[];
+  const skipped = pages.filter((p) => !p.ocr && !p.error).length;
+  const failed = pages.filter((p) => p.error).map((p) => p.page);
+  const notes = [
+    skipped ? `${skipped} page(s) already carried text and were kept as they are, without OCR.` : "",
+    failed.length
+      ? `Page(s) ${failed.join(", ")} (0-based) could not be read within OCR_PAGE_TIMEOUT_S and were kept without a text layer.`
+      : "",
+  ].filter(Boolean);
+  const note = notes.length ? notes.join(" ") : undefined;
   return {
     pagesProcessed: r.pagesProcessed,
     result: {
