@@ -76,9 +76,6 @@ fn every_script_family_reads_within_its_bound_and_the_chosen_layout_is_the_bette
             cer_own * 100.0,
             cer_lines * 100.0
         );
-        if std::env::var_os("TESS_SHOW").is_some() {
-            eprintln!("own: {}\nlines: {}", own.page.text(), lines.page.text());
-        }
         if cer_chosen > bound(p) {
             failures.push(format!(
                 "{}: CER {:.2}% over {:.0}%: {}",
@@ -130,9 +127,11 @@ fn script_detection_names_the_script_of_the_families_osd_knows() {
     not(all(has_ocr_models, has_tessdata_scripts)),
     ignore = "OCR models or Tesseract traineddata missing: run scripts/setup.sh"
 )]
-fn a_page_turned_90_180_or_270_degrees_is_read_upright() {
-    let e = common::engine();
+fn a_page_turned_90_180_or_270_degrees_is_read_upright_under_the_machine_lock() {
     let dir = scratch("turned");
+    // The service's setting: every model run and every Tesseract page under the machine-wide
+    // lock (the detector's run and Tesseract's must not nest).
+    let e = ocr::Ocr::new(&common::config(2, Some(dir.join("machine.lock")))).unwrap();
     let p = &script_pages::CYRILLIC;
     for turn in [90, 180, 270] {
         let page = load(&script_pages::render(&dir, p, DPI, turn));

@@ -115,9 +115,11 @@ impl Ocr {
         };
         let upright = if rotation == 0 { grey } else { grey.rotate_cw(rotation) };
         let layout = read.layout.unwrap_or_else(|| layout_for(read.languages));
-        let _run = self.machine_run()?;
+        // Tesseract's recognition holds the machine lock like a model run (Debian's libtesseract
+        // runs OpenMP threads); the detector takes it for its own run first.
         let (lines, order) = match layout {
             Layout::Tesseract => {
+                let _run = self.machine_run()?;
                 let blocks = tess.read(&upright, dpi, read.languages, None, read.timeout, read.cancel)?;
                 lines_in_blocks(blocks)
             }
@@ -125,7 +127,9 @@ impl Ocr {
                 let mut rects = self.detect(&upright)?;
                 rects.retain(|r| r.w >= 0.8 * r.h);
                 let boxes: Vec<[usize; 4]> = rects.iter().filter_map(|r| line_box(r, &upright)).collect();
+                let run = self.machine_run()?;
                 let blocks = tess.read(&upright, dpi, read.languages, Some(&boxes), read.timeout, read.cancel)?;
+                drop(run);
                 let (lines, _) = lines_in_blocks(blocks);
                 crate::gutter::arrange(lines)
             }
