@@ -5,6 +5,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import manifest from "../../models/manifest.json";
+import { config } from "../config";
 
 type Entry = { name: string; engine?: string; languages?: string[] };
 
@@ -23,8 +24,7 @@ const notLanguages = new Set(["osd", "equ"]);
 
 /** The tessdata directory: TESSDATA_PREFIX, else the first of Debian's that exists. */
 export function tessdataDir(): string | null {
-  const prefix = process.env.TESSDATA_PREFIX;
-  if (prefix) return prefix;
+  if (config.tessdataPrefix) return config.tessdataPrefix;
   return systemTessdata.find((d) => existsSync(d)) ?? null;
 }
 

@@ -138,20 +138,50 @@ fn a_german_page_read_with_deu_keeps_its_umlauts_and_each_line_reads_back_whole(
 #[test]
 #[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn the_default_recogniser_lacks_kana_which_is_why_jpn_chooses_another() {
-    // Without languages the tiny recogniser reads the page: its dictionary has no kana, so
-    // most of them are lost (the behaviour issue 18 reported), and the result says which
-    // model read it.
+    // Read by the tiny recogniser (chi_sim names it): its dictionary has no kana, so most of
+    // them are lost (the behaviour issue 18 reported), and the result says which model read it.
     init_ocr();
     let dir = common::Scratch::new("ocr-lang-default");
     let png = render_page(&dir, "jpn-default", "Noto Serif CJK JP", JAPANESE);
+    let options = OcrOptions {
+        pages: None,
+        max_pages: None,
+        output: OcrOutput::Blocks,
+        languages: Some(vec!["chi_sim".into()]),
+        page_timeout: None,
+    };
+    let r = ocr_document(&png, None, &options, &JobControl::new()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
+    assert_eq!(v["engine"], "pp-ocrv6-tiny");
+    let text = v["pages"][0]["text"].as_str().unwrap();
+    assert!(kana_in(text) * 4 < kana_in(JAPANESE), "the tiny recogniser read kana after all: {text}");
+}
+
+fn kana_in(s: &str) -> usize {
+    s.chars().filter(|c| ('\u{3040}'..='\u{30FF}').contains(c)).count()
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_ocr_models, has_tessdata_scripts)),
+    ignore = "OCR models or Tesseract's osd missing: run scripts/setup.sh"
+)]
+fn without_languages_a_japanese_page_is_detected_and_read_with_its_kana() {
+    // The tiny recogniser reads the page doubtfully; script detection says Japanese, and the
+    // recogniser with kana reads it (docs/ocr.md, "Automatic script detection").
+    init_ocr();
+    let dir = common::Scratch::new("ocr-lang-auto");
+    let png = render_page(&dir, "jpn-auto", "Noto Serif CJK JP", JAPANESE);
     let options =
         OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None, page_timeout: None };
     let r = ocr_document(&png, None, &options, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
-    assert_eq!(v["engine"], "pp-ocrv6-tiny");
-    let kana_in = |s: &str| s.chars().filter(|c| ('\u{3040}'..='\u{30FF}').contains(c)).count();
-    let text = v["pages"][0]["text"].as_str().unwrap();
-    assert!(kana_in(text) * 4 < kana_in(JAPANESE), "the tiny recogniser read kana after all: {text}");
+    let page = &v["pages"][0];
+    assert_eq!(v["engine"], "pp-ocrv6-tiny", "the document's default");
+    assert_eq!(page["engine"], "pp-ocrv6-small", "{page}");
+    assert_eq!(page["script"]["name"], "Japanese", "{page}");
+    let text = page["text"].as_str().unwrap();
+    assert!(kana_in(text) * 10 > kana_in(JAPANESE) * 9, "kana lost: {text}");
 }
 
 #[test]

@@ -229,6 +229,22 @@ pub struct PageText {
 }
 
 impl PageText {
+    /// Mean confidence of the page's characters (each line's confidence weighted by its
+    /// length); 0 for a page without text.
+    pub fn mean_confidence(&self) -> f32 {
+        let (mut sum, mut n) = (0f32, 0usize);
+        for l in self.blocks.iter().flat_map(|b| &b.lines) {
+            let c = l.text.chars().filter(|c| !c.is_whitespace()).count();
+            sum += l.confidence * c as f32;
+            n += c;
+        }
+        if n == 0 {
+            0.0
+        } else {
+            sum / n as f32
+        }
+    }
+
     /// Plain text: lines joined by newlines, blocks by blank lines.
     pub fn text(&self) -> String {
         self.blocks
