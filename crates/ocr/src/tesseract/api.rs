@@ -268,5 +268,5 @@ impl TessApi {
 unsafe fn bounding_box(pi: *const sys::TessPageIterator, level: sys::TessPageIteratorLevel) -> Option<[f32; 4]> {
     let (mut l, mut t, mut r, mut b) = (0 as c_int, 0 as c_int, 0 as c_int, 0 as c_int);
     (sys::TessPageIteratorBoundingBox(pi, level, &mut l, &mut t, &mut r, &mut b) != 0)
-        .then(|| [l as f32, t as f32, r as f32, b as f32])
+        .then_some([l as f32, t as f32, r as f32, b as f32])
 }
