@@ -24,6 +24,8 @@ pub struct OcrInitOptions {
     /// A file every process on the machine locks around each model run, so that one run
     /// at a time uses the intra-op threads; default none.
     pub machine_lock: Option<String>,
+    /// Tesseract's traineddata directory (`TESSDATA_PREFIX`); default Debian's.
+    pub tessdata: Option<String>,
 }
 
 /// Loads ONNX Runtime and the models (hashes checked). Later calls resolve at once.
@@ -39,6 +41,7 @@ pub fn ocr_init(env: &Env, options: OcrInitOptions) -> Result<Object<'_>> {
             det_max_side: options.det_max_side.map(|v| v as usize),
             machine_lock: options.machine_lock.map(Into::into),
             tuning: crate::settings::settings().ocr.clone(),
+            tessdata: options.tessdata.map(Into::into),
         })
     })
 }

@@ -449,7 +449,7 @@ impl Ocr {
             det_max_side: config.det_max_side.max(320),
             tuning: config.tuning.clone(),
             openvino,
-            tesseract: tesseract::Tesseract::find(),
+            tesseract: tesseract::Tesseract::find(config.tessdata.as_deref()),
         };
         if openvino {
             // Every shape a page's runs can have, once, before the first page (BatchPolicy).

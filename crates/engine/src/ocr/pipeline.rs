@@ -107,6 +107,8 @@ pub struct OcrInit {
     pub machine_lock: Option<PathBuf>,
     /// Settings for comparisons and diagnostics (default: what the service runs).
     pub tuning: OcrTuning,
+    /// Tesseract's traineddata directory; `None`: Debian's (`ocr::OcrConfig::tessdata`).
+    pub tessdata: Option<PathBuf>,
 }
 
 pub use ocr::OcrTuning;
@@ -139,6 +141,7 @@ pub fn ocr_init(init: &OcrInit) -> Result<()> {
         det_max_side: init.det_max_side.unwrap_or(ocr::DET_MAX_SIDE),
         machine_lock: init.machine_lock.clone(),
         tuning: init.tuning.clone(),
+        tessdata: init.tessdata.clone(),
     })
     .map_err(ocr_failed)?;
     let _ = OCR.set(engine);

@@ -36,10 +36,10 @@ pub struct Tesseract {
 }
 
 impl Tesseract {
-    /// Tesseract over the tessdata directory ([`tessdata::tessdata_dir`]); `None` when there is
-    /// none or it holds no language.
-    pub fn find() -> Option<Self> {
-        Self::at(&tessdata::tessdata_dir()?)
+    /// Tesseract over the tessdata directory ([`tessdata::tessdata_dir`] of `configured`);
+    /// `None` when there is none or it holds no language.
+    pub fn find(configured: Option<&Path>) -> Option<Self> {
+        Self::at(&tessdata::tessdata_dir(configured)?)
     }
 
     /// Tesseract over `dir`; `None` when it holds no language.

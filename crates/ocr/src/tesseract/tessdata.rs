@@ -12,11 +12,12 @@ pub const SYSTEM_TESSDATA: [&str; 2] =
 /// the legacy-engine-only equation model.
 const NOT_LANGUAGES: [&str; 2] = ["osd", "equ"];
 
-/// The tessdata directory: `TESSDATA_PREFIX` when set (Tesseract 5 takes it as the directory
-/// holding the traineddata), else the first of [`SYSTEM_TESSDATA`] that exists.
-pub fn tessdata_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("TESSDATA_PREFIX").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
+/// The tessdata directory: `configured` when given (the service passes `TESSDATA_PREFIX`,
+/// which Tesseract 5 takes as the directory holding the traineddata), else the first of
+/// [`SYSTEM_TESSDATA`] that exists.
+pub fn tessdata_dir(configured: Option<&Path>) -> Option<PathBuf> {
+    if let Some(dir) = configured.filter(|d| !d.as_os_str().is_empty()) {
+        return Some(dir.to_owned());
     }
     SYSTEM_TESSDATA.iter().map(PathBuf::from).find(|d| d.is_dir())
 }
