@@ -10,7 +10,10 @@
 //!   scripts/fetch-corpus.sh cannot download, so a fetched corpus has `has_corpus` only);
 //! - `has_ocr_models`: ONNX Runtime and every model file of models/manifest.json are under
 //!   node_modules (bun install, scripts/fetch-models.sh);
-//! - `has_openvino`: the manifest's ONNX Runtime build with OpenVINO is there too.
+//! - `has_openvino`: the manifest's ONNX Runtime build with OpenVINO is there too;
+//! - `has_tessdata_scripts`: Tesseract's traineddata of the script-family test pages
+//!   ([`TESSDATA_SCRIPTS`]) and its orientation and script detection (`osd`) are installed
+//!   (scripts/setup.sh), in `TESSDATA_PREFIX` or Debian's tessdata directory.
 //!
 //! The corpus directory is `CORPUS_DIR` when set (relative to the repository root), else the first of `<repo>/.corpus`
 //! (where scripts/fetch-corpus.sh puts it) and `<repo>/../shared/corpus` that holds
@@ -64,6 +67,20 @@ fn model_files(manifest: &serde_json::Value) -> (Vec<String>, Option<String>) {
     (required, manifest.get("openvino_runtime").and_then(file))
 }
 
+/// The traineddata the script-family tests read with (crates/script_pages.rs).
+const TESSDATA_SCRIPTS: [&str; 8] = ["rus", "ell", "ara", "heb", "hin", "tha", "kor", "osd"];
+
+/// The tessdata directory the engine will use (crates/ocr/src/tesseract/tessdata.rs).
+fn tessdata_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("TESSDATA_PREFIX").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|d| d.is_dir())
+}
+
 /// Watches `path` when it exists; for a missing file, its nearest existing directory below
 /// `stop` (a watch on a missing path would rerun the build script on every build).
 fn watch(path: &Path, stop: &Path) {
@@ -80,12 +97,19 @@ fn watch(path: &Path, stop: &Path) {
 /// Prints the cfgs and the rerun rules; called from the build script's `main`.
 pub fn emit() {
     let root = repo_root();
-    for cfg in ["has_corpus", "has_ocr_corpus", "has_ocr_models", "has_openvino"] {
+    for cfg in ["has_corpus", "has_ocr_corpus", "has_ocr_models", "has_openvino", "has_tessdata_scripts"] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
     println!("cargo:rerun-if-changed={}", root.join("crates/test_inputs.rs").display());
     println!("cargo:rerun-if-changed={}", root.join("test/corpus-manifest.tsv").display());
     println!("cargo:rerun-if-env-changed=CORPUS_DIR");
+    println!("cargo:rerun-if-env-changed=TESSDATA_PREFIX");
+    if let Some(dir) = tessdata_dir() {
+        println!("cargo:rerun-if-changed={}", dir.display());
+        if TESSDATA_SCRIPTS.iter().all(|l| dir.join(format!("{l}.traineddata")).is_file()) {
+            println!("cargo:rustc-cfg=has_tessdata_scripts");
+        }
+    }
 
     let corpus = corpus_dir(&root);
     if corpus.is_dir() {

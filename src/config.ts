@@ -72,6 +72,12 @@ export const config = {
   renderThreads: process.env.RENDER_THREADS ? Number(process.env.RENDER_THREADS) : undefined,
   /** Not in the contract: OCR threads per process (a positive integer), else chosen from the cores. */
   ocrThreads: ((n) => (Number.isInteger(n) && n > 0 ? n : null))(Number(process.env.OCR_THREADS)),
+  /** Not in the contract: seconds a page may take in Tesseract before that page fails with
+   * `ocr_timeout` in the result (the job goes on with the other pages). */
+  ocrPageTimeoutS: int("OCR_PAGE_TIMEOUT_S", 120, 1),
+  /** Not in the contract: Tesseract's traineddata directory (its languages are offered); empty:
+   * Debian's. The engine reads the same variable (crates/ocr/src/tesseract/tessdata.rs). */
+  tessdataPrefix: process.env.TESSDATA_PREFIX || "",
   /** Not in the contract: OCR_MACHINE_LOCK=0 lets every worker run the models at once. */
   ocrMachineLock: process.env.OCR_MACHINE_LOCK !== "0",
   /** Not in the contract: the engine's thread pool per process (ENGINE_THREADS); 0 = the number of cores.

@@ -1,5 +1,8 @@
 // OCR languages (issues 18 item 3, 40 item 7): our pipeline with the `languages` option against
 // Tesseract with the matching traineddata (Debian tesseract-ocr-<lang>), same images, same run.
+// For the languages the ONNX recognisers do not read (rus, ell, ara, heb, hin, tha, kor) ours is
+// libtesseract itself behind our detector's lines: the rows show what the line layout, the word
+// joining and the text layer cost or gain against `tesseract -l <lang>`.
 //
 // Pages: the Japanese page of the corpus (files/japanese-tex-dvipdfmx.pdf, rasterised by pdftoppm
 // at 300 dpi; reference: its pdftotext text), and one generated page per supported language
@@ -22,15 +25,15 @@
 // searchable PDFs; their text layer read back by pdftotext is compared with that run's JSON text
 // (item 4: same non-empty lines, whitespace runs as one space; CJK lines without spaces):
 // `pdftotext -raw` exactly, and the default mode after its joining of hyphenated line ends.
-// Time: --quick (deu, jpn, chi_tra and the corpus page) about a minute on 2 idle cores; the
-// default (37 languages) about 5 minutes.
+// Time: --quick (deu, jpn, chi_tra, rus, ara and the corpus page) about a minute and a half on 2
+// idle cores; the default (44 languages) about 6 minutes.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { BenchContext, BenchSection } from "./run";
 import { normalise } from "./ocr.bench";
 import { goalLine, runOurs, tesseractList, workerConfig, type PairRun } from "./ocr-speed";
-import { cjkLanguages, renderLangPages } from "../../test/support/lang-pages";
+import { cjkLanguages, langTexts, renderLangPages } from "../../test/support/lang-pages";
 import { ocrLanguages } from "../../src/domain/ocr-languages";
 
 export function langCer(lang: string, ref: string, hyp: string): number {
@@ -71,7 +74,9 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     const ref = spawnSync("pdftotext", [jp, "-"], { encoding: "utf8" }).stdout;
     pages.push({ name: "corpus japanese-tex-dvipdfmx (300 dpi)", lang: "jpn", png: `${stem}.png`, text: ref });
   }
-  const langs = ctx.quick ? ["deu", "jpn", "chi_tra"] : ocrLanguages;
+  // Every offered language with a test text: the ONNX recognisers' and the Tesseract languages
+  // of lang-pages.ts that this machine has installed.
+  const langs = ctx.quick ? ["deu", "jpn", "chi_tra", "rus", "ara"] : ocrLanguages.filter((l) => l in langTexts);
   for (const p of renderLangPages(join(dir, "generated"), langs)) pages.push({ name: `generated ${p.lang}`, ...p });
 
   // Time and texts: per language, ours and Tesseract in turn, whole process each.

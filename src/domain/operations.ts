@@ -4,7 +4,8 @@
 // (`OptionsOf<Op>`, `ResultOf<Op>`) all derive from here.
 import { type Static, type TObject, type TOptional, type TSchema, Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { defaultOcrLanguages, ocrLanguages } from "./ocr-languages";
+import { defaultOcrLanguages, modelLanguages, ocrLanguageInstallHint, ocrLanguages } from "./ocr-languages";
+import { refusalHints } from "./schema-check";
 
 export type JobKind = "ocr" | "convert" | "compress" | "merge" | "split" | "page_ops" | "protect" | "unlock" | "redact";
 export type InputKind = "pdf" | "docx" | "xlsx" | "csv" | "jpeg" | "png" | "webp";
@@ -12,17 +13,25 @@ export type InputKind = "pdf" | "docx" | "xlsx" | "csv" | "jpeg" | "png" | "webp
 const pageIndexes = (description: string) =>
   T.Array(T.Integer({ minimum: 0 }), { maxItems: 10000, uniqueItems: true, description });
 const strict = { additionalProperties: false } as const;
+/** A language code of ocr and searchable_pdf; refused codes are told how to install them. */
+const ocrLanguageCode = () => {
+  const schema = T.Union(ocrLanguages.map((c) => T.Literal(c)));
+  refusalHints.set(schema, (v) => ocrLanguageInstallHint(String(v)));
+  return schema;
+};
+
 /** ocr and searchable_pdf: an extension (not in the spec), marked x-extension. */
 const ocrLanguagesOption = () =>
   T.Optional(
-    T.Array(T.Union(ocrLanguages.map((c) => T.Literal(c))), {
+    T.Array(ocrLanguageCode(), {
       minItems: 1,
       maxItems: ocrLanguages.length,
       uniqueItems: true,
       "x-extension": true,
       description:
-        `Extension. Tesseract-style language codes of the text, e.g. ["jpn"] or ["eng", "deu"]; one of ${ocrLanguages.join(", ")}. ` +
-        `Default (absent): ${defaultOcrLanguages.join(", ")} (Latin script and simplified Chinese). Chooses the recognition model; see docs/ocr.md.`,
+        `Extension. Tesseract-style language codes of the text, e.g. ["jpn"], ["eng", "deu"] or ["rus"]; one of ${ocrLanguages.join(", ")}. ` +
+        `${modelLanguages.join(", ")} are read by this service's own recognisers; the others by Tesseract with the traineddata installed on this deployment (apt-get install tesseract-ocr-<code> adds one). ` +
+        `Default (absent): ${defaultOcrLanguages.join(", ")} (Latin script and simplified Chinese), and each page whose detected script is another is read by the recogniser of that script. See docs/ocr.md.`,
     }),
   );
 

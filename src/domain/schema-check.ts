@@ -12,6 +12,10 @@ if (!FormatRegistry.Has("uri")) FormatRegistry.Set("uri", (v) => URL.canParse(v)
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
+/** Enumerations whose refusal says more than the accepted values: the extra sentence for a
+ * refused value (the OCR language codes say how to install a missing language). */
+export const refusalHints = new WeakMap<TSchema, (value: unknown) => string>();
+
 function checker(schema: TSchema): TypeCheck<TSchema> {
   let c = compiled.get(schema);
   if (!c) {
@@ -59,7 +63,8 @@ export function check<T>(
   // accepted values instead of TypeBox's "Expected union value".
   const alternatives = (first?.schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf;
   if (first && alternatives?.length && alternatives.every((a) => a.const !== undefined)) {
-    message = `${JSON.stringify(first.value)} is not supported; expected one of ${alternatives.map((a) => String(a.const)).join(", ")}`;
+    const hint = refusalHints.get(first.schema);
+    message = `${JSON.stringify(first.value)} is not supported${hint ? ` (${hint(first.value)})` : ""}; expected one of ${alternatives.map((a) => String(a.const)).join(", ")}`;
   }
   const where = param ? `\`${param}\`: ` : "";
   throw new ApiError(code, `${where}${message}.`, param);

@@ -14,6 +14,7 @@ export const engineErrorCodes = [
   "page_too_large",
   "ocr_unavailable",
   "invalid_image",
+  "ocr_timeout",
   "engine_error",
 ] as const;
 export type EngineErrorCode = (typeof engineErrorCodes)[number];
@@ -31,6 +32,8 @@ export const jobErrorCodeOf: Record<EngineErrorCode, JobErrorCode> = {
   page_too_large: "page_too_large",
   ocr_unavailable: "internal_error",
   invalid_image: "file_unreadable",
+  // OCR marks a timed-out page in its result and goes on; a caller that cannot is out of time.
+  ocr_timeout: "job_timeout",
   engine_error: "file_unreadable",
 };
 

@@ -48,7 +48,19 @@ export const langTexts: Record<string, string> = {
   chi_tra:
     "人人生而自由，在尊嚴和權利上一律平等。他們賦有理性和良心，並應以兄弟關係的精神相對待。清晨的城市還沒有完全醒來，街道兩旁的早餐店已經冒出熱氣。老人們在公園裡打太極拳，學生背著書包匆匆走過，公車一輛接一輛地駛向遠方。",
   jpn: "すべての人間は、生まれながらにして自由であり、かつ、尊厳と権利とについて平等である。人間は、理性と良心とを授けられており、互いに同胞の精神をもって行動しなければならない。朝の駅はいつも混雑している。会社員は新聞を読みながら電車を待ち、学生たちはスマートフォンで音楽を聴いている。窓の外には富士山が小さく見えた。",
+  // Read by Tesseract (the scripts the ONNX recognisers lack): Articles 1 and 3, as in
+  // crates/script_pages.rs.
+  rus: "Все люди рождаются свободными и равными в своем достоинстве и правах. Они наделены разумом и совестью и должны поступать в отношении друг друга в духе братства. Каждый человек имеет право на жизнь, на свободу и на личную неприкосновенность.",
+  ell: "Όλοι οι άνθρωποι γεννιούνται ελεύθεροι και ίσοι στην αξιοπρέπεια και τα δικαιώματα. Είναι προικισμένοι με λογική και συνείδηση, και οφείλουν να συμπεριφέρονται μεταξύ τους με πνεύμα αδελφοσύνης.",
+  ara: "يولد جميع الناس أحرارا متساوين في الكرامة والحقوق. وقد وهبوا عقلا وضميرا وعليهم أن يعامل بعضهم بعضا بروح الإخاء. لكل فرد الحق في الحياة والحرية وسلامة شخصه.",
+  heb: "כל בני האדם נולדו בני חורין ושווים בערכם ובזכויותיהם. כולם חוננו בתבונה ובמצפון, לפיכך חובה עליהם לנהוג איש ברעהו ברוח של אחווה. כל אדם יש לו הזכות לחיים, לחירות ולביטחון אישי.",
+  hin: "सभी मनुष्यों को गौरव और अधिकारों के मामले में जन्मजात स्वतन्त्रता और समानता प्राप्त है। उन्हें बुद्धि और अन्तरात्मा की देन प्राप्त है और परस्पर उन्हें भाईचारे के भाव से बर्ताव करना चाहिए।",
+  tha: "มนุษย์ทั้งหลายเกิดมามีอิสระและเสมอภาคกันในเกียรติศักดิ์และสิทธิ ต่างมีเหตุผลและมโนธรรม และควรปฏิบัติต่อกันด้วยเจตนารมณ์แห่งภราดรภาพ",
+  kor: "모든 인간은 태어날 때부터 자유로우며 그 존엄과 권리에 있어 동등하다. 인간은 천부적으로 이성과 양심을 부여받았으며 서로 형제애의 정신으로 행동하여야 한다.",
 };
+
+/** Languages written right to left (their sections are set `dir=rtl`). */
+export const rtlLanguages = new Set(["ara", "heb", "fas", "urd"]);
 
 /** Languages written without spaces between words (CER ignores whitespace for them). */
 export const cjkLanguages = new Set(["jpn", "chi_sim", "chi_tra"]);
@@ -57,6 +69,11 @@ const fonts: Record<string, string> = {
   jpn: "Noto Serif CJK JP",
   chi_sim: "Noto Sans CJK SC",
   chi_tra: "Noto Serif CJK TC",
+  ara: "Noto Naskh Arabic",
+  heb: "Noto Sans Hebrew",
+  hin: "Noto Sans Devanagari",
+  tha: "Noto Sans Thai",
+  kor: "Noto Sans CJK KR",
 };
 
 /** The page's text in reading order: the passage at 13 pt, then again at 10 pt. */
@@ -69,7 +86,8 @@ function html(langs: string[]): string {
   const pages = langs.map((l, i) => {
     const font = fonts[l] ?? (i % 2 ? "Noto Sans" : "Noto Serif");
     const t = langTexts[l]!;
-    return `<section style="font-family:'${font}'"><p style="font-size:13pt">${t}</p><p style="font-size:10pt">${t}</p></section>`;
+    const dir = rtlLanguages.has(l) ? ' dir="rtl"' : "";
+    return `<section${dir} style="font-family:'${font}'"><p style="font-size:13pt">${t}</p><p style="font-size:10pt">${t}</p></section>`;
   });
   return `<!doctype html><html><head><meta charset="utf-8"><style>@page{size:A4;margin:22mm}section{page-break-after:always;line-height:1.5;hyphens:none;text-align:left}p{margin:0 0 8mm 0}</style></head><body>${pages.join("")}</body></html>`;
 }

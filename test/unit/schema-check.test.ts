@@ -2,7 +2,7 @@
 // unknown fields are rejected, integers are integers, `param` names the field).
 import { describe, expect, test } from "bun:test";
 import { Type as T } from "@sinclair/typebox";
-import { check, pointerToParam } from "../../src/domain/schema-check";
+import { check, pointerToParam, refusalHints } from "../../src/domain/schema-check";
 import { checkQuery, readJson } from "../../src/modules/common/read-request";
 import { ApiError } from "../../src/domain/errors";
 
@@ -246,5 +246,13 @@ describe("enumerations", () => {
     expect(e.code).toBe("invalid_options");
     expect(e.param).toBe("options.codes[1]");
     expect(e.message).toBe('`options.codes[1]`: "kor" is not supported; expected one of eng, jpn.');
+  });
+
+  test("an enumeration with a refusal hint says it beside the accepted values", () => {
+    const code = T.Union([T.Literal("eng"), T.Literal("jpn")]);
+    refusalHints.set(code, (v) => `install ${String(v)}`);
+    const schema = T.Object({ codes: T.Array(code) }, { additionalProperties: false });
+    const e = fails(() => check(schema, { codes: ["kor"] }, "options", "invalid_options"));
+    expect(e.message).toBe('`options.codes[0]`: "kor" is not supported (install kor); expected one of eng, jpn.');
   });
 });

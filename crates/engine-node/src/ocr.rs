@@ -25,6 +25,8 @@ pub struct OcrInitOptions {
     /// A file every process on the machine locks around each model run, so that one run
     /// at a time uses the intra-op threads; default none.
     pub machine_lock: Option<String>,
+    /// Tesseract's traineddata directory (`TESSDATA_PREFIX`); default Debian's.
+    pub tessdata: Option<String>,
 }
 
 /// Loads ONNX Runtime and the models (hashes checked). Later calls resolve at once.
@@ -40,6 +42,7 @@ pub fn ocr_init(env: &Env, options: OcrInitOptions) -> Result<Object<'_>> {
             det_max_side: options.det_max_side.map(|v| v as usize),
             machine_lock: options.machine_lock.map(Into::into),
             tuning: crate::settings::settings().ocr.clone(),
+            tessdata: options.tessdata.map(Into::into),
         })
     })
 }
@@ -51,13 +54,18 @@ pub struct OcrOptions {
     pub output: String,
     /// 0-based page indexes; default every page.
     pub pages: Option<Vec<f64>>,
-    /// Tesseract-style language codes (`eng`, `jpn`, ...); default the Latin + simplified
-    /// Chinese recogniser. Rejects with `invalid_options` (naming the supported codes) when
-    /// empty or when no model reads a code.
+    /// Tesseract-style language codes (`eng`, `jpn`, `rus`, `script/Cyrillic`, ...): an ONNX
+    /// recogniser when one reads them all, else Tesseract with the installed traineddata;
+    /// default the Latin + simplified Chinese recogniser, or per page the reader of its detected
+    /// script. Rejects with `invalid_options` (naming the supported codes and how to install a
+    /// missing one) when empty or when a code is neither.
     pub languages: Option<Vec<String>>,
     /// With `blocks`: also write each recognised page's recognition (JSON) to this path, for
     /// `ocrApplyLayer` on another process (a page-parallel searchable PDF).
     pub layer_output: Option<String>,
+    /// Seconds a page may take in Tesseract before it fails (`ocr_timeout` in its JSON entry;
+    /// the job goes on); default 120.
+    pub page_timeout_s: Option<f64>,
 }
 
 #[napi(object)]
@@ -99,6 +107,7 @@ pub fn ocr<'env>(
             max_pages: None,
             output: kind,
             languages: options.languages,
+            page_timeout: options.page_timeout_s.filter(|s| *s > 0.0).map(std::time::Duration::from_secs_f64),
         };
         let r = match (&options.layer_output, kind) {
             (Some(path), engine::ocr::pipeline::OcrOutput::Blocks) => {

@@ -40,6 +40,10 @@ pub enum ErrorCode {
     OcrUnavailable,
     /// `invalid_image`: a JPEG, PNG or WebP input that cannot be decoded.
     InvalidImage,
+    /// `ocr_timeout`: Tesseract did not finish a page within the page timeout. OCR marks that
+    /// page failed in its JSON and goes on with the others; it reaches a job's error only
+    /// from a caller that treats it as fatal.
+    OcrTimeout,
     /// `engine_error`: anything else MuPDF reported while processing; the message
     /// carries MuPDF's text.
     EngineError,
@@ -59,12 +63,13 @@ impl ErrorCode {
             ErrorCode::PageTooLarge => "page_too_large",
             ErrorCode::OcrUnavailable => "ocr_unavailable",
             ErrorCode::InvalidImage => "invalid_image",
+            ErrorCode::OcrTimeout => "ocr_timeout",
             ErrorCode::EngineError => "engine_error",
         }
     }
 
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 11] = [
+    pub const ALL: [ErrorCode; 12] = [
         ErrorCode::InvalidPdf,
         ErrorCode::EncryptedInput,
         ErrorCode::InvalidPassword,
@@ -75,6 +80,7 @@ impl ErrorCode {
         ErrorCode::PageTooLarge,
         ErrorCode::OcrUnavailable,
         ErrorCode::InvalidImage,
+        ErrorCode::OcrTimeout,
         ErrorCode::EngineError,
     ];
 }

@@ -86,6 +86,7 @@ fn read_back(name: &str, font: &str, text: &str, languages: &[&str], engine_name
         max_pages: None,
         output: OcrOutput::SearchablePdf,
         languages: Some(languages.iter().map(|s| s.to_string()).collect()),
+        page_timeout: None,
     };
     let r = ocr_document(&png, Some(&out), &options, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
@@ -137,19 +138,50 @@ fn a_german_page_read_with_deu_keeps_its_umlauts_and_each_line_reads_back_whole(
 #[test]
 #[cfg_attr(not(has_ocr_models), ignore = "OCR models missing: run scripts/setup.sh")]
 fn the_default_recogniser_lacks_kana_which_is_why_jpn_chooses_another() {
-    // Without languages the tiny recogniser reads the page: its dictionary has no kana, so
-    // most of them are lost (the behaviour issue 18 reported), and the result says which
-    // model read it.
+    // Read by the tiny recogniser (chi_sim names it): its dictionary has no kana, so most of
+    // them are lost (the behaviour issue 18 reported), and the result says which model read it.
     init_ocr();
     let dir = common::Scratch::new("ocr-lang-default");
     let png = render_page(&dir, "jpn-default", "Noto Serif CJK JP", JAPANESE);
-    let options = OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None };
+    let options = OcrOptions {
+        pages: None,
+        max_pages: None,
+        output: OcrOutput::Blocks,
+        languages: Some(vec!["chi_sim".into()]),
+        page_timeout: None,
+    };
     let r = ocr_document(&png, None, &options, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
     assert_eq!(v["engine"], "pp-ocrv6-tiny");
-    let kana_in = |s: &str| s.chars().filter(|c| ('\u{3040}'..='\u{30FF}').contains(c)).count();
     let text = v["pages"][0]["text"].as_str().unwrap();
     assert!(kana_in(text) * 4 < kana_in(JAPANESE), "the tiny recogniser read kana after all: {text}");
+}
+
+fn kana_in(s: &str) -> usize {
+    s.chars().filter(|c| ('\u{3040}'..='\u{30FF}').contains(c)).count()
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_ocr_models, has_tessdata_scripts)),
+    ignore = "OCR models or Tesseract's osd missing: run scripts/setup.sh"
+)]
+fn without_languages_a_japanese_page_is_detected_and_read_with_its_kana() {
+    // The tiny recogniser reads the page doubtfully; script detection says Japanese, and the
+    // recogniser with kana reads it (docs/ocr.md, "Automatic script detection").
+    init_ocr();
+    let dir = common::Scratch::new("ocr-lang-auto");
+    let png = render_page(&dir, "jpn-auto", "Noto Serif CJK JP", JAPANESE);
+    let options =
+        OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None, page_timeout: None };
+    let r = ocr_document(&png, None, &options, &JobControl::new()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
+    let page = &v["pages"][0];
+    assert_eq!(v["engine"], "pp-ocrv6-tiny", "the document's default");
+    assert_eq!(page["engine"], "pp-ocrv6-small", "{page}");
+    assert_eq!(page["script"]["name"], "Japanese", "{page}");
+    let text = page["text"].as_str().unwrap();
+    assert!(kana_in(text) * 10 > kana_in(JAPANESE) * 9, "kana lost: {text}");
 }
 
 #[test]
@@ -160,12 +192,16 @@ fn unknown_and_empty_language_lists_are_invalid_options_naming_the_supported_cod
     let png = dir.path("any.pdf");
     // Any readable input: the languages are checked before the file is read.
     std::fs::copy(common::repo_root().join("src/worker/operations/fixtures/ocr-searchable.pdf"), &png).unwrap();
-    for (languages, names) in [(vec!["kor"], "kor"), (vec!["eng", "xx"], "xx"), (vec![], "at least one")] {
+    // qaa-qtz are ISO 639's codes for local use: no traineddata carries them.
+    for (languages, names) in
+        [(vec!["qaa"], "apt-get install tesseract-ocr-qaa"), (vec!["eng", "xx"], "xx"), (vec![], "at least one")]
+    {
         let options = OcrOptions {
             pages: None,
             max_pages: None,
             output: OcrOutput::Blocks,
             languages: Some(languages.iter().map(|s| s.to_string()).collect()),
+            page_timeout: None,
         };
         let e = ocr_document(&png, None, &options, &JobControl::new()).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidOptions, "{languages:?}");

@@ -32,6 +32,7 @@ fn main() {
             rec_squeeze: std::env::var("OCR_REC_SQUEEZE").ok().and_then(|v| v.parse().ok()).unwrap_or(ocr::REC_SQUEEZE),
             ..Default::default()
         },
+        tessdata: std::env::var_os("TESSDATA_PREFIX").map(Into::into),
     })
     .unwrap();
     eprintln!("init {:?}", t.elapsed());

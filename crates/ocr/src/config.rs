@@ -22,6 +22,9 @@ pub struct OcrConfig {
     pub machine_lock: Option<PathBuf>,
     /// Settings for comparisons and diagnostics; the defaults are what the service runs.
     pub tuning: OcrTuning,
+    /// Tesseract's traineddata directory (the service's `TESSDATA_PREFIX`); `None`: Debian's
+    /// ([`crate::tesseract::tessdata::tessdata_dir`]).
+    pub tessdata: Option<PathBuf>,
 }
 
 /// Settings of [`OcrConfig`] for comparisons and diagnostics.

@@ -22,6 +22,8 @@ pub enum LanguageError {
     Unsupported(Vec<String>),
     /// Every code is read by some recogniser, but no single recogniser reads them all.
     NoCommonRecogniser(Vec<String>),
+    /// Codes no ONNX recogniser reads and whose Tesseract traineddata is not installed.
+    NotInstalled(Vec<String>),
 }
 
 impl std::fmt::Display for LanguageError {
@@ -30,6 +32,13 @@ impl std::fmt::Display for LanguageError {
             Self::Empty => write!(f, "languages must name at least one language"),
             Self::Unsupported(c) => write!(f, "unsupported language code(s): {}", c.join(", ")),
             Self::NoCommonRecogniser(c) => write!(f, "no recogniser reads all of {} together", c.join(", ")),
+            Self::NotInstalled(c) => {
+                let hints: Vec<String> = c
+                    .iter()
+                    .map(|code| format!("{code:?}: {}", crate::tesseract::tessdata::install_hint(code)))
+                    .collect();
+                write!(f, "language(s) not installed: {}", hints.join("; "))
+            }
         }
     }
 }
@@ -67,6 +76,40 @@ impl LanguageSets {
             .iter()
             .position(|set| requested.iter().all(|c| set.contains(c)))
             .ok_or_else(|| LanguageError::NoCommonRecogniser(requested.to_vec()))
+    }
+}
+
+impl LanguageSets {
+    /// What reads `requested` when Tesseract has the traineddata `tesseract`: the first ONNX
+    /// recogniser that reads every code (they read their languages better than Tesseract), else
+    /// Tesseract when every code is installed. Codes neither reads are
+    /// [`LanguageError::NotInstalled`] (the message says how to install them).
+    pub fn choose_reader(
+        &self,
+        requested: Option<&[String]>,
+        tesseract: &[String],
+    ) -> Result<crate::Reader, LanguageError> {
+        match self.choose(requested) {
+            Ok(i) => Ok(crate::Reader::Model(i)),
+            Err(LanguageError::Empty) => Err(LanguageError::Empty),
+            Err(_) => {
+                let requested = requested.unwrap_or_default();
+                if requested.iter().all(|c| tesseract.contains(c)) {
+                    return Ok(crate::Reader::Tesseract(requested.to_vec()));
+                }
+                let models = self.supported();
+                let missing: Vec<String> = requested
+                    .iter()
+                    .filter(|c| !tesseract.contains(c) && !models.contains(&c.as_str()))
+                    .cloned()
+                    .collect();
+                if missing.is_empty() {
+                    Err(LanguageError::NoCommonRecogniser(requested.to_vec()))
+                } else {
+                    Err(LanguageError::NotInstalled(missing))
+                }
+            }
+        }
     }
 }
 
@@ -138,6 +181,37 @@ mod tests {
     #[test]
     fn supported_lists_each_code_once_in_manifest_order() {
         assert_eq!(sets().supported(), vec!["eng", "deu", "chi_sim", "jpn", "chi_tra"]);
+    }
+
+    #[test]
+    fn a_language_no_model_reads_goes_to_tesseract_when_installed() {
+        let tess = req(&["rus", "eng", "kor", "jpn"]);
+        assert_eq!(sets().choose_reader(Some(&req(&["rus"])), &tess), Ok(crate::Reader::Tesseract(req(&["rus"]))));
+        // Mixed with a language both read: Tesseract reads them all.
+        assert_eq!(
+            sets().choose_reader(Some(&req(&["rus", "eng"])), &tess),
+            Ok(crate::Reader::Tesseract(req(&["rus", "eng"])))
+        );
+    }
+
+    #[test]
+    fn a_language_a_model_reads_stays_with_the_model_though_tesseract_has_it() {
+        let tess = req(&["eng", "jpn"]);
+        assert_eq!(sets().choose_reader(Some(&req(&["jpn"])), &tess), Ok(crate::Reader::Model(1)));
+        assert_eq!(sets().choose_reader(None, &tess), Ok(crate::Reader::Model(0)));
+    }
+
+    #[test]
+    fn a_language_neither_reads_is_not_installed_with_the_package_to_install() {
+        let e = sets().choose_reader(Some(&req(&["rus", "heb"])), &req(&["rus"])).unwrap_err();
+        assert_eq!(e, LanguageError::NotInstalled(req(&["heb"])));
+        assert!(e.to_string().contains("apt-get install tesseract-ocr-heb"), "{e}");
+        // Both known, but Tesseract lacks the one only a model reads.
+        assert_eq!(
+            sets().choose_reader(Some(&req(&["rus", "jpn"])), &req(&["rus"])),
+            Err(LanguageError::NoCommonRecogniser(req(&["rus", "jpn"])))
+        );
+        assert_eq!(sets().choose_reader(Some(&[]), &req(&["rus"])), Err(LanguageError::Empty));
     }
 
     #[test]

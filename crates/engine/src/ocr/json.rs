@@ -59,6 +59,55 @@ pub struct PageJson {
     pub text: String,
     /// Blocks in reading order.
     pub blocks: Vec<BlockJson>,
+    /// What read this page when it is not the document's `engine` (a page whose detected
+    /// script chose another reader).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    /// Script and orientation detection's verdict (pages Tesseract read with it installed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<ScriptJson>,
+    /// Why the page was not read (`ocr_timeout`); its text is empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<PageError>,
+}
+
+/// A page that failed while the job went on.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageError {
+    /// Engine error code (`ocr_timeout`).
+    pub code: &'static str,
+    /// What happened.
+    pub message: String,
+}
+
+/// What orientation and script detection (Tesseract OSD) said about a page.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScriptJson {
+    /// Script name as Tesseract gives it (`Cyrillic`, `Arabic`, `Latin`, `Han`, ...).
+    pub name: String,
+    /// Tesseract's script confidence (not a probability: above about 1 it is sure).
+    pub confidence: f32,
+    /// Whether the confidence reaches [`ocr::tesseract::SCRIPT_SURE_FROM`]; a page read on an
+    /// unsure verdict was read with the best guess.
+    pub sure: bool,
+    /// Clockwise turn of the page's text that detection found (0, 90, 180, 270).
+    pub orientation: u32,
+    /// Tesseract's orientation confidence (turned for reading from
+    /// [`ocr::tesseract::TURN_FROM_CONFIDENCE`]).
+    pub orientation_confidence: f32,
+}
+
+impl From<ocr::tesseract::Osd> for ScriptJson {
+    fn from(o: ocr::tesseract::Osd) -> Self {
+        let r = |v: f32| (v * 100.0).round() / 100.0;
+        Self {
+            sure: o.script_confidence >= ocr::tesseract::SCRIPT_SURE_FROM,
+            name: o.script,
+            confidence: r(o.script_confidence),
+            orientation: o.orientation,
+            orientation_confidence: r(o.orientation_confidence),
+        }
+    }
 }
 
 impl PageJson {
@@ -81,6 +130,27 @@ impl PageJson {
             text_rotation: result.rotation,
             text: result.text(),
             blocks,
+            engine: None,
+            script: None,
+            error: None,
+        }
+    }
+
+    /// A page whose reading failed (`code`, e.g. `ocr_timeout`) while the job went on.
+    pub(super) fn failed(page: usize, width: f32, height: f32, code: &'static str, message: String) -> Self {
+        PageJson {
+            page,
+            width,
+            height,
+            ocr: false,
+            skipped: None,
+            dpi: None,
+            text_rotation: 0,
+            text: String::new(),
+            blocks: Vec::new(),
+            engine: None,
+            script: None,
+            error: Some(PageError { code, message }),
         }
     }
 
@@ -96,6 +166,9 @@ impl PageJson {
             text_rotation: 0,
             text,
             blocks: Vec::new(),
+            engine: None,
+            script: None,
+            error: None,
         }
     }
 }
@@ -103,7 +176,7 @@ impl PageJson {
 /// The JSON result.
 #[derive(Debug, Clone, Serialize)]
 pub struct OcrJson {
-    /// Recognition model that read the pages (`pp-ocrv6-tiny`, `pp-ocrv6-small`).
+    /// What read the pages (`pp-ocrv6-tiny`, `pp-ocrv6-small`, `tesseract-5.3.0`).
     pub engine: String,
     /// Unit of every box and page size.
     pub unit: &'static str,

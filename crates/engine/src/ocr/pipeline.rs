@@ -62,6 +62,7 @@ use std::collections::BTreeSet;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use mupdf::pdf::{Encryption, PdfDocument, PdfObject};
 use mupdf::{Colorspace, Matrix, TextPageFlags};
@@ -76,7 +77,7 @@ use crate::pdf::save::{save_pdf, write_options};
 use crate::ocr::input::open_input;
 pub use crate::ocr::input::MAX_IMAGE_PIXELS;
 use crate::ocr::json::blocks_json;
-pub use crate::ocr::json::{BlockJson, LineJson, OcrJson, PageJson, WordJson};
+pub use crate::ocr::json::{BlockJson, LineJson, OcrJson, PageError, PageJson, ScriptJson, WordJson};
 use crate::pdf::mcid::untag_costly_pages;
 
 /// Resolution of pages without images.
@@ -116,6 +117,8 @@ pub struct OcrInit {
     pub machine_lock: Option<PathBuf>,
     /// Settings for comparisons and diagnostics (default: what the service runs).
     pub tuning: OcrTuning,
+    /// Tesseract's traineddata directory; `None`: Debian's (`ocr::OcrConfig::tessdata`).
+    pub tessdata: Option<PathBuf>,
 }
 
 pub use ocr::OcrTuning;
@@ -126,6 +129,8 @@ static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 fn ocr_failed(e: ocr::OcrError) -> EngineError {
     let code = match e {
         ocr::OcrError::Init(_) => ErrorCode::OcrUnavailable,
+        ocr::OcrError::Cancelled => ErrorCode::Cancelled,
+        ocr::OcrError::Timeout(_) => ErrorCode::OcrTimeout,
         _ => ErrorCode::EngineError,
     };
     EngineError::new(code, e.to_string())
@@ -146,6 +151,7 @@ pub fn ocr_init(init: &OcrInit) -> Result<()> {
         det_max_side: init.det_max_side.unwrap_or(ocr::DET_MAX_SIDE),
         machine_lock: init.machine_lock.clone(),
         tuning: init.tuning.clone(),
+        tessdata: init.tessdata.clone(),
     })
     .map_err(ocr_failed)?;
     let _ = OCR.set(engine);
@@ -184,7 +190,21 @@ pub struct OcrOptions {
     /// recogniser (Latin script and simplified Chinese). Chooses the recognition model
     /// (`ocr::languages`); an empty list or a code no model reads is `invalid_options`.
     pub languages: Option<Vec<String>>,
+    /// Time a page may take in Tesseract before it fails (`ocr_timeout` in its JSON entry);
+    /// default [`DEFAULT_PAGE_TIMEOUT`].
+    pub page_timeout: Option<Duration>,
 }
+
+/// Without `languages`, a page the default recogniser reads with a mean character confidence
+/// under this has its script detected (Tesseract OSD) and may be read by another recogniser.
+/// Latin pages read at 0.98 or more (the corpus OCR pages: receipts 0.983-0.994, the others
+/// 0.996-0.999); pages of other scripts at 0.54-0.83 (Cyrillic 0.83, Greek 0.78, Thai 0.75,
+/// Hebrew 0.74, Hangul 0.65, Devanagari 0.55, Arabic 0.54). OSD alone took an all-capitals
+/// Latin receipt for Cyrillic, confidently.
+pub const AUTO_SCRIPT_BELOW: f32 = 0.9;
+
+/// Time a page may take in Tesseract by default: a dense A4 page takes 5-20 s on one core.
+pub const DEFAULT_PAGE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What [`ocr_document`] did.
 #[derive(Debug, Clone)]
@@ -262,15 +282,14 @@ fn layer_text(text: &str) -> String {
     out
 }
 
-/// Renders a loaded page in grey at its OCR resolution and recognises it. Returns the dpi,
-/// the pixel -> displayed point scales (x, y) and the engine's result.
-fn recognise_loaded(
-    engine: &ocr::Ocr,
-    recogniser: usize,
+/// Renders a loaded page in grey at its OCR resolution. Returns the dpi, the pixel ->
+/// displayed point scales (x, y) and the pixels.
+fn render_for_ocr(
+    timing: bool,
     page: &mupdf::Page,
     page_obj: &PdfObject,
     bounds: mupdf::Rect,
-) -> Result<(f32, f32, f32, ocr::PageText)> {
+) -> Result<(f32, f32, f32, ocr::Image)> {
     let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
     let longest_pts = pw.max(ph).max(1.0);
     let mut dpi = match native_dpi(page_obj, pw, ph) {
@@ -288,7 +307,7 @@ fn recognise_loaded(
         dpi = MAX_OCR_SIDE * 72.0 / longest_pts;
     }
     let scale = dpi / 72.0;
-    let mut timer = ocr::StageTimer::new(engine.timing());
+    let mut timer = ocr::StageTimer::new(timing);
     // Displayed page coordinates start at the bounds' origin.
     let mut ctm = Matrix::new_translate(-bounds.x0, -bounds.y0);
     ctm.concat(Matrix::new_scale(scale, scale));
@@ -305,8 +324,20 @@ fn recognise_loaded(
     drop(pix);
     timer.mark(&format!("render {w}x{h} {dpi:.0}dpi"));
     let image = ocr::Image::new(w, h, 1, grey).map_err(ocr_failed)?;
-    let result = engine.recognise_with(&image, recogniser).map_err(ocr_failed)?;
-    Ok((dpi, pw / w.max(1) as f32, ph / h.max(1) as f32, result))
+    Ok((dpi, pw / w.max(1) as f32, ph / h.max(1) as f32, image))
+}
+
+/// Renders a loaded page and recognises it with the default recogniser. Returns the dpi, the
+/// pixel -> displayed point scales (x, y) and the engine's result.
+fn recognise_loaded(
+    engine: &ocr::Ocr,
+    page: &mupdf::Page,
+    page_obj: &PdfObject,
+    bounds: mupdf::Rect,
+) -> Result<(f32, f32, f32, ocr::PageText)> {
+    let (dpi, sx, sy, image) = render_for_ocr(engine.timing(), page, page_obj, bounds)?;
+    let result = engine.recognise_with(&image, 0).map_err(ocr_failed)?;
+    Ok((dpi, sx, sy, result))
 }
 
 /// The OCR of one page of an open PDF: blocks (lines, words, boxes in displayed points from
@@ -318,7 +349,7 @@ pub fn ocr_page(doc: &PdfDocument, index: usize) -> Result<PageJson> {
     let bounds = page.bounds().ctx("measuring the page")?;
     let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
     let page_obj = doc.find_page(index as i32).ctx("finding the page")?;
-    let (dpi, sx, sy, mut result) = recognise_loaded(engine, 0, &page, &page_obj, bounds)?;
+    let (dpi, sx, sy, mut result) = recognise_loaded(engine, &page, &page_obj, bounds)?;
     correct_words(&mut result, None);
     let blocks = blocks_json(&result, sx, sy, pw, ph);
     Ok(PageJson::recognised(index, pw, ph, dpi, &result, blocks))
@@ -339,12 +370,50 @@ fn correct_words(result: &mut ocr::PageText, languages: Option<&[String]>) {
     }
 }
 
-/// The recogniser for a request's languages, or `invalid_options` naming the supported
-/// codes (the API checks them first; this guards every other caller).
-pub fn recogniser_for(engine: &ocr::Ocr, languages: Option<&[String]>) -> Result<usize> {
-    engine.recogniser_for(languages).map_err(|e| {
+/// What reads a request's languages (an ONNX recogniser or Tesseract), or `invalid_options`
+/// naming the supported codes and how to install a missing one (the API checks them first;
+/// this guards every other caller).
+pub fn reader_for(engine: &ocr::Ocr, languages: Option<&[String]>) -> Result<ocr::Reader> {
+    engine.reader_for(languages).map_err(|e| {
         EngineError::invalid_options(format!("{e}; supported: {}", engine.supported_languages().join(", ")))
     })
+}
+
+/// The name the JSON gives the engine of a reader (`pp-ocrv6-tiny`, `tesseract-5.3.0`).
+fn engine_label(engine: &ocr::Ocr, reader: &ocr::Reader) -> String {
+    match reader {
+        ocr::Reader::Model(i) => engine.engine_name(*i).to_string(),
+        ocr::Reader::Tesseract(_) => format!("tesseract-{}", ocr::tesseract::Tesseract::version()),
+    }
+}
+
+/// Reads a rendered page with `reader`: the text and what script detection said.
+fn read_image(
+    engine: &ocr::Ocr,
+    reader: &ocr::Reader,
+    image: &ocr::Image,
+    dpi: f32,
+    timeout: Duration,
+    control: &JobControl,
+    osd: Option<&ocr::tesseract::Osd>,
+) -> std::result::Result<(ocr::PageText, Option<ocr::tesseract::Osd>), ocr::OcrError> {
+    match reader {
+        ocr::Reader::Model(i) => Ok((engine.recognise_with(image, *i)?, osd.cloned())),
+        ocr::Reader::Tesseract(languages) => {
+            let read = engine.recognise_tesseract(
+                image,
+                &ocr::tesseract::TessPage {
+                    languages,
+                    dpi,
+                    timeout,
+                    cancel: &|| control.is_cancelled(),
+                    layout: None,
+                    osd: osd.cloned(),
+                },
+            )?;
+            Ok((read.page, read.osd))
+        }
+    }
 }
 
 /// OCRs the selected pages of `input` (PDF, JPEG, PNG or WebP).
@@ -455,7 +524,9 @@ fn read_document(
 ) -> Result<OcrResult> {
     control.checkpoint()?;
     let engine = engine()?;
-    let recogniser = recogniser_for(engine, options.languages.as_deref())?;
+    let reader = reader_for(engine, options.languages.as_deref())?;
+    let timeout = options.page_timeout.unwrap_or(DEFAULT_PAGE_TIMEOUT);
+    let auto_script = options.languages.is_none() && engine.detects_scripts();
     let mut doc = open_input(input, options.max_pages)?;
     // Pages MuPDF would take hours to run are read as untagged, and saved as they were.
     let untagged = untag_costly_pages(&doc);
@@ -500,14 +571,55 @@ fn read_document(
             continue;
         }
         let mut page_obj = doc.find_page(index as i32).ctx("finding the page")?;
-        let (dpi, sx, sy, mut result) = recognise_loaded(engine, recogniser, &page, &page_obj, bounds)?;
-        correct_words(&mut result, options.languages.as_deref());
+        let (dpi, sx, sy, image) = render_for_ocr(engine.timing(), &page, &page_obj, bounds)?;
+        // Without languages, a page the default recogniser reads doubtfully has its script
+        // detected, which may ask for another reader.
+        let mut default_read = None;
+        let mut detected = None;
+        let mut page_reader = reader.clone();
+        if auto_script {
+            let read = engine.recognise_with(&image, 0).map_err(ocr_failed)?;
+            if read.mean_confidence() < AUTO_SCRIPT_BELOW {
+                detected = engine.detect_script(&image, dpi).map_err(ocr_failed)?;
+                if let Some(o) = &detected {
+                    page_reader = engine.reader_for_script(o);
+                }
+            }
+            if page_reader == reader {
+                default_read = Some(read);
+            }
+        }
+        let read = match default_read {
+            Some(read) => Ok((read, detected)),
+            None => read_image(engine, &page_reader, &image, dpi, timeout, control, detected.as_ref()),
+        };
+        let (mut result, osd) = match read {
+            Ok(read) => read,
+            // The page fails, the job goes on: Tesseract stopped at its deadline.
+            Err(ocr::OcrError::Timeout(message)) => {
+                pages.push(PageJson::failed(index, pw, ph, ErrorCode::OcrTimeout.as_str(), message));
+                control.advance()?;
+                continue;
+            }
+            Err(e) => return Err(ocr_failed(e)),
+        };
+        let page_languages = match (&page_reader, &options.languages) {
+            (_, Some(named)) => Some(named.clone()),
+            (ocr::Reader::Tesseract(codes), None) => Some(codes.clone()),
+            (ocr::Reader::Model(_), None) => None,
+        };
+        correct_words(&mut result, page_languages.as_deref());
         control.checkpoint()?;
         let blocks = blocks_json(&result, sx, sy, pw, ph);
         if options.output == OcrOutput::SearchablePdf {
             add_layer_page(&mut layer, &mut doc, &mut page_obj, bounds, [sx, sy], &result)?;
         }
-        pages.push(PageJson::recognised(index, pw, ph, dpi, &result, blocks));
+        let mut page_json = PageJson::recognised(index, pw, ph, dpi, &result, blocks);
+        page_json.script = osd.map(ScriptJson::from);
+        if page_reader != reader {
+            page_json.engine = Some(engine_label(engine, &page_reader));
+        }
+        pages.push(page_json);
         if let Some(out) = layer_pages.as_deref_mut() {
             out.push(LayerPage { page: index, scale: [sx, sy], text: result });
         }
@@ -515,7 +627,7 @@ fn read_document(
         control.advance()?;
     }
     let json = serde_json::to_string(&OcrJson {
-        engine: engine.engine_name(recogniser).to_string(),
+        engine: engine_label(engine, &reader),
         unit: "pt",
         origin: "top-left",
         pages,

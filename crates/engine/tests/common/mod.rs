@@ -36,6 +36,7 @@ pub fn init_ocr() {
         det_max_side: None,
         machine_lock: None,
         tuning: Default::default(),
+        tessdata: std::env::var_os("TESSDATA_PREFIX").map(Into::into),
     })
     .unwrap();
 }

@@ -40,6 +40,7 @@ pub fn config(intra_threads: usize, machine_lock: Option<PathBuf>) -> ocr::OcrCo
         det_max_side: ocr::DET_MAX_SIDE,
         machine_lock,
         tuning: ocr::OcrTuning::default(),
+        tessdata: std::env::var_os("TESSDATA_PREFIX").map(Into::into),
     }
 }
 
