@@ -5,7 +5,7 @@
 // cancellation and stopping, and calls these.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { config, queueConfig } from "../config";
+import { config } from "../config";
 import { db } from "../db/client";
 import { JobError } from "../domain/errors";
 import { type FanoutFamily, familyPages, fanoutFamily, minTaskPages, planTasks } from "../domain/fanout";
@@ -18,8 +18,8 @@ import { blobStore, partialKey, scratchDir } from "../storage/blobs";
 import { log } from "../log";
 import { ocrBlocksRunner, ocrSearchableRunner } from "./operations/ocr";
 import { pdfToJpgRunner, redactRunner } from "./operations/pagework";
-import type { ExecutionInput, ExecutionOutput, FanoutRunner, InputOnDisk } from "./operations/types";
-import { stageInputs } from "./run-job";
+import type { ExecutionOutput, FanoutRunner, InputOnDisk } from "./operations/types";
+import { executionInput, stageInputs, testPageDelay } from "./run-job";
 
 const runners: Record<FanoutFamily, FanoutRunner<OperationName>> = {
   ocr_blocks: ocrBlocksRunner as unknown as FanoutRunner<OperationName>,
@@ -92,24 +92,6 @@ function familyOrThrow(job: JobRow, inputs: InputOnDisk[]): FanoutFamily {
   const family = familyOf(job, inputs[0]?.kind ?? "");
   if (!family) throw new JobError("internal_error", `Job ${job.id} has tasks but is not page-separable.`);
   return family;
-}
-
-function executionInput(job: JobRow, inputs: InputOnDisk[], workDir: string, control: JobControl): ExecutionInput {
-  return {
-    jobId: job.id,
-    operation: job.operation,
-    options: withDefaults(job.operation, job.options),
-    inputs,
-    workDir,
-    control,
-    mode: job.mode,
-  };
-}
-
-/** Fault injection for tests only (JOB_TEST_PAGE_DELAY_MS): waits per page of the task. */
-async function testPageDelay(pages: number, control: JobControl): Promise<void> {
-  for (let p = 0; p < pages && queueConfig.testPageDelayMs > 0 && !control.cancelled; p++)
-    await Bun.sleep(queueConfig.testPageDelayMs);
 }
 
 /**

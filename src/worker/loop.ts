@@ -34,9 +34,8 @@ import {
 } from "../queue/tasks";
 import { sweepExpired } from "../storage/sweeper";
 import { deletePrefix, partialKey, resultKey, scratchDir } from "../storage/blobs";
-import { withDefaults } from "../domain/operations";
 import { toJobError } from "./errors";
-import { execute, stageInputs, storeResult, testPageDelay } from "./run-job";
+import { execute, executionInput, inputPages, stageInputs, storeResult, testPageDelay } from "./run-job";
 import { assemble, deletePartials, inputCache, runTask, splitIfParallel } from "./fanout";
 
 export interface WorkerLoop {
@@ -140,17 +139,9 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
         out = await assemble(job, workDir, control);
       } else {
         const inputs = await stageInputs(job, workDir);
-        await testPageDelay(inputs, control);
+        await testPageDelay(inputPages(inputs), control);
         if (control.cancelled) return;
-        out = await execute(job, {
-          jobId: job.id,
-          operation: job.operation,
-          options: withDefaults(job.operation, job.options),
-          inputs,
-          workDir,
-          control,
-          mode: job.mode,
-        });
+        out = await execute(job, executionInput(job, inputs, workDir, control));
       }
       if (control.cancelled) return;
       await storeResult(job, workerId, out);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { queueConfig } from "../config";
 import { db } from "../db/client";
 import { JobError } from "../domain/errors";
-import type { OperationName } from "../domain/operations";
+import { type OperationName, withDefaults } from "../domain/operations";
 import type { JobControl } from "../engine/native";
 import { completeJob } from "../queue/finish";
 import type { JobRow, StoredResult } from "../queue/jobs";
@@ -40,11 +40,32 @@ export async function stageInputs(job: JobRow, workDir: string): Promise<InputOn
   return inputs;
 }
 
-/** Fault injection for tests only (JOB_TEST_PAGE_DELAY_MS): waits per input page before running. */
-export async function testPageDelay(inputs: InputOnDisk[], control: JobControl): Promise<void> {
-  if (queueConfig.testPageDelayMs <= 0) return;
-  const pages = inputs.reduce((n, i) => n + (i.pageCount ?? 1), 0);
-  for (let p = 0; p < pages && !control.cancelled; p++) await Bun.sleep(queueConfig.testPageDelayMs);
+/** Fault injection for tests only (JOB_TEST_PAGE_DELAY_MS): waits per page (a whole job's input
+ * pages, or a task's) before running. */
+export async function testPageDelay(pages: number, control: JobControl): Promise<void> {
+  for (let p = 0; p < pages && queueConfig.testPageDelayMs > 0 && !control.cancelled; p++)
+    await Bun.sleep(queueConfig.testPageDelayMs);
+}
+
+/** Pages of a job's inputs (a file without a page count counts as one). */
+export const inputPages = (inputs: InputOnDisk[]) => inputs.reduce((n, i) => n + (i.pageCount ?? 1), 0);
+
+/** What an executor or a page-parallel runner is given for a claimed job. */
+export function executionInput(
+  job: JobRow,
+  inputs: InputOnDisk[],
+  workDir: string,
+  control: JobControl,
+): ExecutionInput {
+  return {
+    jobId: job.id,
+    operation: job.operation,
+    options: withDefaults(job.operation, job.options),
+    inputs,
+    workDir,
+    control,
+    mode: job.mode,
+  };
 }
 
 /** Runs the operation's executor. */
