@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 # separated by spaces or commas (`chi_sim`, `amh`), or Debian's script names (`script-cyrl`).
 tesseract_languages="eng osd rus ukr bel bul srp mkd ell ara fas urd heb hin mar nep ben tam tel kan mal guj pan tha kor vie"
 tesseract_packages=""
-for code in $tesseract_languages ${OCR_EXTRA_LANGUAGES//,/ }; do
+for code in $tesseract_languages ${OCR_EXTRA_LANGUAGES:+${OCR_EXTRA_LANGUAGES//,/ }}; do
   tesseract_packages="$tesseract_packages tesseract-ocr-$(tr '[:upper:]_' '[:lower:]-' <<<"$code")"
 done
 # shellcheck disable=SC2086 # one word per package
