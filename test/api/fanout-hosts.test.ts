@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasCorpus, type Service, startService } from "../support/service";
-import { garageAvailable, garageBin, startGarage, type Garage } from "../support/garage";
+import { garageAvailable, garageBin, startGarage, unownedObjects, type Garage } from "../support/garage";
 import {
   createJob,
   download,
@@ -44,7 +44,6 @@ interface Host {
 describe.skipIf(!ready)("page-parallel OCR across two worker hosts (one Postgres, one Garage)", () => {
   let garage: Garage;
   let api: Service;
-  let s3: Bun.S3Client;
   let tmp: ReturnType<typeof tempDir>;
   let pdf = "";
   const hosts: Host[] = [];
@@ -80,13 +79,6 @@ describe.skipIf(!ready)("page-parallel OCR across two worker hosts (one Postgres
 
   beforeAll(async () => {
     garage = await startGarage();
-    s3 = new Bun.S3Client({
-      endpoint: garage.endpoint,
-      bucket: garage.bucket,
-      accessKeyId: garage.accessKeyId,
-      secretAccessKey: garage.secretAccessKey,
-      region: garage.region,
-    });
     shared = { ...garage.env, JOB_LEASE_S: "3", QUEUE_POLL_MS: "500" };
     api = await startService({ args: ["--role", "api"], env: shared });
     tmp = tempDir();
@@ -228,17 +220,6 @@ describe.skipIf(!ready)("page-parallel OCR across two worker hosts (one Postgres
     expect((await download(api, live.key, job.id, "?format=json")).json).toEqual(oneHost[0]!.json);
 
     // Every object in the bucket is an input or a succeeded job's result: no partial is left.
-    const objects: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await s3.list({ continuationToken: token });
-      for (const o of page.contents ?? []) objects.push(o.key);
-      token = page.isTruncated ? page.nextContinuationToken : undefined;
-    } while (token);
-    const files = await api.sql`SELECT storage_key FROM files WHERE status = 'ready'`;
-    const results =
-      await api.sql`SELECT result->>'storage_key' AS k FROM jobs WHERE status = 'succeeded' AND result->>'storage_key' IS NOT NULL`;
-    const owned = new Set([...files.map((f) => f.storage_key), ...results.map((r) => r.k)]);
-    expect(objects.filter((o) => !owned.has(o))).toEqual([]);
+    expect(await unownedObjects(garage, api.sql)).toEqual([]);
   }, 900_000);
 });

@@ -20,13 +20,7 @@ describe.skipIf(!garageAvailable)("object store (Garage)", () => {
 
   beforeAll(async () => {
     garage = await startGarage();
-    s3 = new Bun.S3Client({
-      endpoint: garage.endpoint,
-      bucket: garage.bucket,
-      accessKeyId: garage.accessKeyId,
-      secretAccessKey: garage.secretAccessKey,
-      region: garage.region,
-    });
+    s3 = garage.s3;
     svc = await startService({ env: { ...garage.env, SWEEP_INTERVAL_S: "1", MAX_UPLOAD_BYTES: "1000000" } });
   }, 60_000);
   afterAll(async () => {

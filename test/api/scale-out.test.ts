@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { client, startService, type Service } from "../support/service";
-import { garageAvailable, garageBin, startGarage, type Garage } from "../support/garage";
+import { everyOperationInputs, everyOperationJobs } from "../support/every-operation";
+import { garageAvailable, garageBin, startGarage, unownedObjects, type Garage } from "../support/garage";
 import {
   createJob,
   download,
@@ -29,18 +30,10 @@ const pageDelayMs = 300;
 describe.skipIf(!garageAvailable)("one API and two workers on separate disks, one Postgres, one Garage", () => {
   let garage: Garage;
   let api: Service;
-  let s3: Bun.S3Client;
   const workers: { proc: Spawned; dataDir: string }[] = [];
 
   beforeAll(async () => {
     garage = await startGarage();
-    s3 = new Bun.S3Client({
-      endpoint: garage.endpoint,
-      bucket: garage.bucket,
-      accessKeyId: garage.accessKeyId,
-      secretAccessKey: garage.secretAccessKey,
-      region: garage.region,
-    });
     const shared = {
       ...garage.env,
       JOB_LEASE_S: "3",
@@ -72,42 +65,21 @@ describe.skipIf(!garageAvailable)("one API and two workers on separate disks, on
 
   /** Every object in the bucket belongs to a live file or to a succeeded job's result. */
   async function expectNoOrphanObjects() {
-    const objects: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await s3.list({ continuationToken: token });
-      for (const o of page.contents ?? []) objects.push(o.key);
-      token = page.isTruncated ? page.nextContinuationToken : undefined;
-    } while (token);
-    const files = await api.sql`SELECT storage_key FROM files WHERE status = 'ready'`;
-    const results =
-      await api.sql`SELECT result->>'storage_key' AS k FROM jobs WHERE status = 'succeeded' AND result->>'storage_key' IS NOT NULL`;
-    const owned = new Set([...files.map((f) => f.storage_key), ...results.map((r) => r.k)]);
-    expect(objects.filter((o) => !owned.has(o))).toEqual([]);
+    expect(await unownedObjects(garage, api.sql)).toEqual([]);
   }
 
   test("jobs of every operation succeed, run by both workers, and no blob is written to any process's DATA_DIR", async () => {
     const { key, accountId } = await api.newKey();
     const call = client(api.baseUrl, key);
-    const pdf = (await uploadBytes(api, key, tinyPdf(3), "three.pdf", "application/pdf")).json;
-    const pdf2 = (await uploadBytes(api, key, tinyPdf(2), "two.pdf", "application/pdf")).json;
-    const csv = (await uploadBytes(api, key, "name,qty\napple,3\npear,5\n", "fruit.csv", "text/csv")).json;
-    expect([pdf.status, pdf2.status, csv.status]).toEqual(["ready", "ready", "ready"]);
-    const specs: Record<string, unknown>[] = [
-      { operation: "rotate", file_id: pdf.id, options: { degrees: 90 } },
-      { operation: "reorder", file_id: pdf.id, options: { order: [2, 1, 0] } },
-      { operation: "delete_pages", file_id: pdf.id, options: { pages: [0] } },
-      { operation: "merge", file_ids: [pdf.id, pdf2.id] },
-      { operation: "split", file_id: pdf.id, options: { mode: "every_page" } },
-      { operation: "protect", file_id: pdf.id, options: { user_password: "pw" } },
-      { operation: "convert", file_id: pdf.id, options: { target: "jpg" } },
-      { operation: "convert", file_id: pdf.id, options: { target: "docx" } },
-      { operation: "convert", file_id: csv.id, options: { target: "xlsx" } },
-      { operation: "compress", file_id: pdf.id },
-      { operation: "redact", file_id: pdf.id, options: { regions: [{ page: 0, x: 10, y: 10, w: 100, h: 50 }] } },
-      { operation: "ocr", file_id: pdf2.id, options: { output: "blocks" } },
-      { operation: "searchable_pdf", file_id: pdf2.id },
+    const up = (i: (typeof everyOperationInputs)[keyof typeof everyOperationInputs]) =>
+      uploadBytes(api, key, i.bytes, i.name, i.type).then((r) => r.json);
+    const [pdf, pdf2, csv] = [
+      await up(everyOperationInputs.pdf),
+      await up(everyOperationInputs.pdf2),
+      await up(everyOperationInputs.csv),
     ];
+    expect([pdf.status, pdf2.status, csv.status]).toEqual(["ready", "ready", "ready"]);
+    const specs = everyOperationJobs({ pdf: pdf.id, pdf2: pdf2.id, csv: csv.id });
     // Two at a time: a sandbox key may have 2 queued or running jobs, one for each worker.
     const jobs: any[] = [];
     const done: any[] = [];

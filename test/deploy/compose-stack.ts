@@ -8,6 +8,7 @@
 //   CONTAINER_ENGINE podman or docker; PG_CONTAINER the Postgres container (for the job's worker)
 // Exits non-zero with the reason on the first failure.
 import { Client } from "../../clients/typescript/src/index";
+import { everyOperationInputs, everyOperationJobs } from "../support/every-operation";
 import { tinyPdf } from "../support/pdf";
 
 const baseUrl = process.env.DOCPROC_URL!;
@@ -26,25 +27,13 @@ const say = (msg: string) => console.log(`compose-stack: ${((Date.now() - t0) / 
 
 // --- a job of every operation ----------------------------------------------------------------
 const c0 = clientFor(keys[0]!);
-const pdf = await c0.files.upload(new Blob([tinyPdf(3)], { type: "application/pdf" }), "three.pdf");
-const pdf2 = await c0.files.upload(new Blob([tinyPdf(2)], { type: "application/pdf" }), "two.pdf");
-const csv = await c0.files.upload(new Blob(["name,qty\napple,3\npear,5\n"], { type: "text/csv" }), "fruit.csv");
+const upload = (i: (typeof everyOperationInputs)[keyof typeof everyOperationInputs]) =>
+  c0.files.upload(new Blob([i.bytes], { type: i.type }), i.name);
+const pdf = await upload(everyOperationInputs.pdf);
+const pdf2 = await upload(everyOperationInputs.pdf2);
+const csv = await upload(everyOperationInputs.csv);
 if ([pdf, pdf2, csv].some((f) => f.status !== "ready")) fail(`uploads not ready: ${JSON.stringify([pdf, pdf2, csv])}`);
-const specs: any[] = [
-  { operation: "rotate", file_id: pdf.id, options: { degrees: 90 } },
-  { operation: "reorder", file_id: pdf.id, options: { order: [2, 1, 0] } },
-  { operation: "delete_pages", file_id: pdf.id, options: { pages: [0] } },
-  { operation: "merge", file_ids: [pdf.id, pdf2.id] },
-  { operation: "split", file_id: pdf.id, options: { mode: "every_page" } },
-  { operation: "protect", file_id: pdf.id, options: { user_password: "pw" } },
-  { operation: "convert", file_id: pdf.id, options: { target: "jpg" } },
-  { operation: "convert", file_id: pdf.id, options: { target: "docx" } },
-  { operation: "convert", file_id: csv.id, options: { target: "xlsx" } },
-  { operation: "compress", file_id: pdf.id },
-  { operation: "redact", file_id: pdf.id, options: { regions: [{ page: 0, x: 10, y: 10, w: 100, h: 50 }] } },
-  { operation: "ocr", file_id: pdf2.id, options: { output: "blocks" } },
-  { operation: "searchable_pdf", file_id: pdf2.id },
-];
+const specs: any[] = everyOperationJobs({ pdf: pdf.id, pdf2: pdf2.id, csv: csv.id });
 const results: Uint8Array[] = [];
 // Two at a time with a key per pair: a sandbox key may have 2 jobs queued or running.
 for (let i = 0; i < specs.length; i += 2) {

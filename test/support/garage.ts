@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Subprocess } from "bun";
+import type postgres from "postgres";
 import { freePort } from "./service";
 
 /** scripts/setup-test.sh installs Garage here (GARAGE_BIN overrides). */
@@ -18,6 +19,8 @@ export interface Garage {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** A client of the bucket, for tests that look at what the service stored. */
+  s3: Bun.S3Client;
   /** The S3_* environment a service needs to use this store. */
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -127,6 +130,7 @@ api_bind_addr = "127.0.0.1:${adminPort}"
       accessKeyId,
       secretAccessKey,
       region,
+      s3: probe,
       env: {
         S3_ENDPOINT: endpoint,
         S3_BUCKET: bucket,
@@ -146,4 +150,21 @@ api_bind_addr = "127.0.0.1:${adminPort}"
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** Keys of the bucket that belong neither to a ready file nor to a succeeded job's result:
+ * what a run left behind (partial results, half-written uploads). */
+export async function unownedObjects(garage: Garage, sql: postgres.Sql): Promise<string[]> {
+  const objects: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await garage.s3.list({ continuationToken: token });
+    for (const o of page.contents ?? []) objects.push(o.key);
+    token = page.isTruncated ? page.nextContinuationToken : undefined;
+  } while (token);
+  const files = await sql`SELECT storage_key FROM files WHERE status = 'ready'`;
+  const results =
+    await sql`SELECT result->>'storage_key' AS k FROM jobs WHERE status = 'succeeded' AND result->>'storage_key' IS NOT NULL`;
+  const owned = new Set([...files.map((f) => f.storage_key as string), ...results.map((r) => r.k as string)]);
+  return objects.filter((o) => !owned.has(o));
 }
