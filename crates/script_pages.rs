@@ -142,26 +142,12 @@ pub fn normalise(s: &str) -> String {
         .join(" ")
 }
 
-fn levenshtein(a: &[char], b: &[char]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
 /// Character error rate of `read` against `reference` (both [`normalise`]d; line breaks are
 /// spaces, so a spurious space counts as an error and a missing one too).
 pub fn cer(reference: &str, read: &str) -> f64 {
     let r: Vec<char> = normalise(reference).chars().collect();
     let h: Vec<char> = normalise(read).chars().collect();
-    levenshtein(&r, &h) as f64 / r.len().max(1) as f64
+    strsim::generic_levenshtein(&r, &h) as f64 / r.len().max(1) as f64
 }
 
 /// Spaces in `text` after [`normalise`] (line breaks count as spaces).

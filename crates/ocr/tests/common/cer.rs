@@ -15,24 +15,10 @@ pub fn normalise(s: &str) -> Vec<char> {
     mapped.split_whitespace().collect::<Vec<_>>().join(" ").chars().collect()
 }
 
-pub fn levenshtein(a: &[char], b: &[char]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
 pub fn cer(reference: &str, hypothesis: &str) -> f64 {
     let r = normalise(reference);
     let h = normalise(hypothesis);
-    levenshtein(&r, &h) as f64 / r.len().max(1) as f64
+    strsim::generic_levenshtein(&r, &h) as f64 / r.len().max(1) as f64
 }
 
 pub fn bow(reference: &str, hypothesis: &str) -> f64 {
