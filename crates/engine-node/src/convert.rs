@@ -121,7 +121,8 @@ pub fn csv_to_xlsx<'env>(
 pub struct PdfToDocxOptions {
     /// 0-based page indexes; default all.
     pub pages: Option<Vec<f64>>,
-    /// OCR pages without a text layer with the engine's OCR (needs `ocrInit` first).
+    /// OCR pages without a text layer with the engine's OCR (needs `ocrInit` first), and
+    /// check against it the lines that look unmapped.
     pub ocr: Option<bool>,
 }
 
@@ -138,6 +139,11 @@ pub struct PdfToDocxResult {
     pub pages_without_text: Vec<u32>,
     /// Those of them that were OCRed (all of them with `ocr: true`).
     pub pages_ocred: Vec<u32>,
+    /// 0-based indexes of converted pages whose text layer looks unmapped in part (checked
+    /// against OCR with `ocr: true`).
+    pub pages_unmapped_text: Vec<u32>,
+    /// Lines of those pages whose text the recognised words replaced.
+    pub lines_recognised: u32,
     pub output_bytes: f64,
 }
 
@@ -167,6 +173,8 @@ pub fn pdf_to_docx<'env>(
             tables: r.tables,
             pages_without_text: r.pages_without_text,
             pages_ocred: r.pages_ocred,
+            pages_unmapped_text: r.pages_unmapped_text,
+            lines_recognised: r.lines_recognised,
             output_bytes: r.output_bytes as f64,
         })
     })

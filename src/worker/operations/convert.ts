@@ -69,7 +69,9 @@ const csvToXlsxHandler: Executor<"convert"> = async (input) => {
 
 // pdf -> docx: pages processed = pages converted (options.pages or all), OCRed pages included.
 // Pages without a text layer (the OCR rule: fewer than 16 non-blank characters) are OCRed with
-// the engine's OCR. A first pass runs without OCR (born-digital PDFs, the common case, never
+// the engine's OCR, and so are pages whose text looks unmapped (glyphs without a usable Unicode
+// mapping, lines of symbols), whose lines take the recognised words where these differ from
+// the text layer (crates/engine/src/convert/docx/unmapped.rs). A first pass runs without OCR (born-digital PDFs, the common case, never
 // load ONNX Runtime); only when it reports such pages is OCR initialised (once per worker
 // process, shared with the ocr operation) and the conversion run again with OCR — the text
 // pass is a few ms a page, small beside OCR itself (~1-3 s a page).
@@ -79,7 +81,7 @@ const pdfToDocxHandler: Executor<"convert"> = async (input) => {
   const pages = input.options.pages;
   let r = await engine().pdfToDocx(input.inputs[0]!.path, out, { pages }, input.control);
   let ocrSkipped: string | null = null;
-  if (r.pagesWithoutText.length) {
+  if (r.pagesWithoutText.length || r.pagesUnmappedText.length) {
     if (input.mode === "test" && config.sandboxOcr === "fixture") {
       ocrSkipped = "OCR is not run on sandbox jobs with SANDBOX_OCR=fixture";
     } else {
@@ -93,9 +95,17 @@ const pdfToDocxHandler: Executor<"convert"> = async (input) => {
     notes.push(
       `page(s) ${r.pagesOcred.join(", ")} (0-based) are scans without a text layer: their text was recognised by OCR (editable paragraphs replace the page picture)`,
     );
-  if (ocrSkipped)
+  if (r.linesRecognised)
+    notes.push(
+      `${r.linesRecognised} line(s) on page(s) ${r.pagesUnmappedText.join(", ")} (0-based) have text without a usable Unicode mapping: their text was recognised by OCR`,
+    );
+  if (ocrSkipped && r.pagesWithoutText.length)
     notes.push(
       `page(s) ${r.pagesWithoutText.join(", ")} (0-based) have no text layer and were kept as pictures only (${ocrSkipped})`,
+    );
+  if (ocrSkipped && r.pagesUnmappedText.length)
+    notes.push(
+      `page(s) ${r.pagesUnmappedText.join(", ")} (0-based) have text that looks unmapped, kept as it is (${ocrSkipped})`,
     );
   return {
     pagesProcessed: r.pagesProcessed,

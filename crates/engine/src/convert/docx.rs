@@ -28,6 +28,10 @@
 //! - Pages without a text layer (scans; the OCR rule) are listed in `pages_without_text`;
 //!   with [`PdfToDocxOptions::ocr`] they are OCRed: the recognised lines become
 //!   paragraphs and replace the page-sized scan picture (smaller pictures are kept).
+//! - Text whose codes do not give its letters (glyphs without a usable Unicode mapping, a
+//!   custom encoding read as symbols): pages where enough of it is listed in
+//!   `pages_unmapped_text`; with [`PdfToDocxOptions::ocr`] each such line takes the words OCR
+//!   reads inside its box where they differ from its text layer ([`unmapped`]).
 //! - Password-protected PDFs fail with `encrypted_input` (run `unlock` first).
 
 //!
@@ -43,6 +47,7 @@ mod fields;
 mod package;
 mod reading_order;
 pub mod tables;
+mod unmapped;
 
 use crate::control::JobControl;
 use crate::error::{MuPdfResultExt, Result};
@@ -65,7 +70,8 @@ pub struct PdfToDocxOptions {
     /// Refuse inputs with more pages than this.
     pub max_pages: Option<u32>,
     /// OCR pages without text with the engine's OCR ([`crate::ocr::pipeline::ocr_page`],
-    /// which needs [`crate::ocr::pipeline::ocr_init`]); `false` = keep their images only.
+    /// which needs [`crate::ocr::pipeline::ocr_init`]), and check against it the pages whose
+    /// text looks unmapped ([`unmapped`]); `false` = keep their images and their text layer.
     pub ocr: bool,
 }
 
@@ -89,6 +95,12 @@ pub struct PdfToDocxResult {
     pub pages_without_text: Vec<u32>,
     /// Those of them that were OCRed (all of them when [`PdfToDocxOptions::ocr`] is set).
     pub pages_ocred: Vec<u32>,
+    /// 0-based indexes of converted pages with a text layer of which enough looks unmapped
+    /// (glyphs without a usable Unicode mapping, lines of symbols: [`unmapped`]) to check it
+    /// against OCR; checked when [`PdfToDocxOptions::ocr`] is set.
+    pub pages_unmapped_text: Vec<u32>,
+    /// Lines of those pages whose text the recognised words replaced.
+    pub lines_recognised: u32,
     /// Bytes written.
     pub output_bytes: u64,
 }
@@ -122,6 +134,8 @@ pub fn pdf_to_docx(
     let mut w = Writer::new((page_w - 2.0 * MARGIN_PT).max(72.0));
     let mut without_text = Vec::new();
     let mut ocred = Vec::new();
+    let mut unmapped_pages = Vec::new();
+    let mut lines_recognised = 0;
     for (k, &index) in selected.iter().enumerate() {
         control.checkpoint()?;
         if k > 0 {
@@ -141,7 +155,18 @@ pub fn pdf_to_docx(
                 ocr_blocks = read.text_rotation == 0;
                 ocr_rotated = extract::replace_with_ocr(&mut items, &read, bounds);
             }
+        } else if unmapped::page_is_suspect(&mut items) {
+            unmapped_pages.push(index as u32);
+            if options.ocr {
+                let read = crate::ocr::pipeline::ocr_page(&opened.doc, index)?;
+                control.checkpoint()?;
+                // Turned text: the recognised boxes are not the text layer's.
+                if read.text_rotation == 0 {
+                    lines_recognised += unmapped::recognise_lines(&mut items, &read, bounds) as u32;
+                }
+            }
         }
+        extract::drop_empty_lines(&mut items);
         write_items(&mut w, items, bounds, ocr_blocks);
         for para in ocr_rotated {
             w.plain_paragraph(&para);
@@ -161,6 +186,8 @@ pub fn pdf_to_docx(
         tables,
         pages_without_text: without_text,
         pages_ocred: ocred,
+        pages_unmapped_text: unmapped_pages,
+        lines_recognised,
         output_bytes,
     })
 }

@@ -23,6 +23,7 @@ use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
 
 const _: () = assert!(std::mem::size_of::<PdfObject>() == std::mem::size_of::<*mut c_void>());
 const _: () = assert!(std::mem::size_of::<Context>() == std::mem::size_of::<*mut c_void>());
+const _: () = assert!(std::mem::size_of::<mupdf::Font>() == std::mem::size_of::<*mut c_void>());
 
 extern "C" {
     fn engine_graft_new(
@@ -50,6 +51,20 @@ extern "C" {
         err: *mut c_char,
         errlen: c_int,
     ) -> c_int;
+    fn fz_font_name(ctx: *mut c_void, font: *mut c_void) -> *const c_char;
+}
+
+/// A font's name, whatever its bytes: the crate's `Font::name` panics on a name that is not
+/// UTF-8 (a PDF's `/BaseFont` can hold any bytes).
+pub(crate) fn font_name(font: &mupdf::Font) -> String {
+    // SAFETY: mupdf::Font is a single `*mut fz_font` field (size checked above), borrowed.
+    let ptr = unsafe { std::mem::transmute_copy::<mupdf::Font, *mut c_void>(font) };
+    // SAFETY: fz_font_name returns the font's own NUL-terminated name buffer (never throws).
+    let name = unsafe { fz_font_name(context(), ptr) };
+    if name.is_null() {
+        return String::new();
+    }
+    unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()
 }
 
 /// The `pdf_obj` pointer inside a crate object (borrowed).

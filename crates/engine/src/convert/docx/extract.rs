@@ -5,7 +5,7 @@
 use mupdf::pdf::PdfPage;
 use mupdf::{Colorspace, ImageFormat, Pixmap, TextPageFlags};
 
-use super::{fields, tables};
+use super::{fields, tables, unmapped};
 use crate::error::{MuPdfResultExt, Result};
 use crate::ocr::pipeline::{LineJson, PageJson, TEXT_PAGE_MIN_CHARS};
 
@@ -40,6 +40,9 @@ pub(super) struct Line {
     pub(super) y1: f32,
     pub(super) size: f32,
     pub(super) runs: Vec<Run>,
+    /// Glyphs of the line whose codes have no usable Unicode mapping ([`unmapped::unusable`]),
+    /// left out of `runs`.
+    pub(super) unmapped_glyphs: u32,
 }
 
 /// The family name of a PDF font: no subset tag, no style suffix.
@@ -218,6 +221,7 @@ fn ocr_line(l: &LineJson, bounds: mupdf::Rect) -> Line {
         y0: y0 + bounds.y0,
         y1: y1 + bounds.y0,
         size,
+        unmapped_glyphs: 0,
         runs: vec![Run {
             style: Style {
                 font: "Calibri".to_owned(),
@@ -264,19 +268,27 @@ pub(super) fn page_items(page: &PdfPage, bounds: mupdf::Rect) -> Result<(Vec<(mu
     Ok((items, has_text))
 }
 
-/// A line of structured text as runs of one style; `None` when it has no text. Adds its
-/// non-blank characters to `nonblank_chars`.
+/// A line of structured text as runs of one style; `None` when it has no glyph. Adds its
+/// non-blank characters to `nonblank_chars`. A line of glyphs without a usable Unicode mapping
+/// only is kept, with one empty run of their style, so that OCR can fill it
+/// ([`super::unmapped`]); [`drop_empty_lines`] removes it otherwise.
 fn text_line(line: &mupdf::text_page::TextLine, nonblank_chars: &mut usize) -> Option<Line> {
     let lb = line.bounds();
     let mut runs: Vec<Run> = Vec::new();
     let mut size_max = 0f32;
+    let mut unmapped_glyphs = 0u32;
+    let mut unmapped_style = None;
     for ch in line.chars() {
-        if ch.char().is_some_and(|c| !c.is_whitespace()) {
+        let Some(c) = ch.char() else { continue };
+        if !c.is_whitespace() {
             *nonblank_chars += 1; // the OCR rule counts every glyph
         }
-        // U+FFFD: a glyph without a Unicode mapping; not text.
-        let Some(c) = ch.char().filter(|&c| c != '\u{FFFD}') else { continue };
         size_max = size_max.max(ch.size());
+        if unmapped::unusable(c) {
+            unmapped_glyphs += 1;
+            unmapped_style.get_or_insert_with(|| char_style(&ch));
+            continue;
+        }
         let style = char_style(&ch);
         match runs.last_mut() {
             Some(last) if last.style == style => last.text.push(c),
@@ -284,16 +296,30 @@ fn text_line(line: &mupdf::text_page::TextLine, nonblank_chars: &mut usize) -> O
         }
     }
     if runs.is_empty() {
-        return None;
+        runs.push(Run { style: unmapped_style?, text: String::new() });
     }
-    Some(Line { x0: lb.x0, x1: lb.x1, y0: lb.y0, y1: lb.y1, size: size_max.max(1.0), runs })
+    Some(Line { x0: lb.x0, x1: lb.x1, y0: lb.y0, y1: lb.y1, size: size_max.max(1.0), runs, unmapped_glyphs })
+}
+
+/// Removes the lines without text (glyphs without Unicode that OCR did not replace) and the
+/// text blocks left empty.
+pub(super) fn drop_empty_lines(items: &mut Vec<(mupdf::Rect, Item)>) {
+    let empty = |l: &Line| l.runs.iter().all(|r| r.text.trim().is_empty());
+    for (_, item) in items.iter_mut() {
+        match item {
+            Item::Text(lines) => lines.retain(|l| !empty(l)),
+            Item::Table(_, rows) => rows.iter_mut().flatten().for_each(|cell| cell.retain(|l| !empty(l))),
+            Item::Image(_) => {}
+        }
+    }
+    items.retain(|(_, item)| !matches!(item, Item::Text(lines) if lines.is_empty()));
 }
 
 /// The run style of a character: font family, size, bold/italic from the font or its name,
 /// MuPDF's underline/strike-out flags, colour.
 fn char_style(ch: &mupdf::text_page::TextChar) -> Style {
     let font = ch.font();
-    let name = font.as_ref().map(|f| f.name().to_owned()).unwrap_or_default();
+    let name = font.as_ref().map(crate::pdf::graft::font_name).unwrap_or_default();
     let lower = name.to_ascii_lowercase();
     let flags = ch.flags();
     let size = ch.size();

@@ -51,6 +51,7 @@ pub(super) fn undrawn_values(page: &PdfPage, items: &[(mupdf::Rect, Item)]) -> V
                     y0,
                     y1: y0 + FIELD_FONT_SIZE * 1.2,
                     size: FIELD_FONT_SIZE,
+                    unmapped_glyphs: 0,
                     runs: vec![Run {
                         style: Style {
                             font: "Arial".to_owned(),
