@@ -71,14 +71,21 @@ export interface Recall {
   foundAnyOrder: number;
 }
 
-/** Word recall of the DOCX against pdftotext, page by page. */
-export function wordRecall(pdf: string, docx: string, mode: "default" | "raw" = "default"): Recall {
+/** Word recall of the DOCX against pdftotext, page by page; `skip`: 0-based pages left out
+ * (pages whose text layer is no reference, judged otherwise). */
+export function wordRecall(
+  pdf: string,
+  docx: string,
+  mode: "default" | "raw" = "default",
+  skip: ReadonlySet<number> = new Set(),
+): Recall {
   const ref = pdftotextPages(pdf, mode);
   const ours = docxPages(docx);
   let reference = 0;
   let found = 0;
   let foundAnyOrder = 0;
   for (let p = 0; p < ref.length; p++) {
+    if (skip.has(p)) continue;
     const a = words(ref[p]!);
     const b = words(ours[p] ?? "");
     reference += a.length;
