@@ -93,7 +93,7 @@ const catalogue = {
     inputs: "single",
     produces: ["json", "file"],
     accepts: ["pdf", "jpeg", "png", "webp"],
-    summary: "Recognise text: OCR blocks as JSON, or a searchable PDF.",
+    summary: "Recognise text: OCR blocks as JSON, a searchable PDF, or (extensions) hOCR or ALTO.",
     options: T.Object(
       {
         mode: withDefault(
@@ -103,7 +103,18 @@ const catalogue = {
           "base",
         ),
         output: withDefault(
-          T.Union([T.Literal("blocks"), T.Literal("searchable_pdf")], { description: "default blocks" }),
+          T.Union(
+            [
+              T.Literal("blocks"),
+              T.Literal("searchable_pdf"),
+              T.Literal("hocr", { "x-extension": true, description: "Extension: an hOCR 1.2 file." }),
+              T.Literal("alto", { "x-extension": true, description: "Extension: an ALTO 4 XML file." }),
+            ],
+            {
+              description:
+                "default blocks (JSON); searchable_pdf: a PDF; hocr and alto (extensions): the same recognition as an hOCR 1.2 (XHTML) or ALTO 4.3 (XML) file. See docs/ocr.md.",
+            },
+          ),
           "blocks",
         ),
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
