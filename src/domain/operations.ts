@@ -35,6 +35,16 @@ const ocrLanguagesOption = () =>
     }),
   );
 
+/** ocr (output searchable_pdf) and searchable_pdf: an extension, marked x-extension. */
+const pdfaOption = () =>
+  T.Optional(
+    T.Literal("2b", {
+      "x-extension": true,
+      description:
+        'Extension. "2b": write the searchable PDF as PDF/A-2b (sRGB output intent, XMP metadata, every font embedded, no encryption). A document with what PDF/A-2b forbids that the service does not convert (a font that is not embedded, JavaScript, embedded files, ...) fails with conversion_failed, naming it. Only with output searchable_pdf. See docs/ocr.md.',
+    }),
+  );
+
 /** An optional option whose absence means `value`: the schema carries it as `default` (its
  * description says it too; the published documents leave the keyword out, publishedOptionsSchema),
  * `withDefaults` fills it in, `OptionsOf` types it as present. */
@@ -119,6 +129,7 @@ const catalogue = {
         ),
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
         languages: ocrLanguagesOption(),
+        pdfa: pdfaOption(),
       },
       strict,
     ),
@@ -131,12 +142,13 @@ const catalogue = {
     inputs: "single",
     produces: ["file"],
     accepts: ["pdf", "jpeg", "png", "webp"],
-    summary: "Add an invisible OCR text layer to a scanned PDF or image.",
+    summary: "Add an invisible OCR text layer to a scanned PDF or image (optionally PDF/A-2b).",
     options: T.Object(
       {
         mode: withDefault(T.Union([T.Literal("gundam"), T.Literal("base")]), "base"),
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
         languages: ocrLanguagesOption(),
+        pdfa: pdfaOption(),
       },
       strict,
     ),

@@ -154,19 +154,25 @@ async function searchable(
         path: out,
         filename: `${baseName(src.filename)}-ocr-fixture.pdf`,
         content_type: "application/pdf",
-        note: fixtureNote,
+        note: input.options.pdfa ? `${fixtureNote} It is not PDF/A.` : fixtureNote,
       },
     };
   }
   await ensureOcr();
-  const { languages } = input.options;
+  const { languages, pdfa } = input.options;
   const r = await engine().ocr(
     src.path,
     out,
-    { output: "searchable_pdf", pages: selectedPages(input.options), languages, pageTimeoutS: config.ocrPageTimeoutS },
+    {
+      output: "searchable_pdf",
+      pages: selectedPages(input.options),
+      languages,
+      pageTimeoutS: config.ocrPageTimeoutS,
+      pdfa,
+    },
     input.control,
   );
-  return searchableResult(src.filename, out, r.pagesProcessed, pageOutcomes(r.json));
+  return searchableResult(src.filename, out, r.pagesProcessed, pageOutcomes(r.json), pdfa);
 }
 
 type PageOutcomes = { kept: number; failed: number };
@@ -183,8 +189,10 @@ function searchableResult(
   out: string,
   pagesProcessed: number,
   { kept, failed }: PageOutcomes,
+  pdfa: "2b" | undefined,
 ): { pagesProcessed: number; result: FileResult } {
   const notes = [
+    pdfa ? "Written as PDF/A-2b." : "",
     kept ? `${kept} page(s) already carried text and were kept as they are, without OCR.` : "",
     failed ? `${failed} page(s) could not be read within OCR_PAGE_TIMEOUT_S and were kept without a text layer.` : "",
   ].filter(Boolean);
@@ -235,12 +243,13 @@ export const ocrBlocksRunner: FanoutRunner<"ocr"> = {
 export const ocrSearchableRunner: FanoutRunner<"ocr" | "searchable_pdf"> = {
   async task(input, pages): Promise<TaskOutput> {
     await ensureOcr();
-    const { languages } = input.options;
+    // pdfa here only checks the document can be one, so that a job fails at its first task.
+    const { languages, pdfa } = input.options;
     const partialPath = join(input.workDir, "layer.json");
     const r = await engine().ocr(
       input.inputs[0]!.path,
       null,
-      { output: "blocks", pages, languages, layerOutput: partialPath, pageTimeoutS: config.ocrPageTimeoutS },
+      { output: "blocks", pages, languages, layerOutput: partialPath, pageTimeoutS: config.ocrPageTimeoutS, pdfa },
       input.control,
     );
     return { pagesProcessed: r.pagesProcessed, partialPath, summary: pageOutcomes(r.json) };
@@ -248,14 +257,16 @@ export const ocrSearchableRunner: FanoutRunner<"ocr" | "searchable_pdf"> = {
   async assemble(input, partials: PartialOnDisk[]) {
     const src = input.inputs[0]!;
     const out = join(input.workDir, "out.pdf");
+    const { pdfa } = input.options;
     await engine().ocrApplyLayer(
       src.path,
       out,
       partials.map((p) => p.path),
+      pdfa,
       input.control,
     );
     const sum = (key: keyof PageOutcomes) => partials.reduce((n, p) => n + (p.summary[key] ?? 0), 0);
-    return searchableResult(src.filename, out, 0, { kept: sum("kept"), failed: sum("failed") });
+    return searchableResult(src.filename, out, 0, { kept: sum("kept"), failed: sum("failed") }, pdfa);
   },
 };
 
