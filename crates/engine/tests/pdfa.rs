@@ -91,6 +91,18 @@ fn a_converted_document_carries_the_srgb_intent_xmp_equal_to_info_and_an_id() {
         .new_object_from_str("<< /Title (Caf\\351 <&> report) /Author (A. Writer) /CreationDate (D:20200102030405+01'00') /Trapped /True >>")
         .unwrap();
     trailer.dict_put("Info", info).unwrap();
+    // An image and its soft mask, both asking for interpolation.
+    let image = "<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray \
+                 /BitsPerComponent 8 /Interpolate true >>";
+    let mask =
+        doc.add_stream(&Buffer::from_bytes(&[200]).unwrap(), Some(&doc.new_object_from_str(image).unwrap()), false);
+    let mut dict = doc.new_object_from_str(image).unwrap();
+    dict.dict_put("SMask", mask.unwrap()).unwrap();
+    let img = doc.add_stream(&Buffer::from_bytes(&[100]).unwrap(), Some(&dict), false).unwrap();
+    let mut xobjects = doc.new_dict().unwrap();
+    xobjects.dict_put("Im0", img).unwrap();
+    let page = doc.find_page(0).unwrap();
+    page.get_dict("Resources").unwrap().unwrap().dict_put("XObject", xobjects).unwrap();
     let now = UNIX_EPOCH + Duration::from_secs(1_709_251_199); // 2024-02-29T23:59:59Z
     convert(&mut doc, PdfaLevel::A2b, now).unwrap();
     let path = saved(&doc, &scratch, "out.pdf");
@@ -103,6 +115,13 @@ fn a_converted_document_carries_the_srgb_intent_xmp_equal_to_info_and_an_id() {
     let id = trailer.get_dict("ID").unwrap().unwrap();
     assert_eq!(id.len().unwrap(), 2);
     assert_eq!(id.get_array(0).unwrap().unwrap().as_bytes().unwrap().len(), 16);
+
+    let page = out.find_page(0).unwrap();
+    let xobjects = page.get_dict("Resources").unwrap().unwrap().get_dict("XObject").unwrap().unwrap();
+    let img = xobjects.get_dict("Im0").unwrap().unwrap();
+    assert!(img.get_dict("Interpolate").unwrap().is_none(), "the image's /Interpolate is removed");
+    let mask = img.get_dict("SMask").unwrap().unwrap();
+    assert!(mask.get_dict("Interpolate").unwrap().is_none(), "its soft mask's too");
 
     let catalog = out.catalog().unwrap();
     let intents = catalog.get_dict("OutputIntents").unwrap().unwrap();

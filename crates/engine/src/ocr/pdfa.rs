@@ -505,44 +505,28 @@ pub fn convert(doc: &mut PdfDocument, level: PdfaLevel, now: SystemTime) -> Resu
     Ok(())
 }
 
-/// Removes `/Interpolate true` from the pages' images and gives Link annotations the Print flag.
+/// Removes `/Interpolate` from every image (soft masks and images of patterns, forms and
+/// appearances included) and gives Link annotations the Print flag.
 fn fix_pages(doc: &mut PdfDocument) -> Result<()> {
-    let mut seen = HashSet::new();
+    let objects = doc.count_objects().ctx("counting objects")?;
+    for num in 1..objects as i32 {
+        let Ok(mut obj) = doc.new_indirect(num, 0) else { continue };
+        if obj.is_stream().unwrap_or(false)
+            && name_is(&get(&obj, "Subtype"), b"Image")
+            && get(&obj, "Interpolate").is_some()
+        {
+            obj.dict_delete("Interpolate").ctx("image interpolation")?;
+        }
+    }
     let count = doc.page_count().ctx("counting pages")?;
     for i in 0..count {
         let page = doc.find_page(i).ctx("finding the page")?;
-        if let Some(res) = page.get_dict_inheritable("Resources").ctx("reading resources")? {
-            fix_images(&res, &mut seen, 0)?;
-        }
         if let Some(annots) = get(&page, "Annots") {
             for mut annot in items(&annots) {
                 if name_is(&get(&annot, "Subtype"), b"Link") {
                     let flags = get(&annot, "F").and_then(|v| v.as_int().ok()).unwrap_or(0);
                     annot.dict_put("F", PdfObject::new_int(flags | F_PRINT).ctx("flags")?).ctx("flags")?;
                 }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn fix_images(res: &PdfObject, seen: &mut HashSet<i32>, depth: usize) -> Result<()> {
-    if depth > 16 {
-        return Ok(());
-    }
-    let Some(xobjects) = get(res, "XObject") else { return Ok(()) };
-    for mut x in values(&xobjects) {
-        if x.is_indirect().unwrap_or(false) && !seen.insert(x.as_indirect().unwrap_or(0)) {
-            continue;
-        }
-        let subtype = get(&x, "Subtype");
-        if name_is(&subtype, b"Image") {
-            if get(&x, "Interpolate").is_some() {
-                x.dict_delete("Interpolate").ctx("image interpolation")?;
-            }
-        } else if name_is(&subtype, b"Form") {
-            if let Some(r) = get(&x, "Resources") {
-                fix_images(&r, seen, depth + 1)?;
             }
         }
     }

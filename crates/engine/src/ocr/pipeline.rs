@@ -441,7 +441,16 @@ pub fn ocr_layer_pages(
     control: &JobControl,
 ) -> Result<(OcrResult, Vec<LayerPage>)> {
     if let Some(level) = options.pdfa {
-        refuse_unless_pdfa(&open_input(input, options.max_pages)?, level)?;
+        let doc = open_input(input, options.max_pages)?;
+        let count = doc.page_count().ctx("counting pages")?;
+        let pages = (0..count)
+            .map(|i| doc.find_page(i).map(|p| (i as usize + 1, p)))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .ctx("finding the pages")?;
+        // The check decodes every page's content: bounded first, as a whole run does.
+        repair_page_contents(pages.iter().map(|(n, p)| (*n, p)), &JobControl::new())?;
+        drop(pages);
+        refuse_unless_pdfa(&doc, level)?;
     }
     let options = OcrOptions { output: OcrOutput::Blocks, pdfa: None, ..options.clone() };
     let mut layer = Vec::new();
@@ -461,9 +470,6 @@ pub fn apply_text_layer(
 ) -> Result<u64> {
     control.checkpoint()?;
     let mut doc = open_input(input, None)?;
-    if let Some(level) = pdfa {
-        refuse_unless_pdfa(&doc, level)?;
-    }
     let untagged = untag_costly_pages(&doc);
     let page_count = doc.page_count().ctx("counting pages")? as usize;
     if let Some(p) = pages.iter().find(|p| p.page >= page_count) {
@@ -478,6 +484,9 @@ pub fn apply_text_layer(
         .ctx("finding the pages")?;
     repair_page_contents(page_objects.iter().map(|(n, p)| (*n, p)), &JobControl::new())?;
     drop(page_objects);
+    if let Some(level) = pdfa {
+        refuse_unless_pdfa(&doc, level)?;
+    }
     control.start(pages.len() as u64)?;
     let mut layer = crate::ocr::searchable::TextLayer::new();
     for p in pages {
@@ -574,9 +583,6 @@ fn read_document(
             ));
         }
     }
-    if let (Some(level), OcrOutput::SearchablePdf) = (options.pdfa, options.output) {
-        refuse_unless_pdfa(&doc, level)?;
-    }
     let selected: BTreeSet<usize> = match &options.pages {
         Some(p) if !p.is_empty() => checked_indexes(p, page_count)?,
         _ => (0..page_count).collect(),
@@ -593,6 +599,10 @@ fn read_document(
         .ctx("finding the pages")?;
     repair_page_contents(page_objects.iter().map(|(n, p)| (*n, p)), &JobControl::new())?;
     drop(page_objects);
+    // After the repair, which bounds what the check decodes.
+    if let (Some(level), OcrOutput::SearchablePdf) = (options.pdfa, options.output) {
+        refuse_unless_pdfa(&doc, level)?;
+    }
     control.start(selected.len() as u64)?;
     let mut pages = Vec::with_capacity(selected.len());
     let mut processed = 0usize;
