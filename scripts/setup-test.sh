@@ -48,3 +48,15 @@ if ! "$k8s_venv/bin/kubernetes-validate" --version 2>/dev/null | grep -qx "1.37.
   rm -rf "$k8s_venv" && mkdir -p "$(dirname "$k8s_venv")" && /usr/bin/python3 -m venv "$k8s_venv"
   "$k8s_venv/bin/pip" install --quiet "kubernetes-validate==1.37.0"
 fi
+
+# The validators of the OCR text formats (test/api/ocr-formats.test.ts, test/unit/ocr-formats.test.ts):
+# hocr-spec (PyPI, MIT) checks hOCR files against the hOCR 1.2 specification, in a venv outside
+# the clone (a cache: made again when missing); xmllint (above) checks ALTO files against the
+# ALTO 4.3 schema that scripts/fetch-schemas.sh fetches (hash-checked) into test/schemas/.
+hocr_venv=/var/cache/docproc/venv-hocr
+if ! "$hocr_venv/bin/pip" show hocr-spec 2>/dev/null | grep -qx "Version: 0.2.0"; then
+  echo "setup: installing hocr-spec into $hocr_venv"
+  rm -rf "$hocr_venv" && mkdir -p "$(dirname "$hocr_venv")" && /usr/bin/python3 -m venv "$hocr_venv"
+  "$hocr_venv/bin/pip" install --quiet "hocr-spec==0.2.0"
+fi
+./scripts/fetch-schemas.sh

@@ -48,6 +48,7 @@ fn main() {
     println!("cargo:rerun-if-changed=csrc/locks.c");
     println!("cargo:rerun-if-changed=csrc/locks.h");
     println!("cargo:rerun-if-changed=csrc/g4.c");
+    println!("cargo:rerun-if-changed=csrc/pdfa.c");
     cc::Build::new()
         .file("csrc/compress.c")
         .file("csrc/compress_images.c")
@@ -59,6 +60,7 @@ fn main() {
         .file("csrc/mcid.c")
         .file("csrc/locks.c")
         .file("csrc/g4.c")
+        .file("csrc/pdfa.c")
         .include(mupdf_include())
         // libdeflate.h, from the libdeflate-sys crate (which builds and links libdeflate).
         .include(std::env::var_os("DEP_LIBDEFLATE_INCLUDE").expect("libdeflate-sys's include directory"))

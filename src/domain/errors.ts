@@ -227,7 +227,7 @@ export const errorCatalogue = {
   conversion_failed: def(
     422,
     "invalid_request_error",
-    "The converter could not produce an output from this input.",
+    "The converter could not produce an output from this input; also a searchable PDF asked for as PDF/A-2b (`pdfa`) of a document with what PDF/A-2b forbids, which the message names.",
     "extension",
     ["job"],
   ),

@@ -235,6 +235,15 @@ export function planJob(shape: RequestShape, files: InputFile[]): JobPlan {
           "options.pages",
         );
       }
+      if (checked.name === "ocr" && checked.options.pdfa !== undefined) {
+        const { output } = withDefaults("ocr", checked.options);
+        if (output !== "searchable_pdf")
+          throw new ApiError(
+            "invalid_options",
+            `\`options.pdfa\` applies only to output searchable_pdf (the output is ${output}).`,
+            "options.pdfa",
+          );
+      }
       break;
     case "protect":
       if (checked.options.user_password === undefined && checked.options.owner_password === undefined) {

@@ -35,6 +35,16 @@ const ocrLanguagesOption = () =>
     }),
   );
 
+/** ocr (output searchable_pdf) and searchable_pdf: an extension, marked x-extension. */
+const pdfaOption = () =>
+  T.Optional(
+    T.Literal("2b", {
+      "x-extension": true,
+      description:
+        'Extension. "2b": write the searchable PDF as PDF/A-2b (sRGB output intent, XMP metadata, every font embedded, no encryption). A document with what PDF/A-2b forbids that the service does not convert (a font that is not embedded, JavaScript, embedded files, ...) fails with conversion_failed, naming it. Only with output searchable_pdf. See docs/ocr.md.',
+    }),
+  );
+
 /** An optional option whose absence means `value`: the schema carries it as `default` (its
  * description says it too; the published documents leave the keyword out, publishedOptionsSchema),
  * `withDefaults` fills it in, `OptionsOf` types it as present. */
@@ -93,7 +103,7 @@ const catalogue = {
     inputs: "single",
     produces: ["json", "file"],
     accepts: ["pdf", "jpeg", "png", "webp"],
-    summary: "Recognise text: OCR blocks as JSON, or a searchable PDF.",
+    summary: "Recognise text: OCR blocks as JSON, a searchable PDF, or (extensions) hOCR or ALTO.",
     options: T.Object(
       {
         mode: withDefault(
@@ -103,11 +113,23 @@ const catalogue = {
           "base",
         ),
         output: withDefault(
-          T.Union([T.Literal("blocks"), T.Literal("searchable_pdf")], { description: "default blocks" }),
+          T.Union(
+            [
+              T.Literal("blocks"),
+              T.Literal("searchable_pdf"),
+              T.Literal("hocr", { "x-extension": true, description: "Extension: an hOCR 1.2 file." }),
+              T.Literal("alto", { "x-extension": true, description: "Extension: an ALTO 4 XML file." }),
+            ],
+            {
+              description:
+                "default blocks (JSON); searchable_pdf: a PDF; hocr and alto (extensions): the same recognition as an hOCR 1.2 (XHTML) or ALTO 4.3 (XML) file. See docs/ocr.md.",
+            },
+          ),
           "blocks",
         ),
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
         languages: ocrLanguagesOption(),
+        pdfa: pdfaOption(),
       },
       strict,
     ),
@@ -120,12 +142,13 @@ const catalogue = {
     inputs: "single",
     produces: ["file"],
     accepts: ["pdf", "jpeg", "png", "webp"],
-    summary: "Add an invisible OCR text layer to a scanned PDF or image.",
+    summary: "Add an invisible OCR text layer to a scanned PDF or image (optionally PDF/A-2b).",
     options: T.Object(
       {
         mode: withDefault(T.Union([T.Literal("gundam"), T.Literal("base")]), "base"),
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
         languages: ocrLanguagesOption(),
+        pdfa: pdfaOption(),
       },
       strict,
     ),

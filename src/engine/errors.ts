@@ -15,6 +15,7 @@ export const engineErrorCodes = [
   "ocr_unavailable",
   "invalid_image",
   "ocr_timeout",
+  "pdfa_unsupported",
   "engine_error",
 ] as const;
 export type EngineErrorCode = (typeof engineErrorCodes)[number];
@@ -34,6 +35,8 @@ export const jobErrorCodeOf: Record<EngineErrorCode, JobErrorCode> = {
   invalid_image: "file_unreadable",
   // OCR marks a timed-out page in its result and goes on; a caller that cannot is out of time.
   ocr_timeout: "job_timeout",
+  // PDF/A-2b asked of a document with what it forbids (the message lists it): no output can be made.
+  pdfa_unsupported: "conversion_failed",
   engine_error: "file_unreadable",
 };
 

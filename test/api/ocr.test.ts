@@ -253,4 +253,25 @@ describe("ocr with SANDBOX_OCR=fixture", () => {
     },
     60_000,
   );
+
+  test.skipIf(!hasCorpus)(
+    "sandbox ocr jobs with output hocr or alto render the fixture as a marked file",
+    async () => {
+      const k = (await keyFor(svc, accountId, "test")).key;
+      const file = await uploadOk(svc, k, filesCorpus("scanned-rotated-4-directions.pdf"));
+      for (const [output, type, filename] of [
+        ["hocr", "application/xhtml+xml", "scanned-rotated-4-directions-ocr-fixture.hocr"],
+        ["alto", "application/xml", "scanned-rotated-4-directions-ocr-fixture.alto.xml"],
+      ] as const) {
+        const created = await createJob(svc, k, { operation: "ocr", file_id: file.id, options: { output } });
+        const job = await finishedJob(svc, k, created.id, 30_000);
+        expect(job.status).toBe("succeeded");
+        expect(job.result).toMatchObject({ content_type: type, filename });
+        expect(job.result.note).toContain("fixture");
+        const text = new TextDecoder().decode((await download(svc, k, job.id)).bytes);
+        expect(text).toContain(output === "hocr" ? ">quick</span>" : 'CONTENT="quick"');
+      }
+    },
+    60_000,
+  );
 });

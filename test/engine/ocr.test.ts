@@ -142,7 +142,7 @@ test.skipIf(!hasCorpus || !qpdf)(
     expect(JSON.parse(readFileSync(layers[1]!, "utf8"))).toEqual([]);
     const assembled = path.join(scratch, "assembled.pdf");
     const control = new engine.JobControl();
-    const bytes = await engine.ocrApplyLayer(input, assembled, layers, control);
+    const bytes = await engine.ocrApplyLayer(input, assembled, layers, null, control);
     expect(bytes).toBe(readFileSync(assembled).length);
     expect(control.progress()).toEqual({ done: 3, total: 3 });
     expect(readFileSync(assembled).length).toBe(readFileSync(wholePdf).length);

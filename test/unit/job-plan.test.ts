@@ -469,6 +469,26 @@ describe("options", () => {
     ).toEqual([0]);
   });
 
+  test("pdfa (extension) is 2b only, and on ocr only with output searchable_pdf", () => {
+    for (const options of [{ pdfa: "2b" }, { output: "blocks", pdfa: "2b" }, { output: "alto", pdfa: "2b" }])
+      fails(() => plan({ operation: "ocr", file_id: F1, options }), "invalid_options", "options.pdfa");
+    for (const pdfa of ["1b", "2a", "2u", "", 2, true])
+      fails(
+        () => checkRequestShape({ operation: "searchable_pdf", file_id: F1, options: { pdfa } }),
+        "invalid_options",
+        "options.pdfa",
+      );
+    expect(
+      plan({ operation: "ocr", file_id: F1, options: { output: "searchable_pdf", pdfa: "2b" } }).options.pdfa,
+    ).toBe("2b");
+    expect(plan({ operation: "searchable_pdf", file_id: F1, options: { pdfa: "2b" } }).options.pdfa).toBe("2b");
+  });
+
+  test("ocr outputs hocr and alto (extensions) are accepted", () => {
+    for (const output of ["hocr", "alto"])
+      expect(plan({ operation: "ocr", file_id: F1, options: { output } }).options.output).toBe(output);
+  });
+
   test("a normalised copy is returned: the request's options object is not mutated", () => {
     const options = {};
     const p = plan({ operation: "split", file_id: F1, options });

@@ -381,20 +381,30 @@ export interface components {
         Options_ocr: {
             /** @description gundam = single page, base = multi-page (default base) */
             mode?: "gundam" | "base";
-            /** @description default blocks */
-            output?: "blocks" | "searchable_pdf";
+            /** @description default blocks (JSON); searchable_pdf: a PDF; hocr and alto (extensions): the same recognition as an hOCR 1.2 (XHTML) or ALTO 4.3 (XML) file. See docs/ocr.md. */
+            output?: "blocks" | "searchable_pdf" | "hocr" | "alto";
             /** @description 0-based page indexes; default all pages */
             pages?: number[];
-            /** @description Extension. Tesseract-style language codes of the text, e.g. ["jpn"] or ["eng", "deu"]; one of eng, chi_sim, deu, fra, spa, ita, por, nld, jpn, chi_tra, pol, ces, hun, tur, swe, dan, nor, fin, est, lav, lit, slv, hrv, cat, glg, eus, isl, gle, afr, ind, msa, lat, sqi, mlt, bos, swa, fil. Default (absent): eng, chi_sim (Latin script and simplified Chinese). Chooses the recognition model; see docs/ocr.md. */
-            languages?: ("eng" | "chi_sim" | "deu" | "fra" | "spa" | "ita" | "por" | "nld" | "jpn" | "chi_tra" | "pol" | "ces" | "hun" | "tur" | "swe" | "dan" | "nor" | "fin" | "est" | "lav" | "lit" | "slv" | "hrv" | "cat" | "glg" | "eus" | "isl" | "gle" | "afr" | "ind" | "msa" | "lat" | "sqi" | "mlt" | "bos" | "swa" | "fil")[];
+            /** @description Extension. Tesseract-style language codes of the text, e.g. ["jpn"], ["eng", "deu"] or ["rus"]; one of eng, chi_sim, deu, fra, spa, ita, por, nld, jpn, chi_tra, pol, ces, hun, tur, swe, dan, nor, fin, est, lav, lit, slv, hrv, cat, glg, eus, isl, gle, afr, ind, msa, lat, sqi, mlt, bos, swa, fil, ara, bel, ben, bul, cym, ell, fas, guj, heb, hin, kan, kor, mal, mar, mkd, nep, pan, rus, srp, tam, tel, tha, ukr, urd, vie. eng, chi_sim, deu, fra, spa, ita, por, nld, jpn, chi_tra, pol, ces, hun, tur, swe, dan, nor, fin, est, lav, lit, slv, hrv, cat, glg, eus, isl, gle, afr, ind, msa, lat, sqi, mlt, bos, swa, fil are read by this service's own recognisers; the others by Tesseract with the traineddata installed on this deployment (apt-get install tesseract-ocr-<code> adds one). Default (absent): eng, chi_sim (Latin script and simplified Chinese), and each page whose detected script is another is read by the recogniser of that script. See docs/ocr.md. */
+            languages?: ("eng" | "chi_sim" | "deu" | "fra" | "spa" | "ita" | "por" | "nld" | "jpn" | "chi_tra" | "pol" | "ces" | "hun" | "tur" | "swe" | "dan" | "nor" | "fin" | "est" | "lav" | "lit" | "slv" | "hrv" | "cat" | "glg" | "eus" | "isl" | "gle" | "afr" | "ind" | "msa" | "lat" | "sqi" | "mlt" | "bos" | "swa" | "fil" | "ara" | "bel" | "ben" | "bul" | "cym" | "ell" | "fas" | "guj" | "heb" | "hin" | "kan" | "kor" | "mal" | "mar" | "mkd" | "nep" | "pan" | "rus" | "srp" | "tam" | "tel" | "tha" | "ukr" | "urd" | "vie")[];
+            /**
+             * @description Extension. "2b": write the searchable PDF as PDF/A-2b (sRGB output intent, XMP metadata, every font embedded, no encryption). A document with what PDF/A-2b forbids that the service does not convert (a font that is not embedded, JavaScript, embedded files, ...) fails with conversion_failed, naming it. Only with output searchable_pdf. See docs/ocr.md.
+             * @constant
+             */
+            pdfa?: "2b";
         };
         /** @description `options` of POST /jobs for operation searchable_pdf. */
         Options_searchable_pdf: {
             mode?: "gundam" | "base";
             /** @description 0-based page indexes; default all pages */
             pages?: number[];
-            /** @description Extension. Tesseract-style language codes of the text, e.g. ["jpn"] or ["eng", "deu"]; one of eng, chi_sim, deu, fra, spa, ita, por, nld, jpn, chi_tra, pol, ces, hun, tur, swe, dan, nor, fin, est, lav, lit, slv, hrv, cat, glg, eus, isl, gle, afr, ind, msa, lat, sqi, mlt, bos, swa, fil. Default (absent): eng, chi_sim (Latin script and simplified Chinese). Chooses the recognition model; see docs/ocr.md. */
-            languages?: ("eng" | "chi_sim" | "deu" | "fra" | "spa" | "ita" | "por" | "nld" | "jpn" | "chi_tra" | "pol" | "ces" | "hun" | "tur" | "swe" | "dan" | "nor" | "fin" | "est" | "lav" | "lit" | "slv" | "hrv" | "cat" | "glg" | "eus" | "isl" | "gle" | "afr" | "ind" | "msa" | "lat" | "sqi" | "mlt" | "bos" | "swa" | "fil")[];
+            /** @description Extension. Tesseract-style language codes of the text, e.g. ["jpn"], ["eng", "deu"] or ["rus"]; one of eng, chi_sim, deu, fra, spa, ita, por, nld, jpn, chi_tra, pol, ces, hun, tur, swe, dan, nor, fin, est, lav, lit, slv, hrv, cat, glg, eus, isl, gle, afr, ind, msa, lat, sqi, mlt, bos, swa, fil, ara, bel, ben, bul, cym, ell, fas, guj, heb, hin, kan, kor, mal, mar, mkd, nep, pan, rus, srp, tam, tel, tha, ukr, urd, vie. eng, chi_sim, deu, fra, spa, ita, por, nld, jpn, chi_tra, pol, ces, hun, tur, swe, dan, nor, fin, est, lav, lit, slv, hrv, cat, glg, eus, isl, gle, afr, ind, msa, lat, sqi, mlt, bos, swa, fil are read by this service's own recognisers; the others by Tesseract with the traineddata installed on this deployment (apt-get install tesseract-ocr-<code> adds one). Default (absent): eng, chi_sim (Latin script and simplified Chinese), and each page whose detected script is another is read by the recogniser of that script. See docs/ocr.md. */
+            languages?: ("eng" | "chi_sim" | "deu" | "fra" | "spa" | "ita" | "por" | "nld" | "jpn" | "chi_tra" | "pol" | "ces" | "hun" | "tur" | "swe" | "dan" | "nor" | "fin" | "est" | "lav" | "lit" | "slv" | "hrv" | "cat" | "glg" | "eus" | "isl" | "gle" | "afr" | "ind" | "msa" | "lat" | "sqi" | "mlt" | "bos" | "swa" | "fil" | "ara" | "bel" | "ben" | "bul" | "cym" | "ell" | "fas" | "guj" | "heb" | "hin" | "kan" | "kor" | "mal" | "mar" | "mkd" | "nep" | "pan" | "rus" | "srp" | "tam" | "tel" | "tha" | "ukr" | "urd" | "vie")[];
+            /**
+             * @description Extension. "2b": write the searchable PDF as PDF/A-2b (sRGB output intent, XMP metadata, every font embedded, no encryption). A document with what PDF/A-2b forbids that the service does not convert (a font that is not embedded, JavaScript, embedded files, ...) fails with conversion_failed, naming it. Only with output searchable_pdf. See docs/ocr.md.
+             * @constant
+             */
+            pdfa?: "2b";
         };
         /** @description `options` of POST /jobs for operation convert. */
         Options_convert: {

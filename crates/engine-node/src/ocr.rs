@@ -66,6 +66,9 @@ pub struct OcrOptions {
     /// Seconds a page may take in Tesseract before it fails (`ocr_timeout` in its JSON entry;
     /// the job goes on); default 120.
     pub page_timeout_s: Option<f64>,
+    /// `"2b"`: write the searchable PDF as PDF/A-2b (see engine::ocr::pdfa); with
+    /// `layerOutput`, only checks the document can be one.
+    pub pdfa: Option<String>,
 }
 
 #[napi(object)]
@@ -108,6 +111,7 @@ pub fn ocr<'env>(
             output: kind,
             languages: options.languages,
             page_timeout: options.page_timeout_s.filter(|s| *s > 0.0).map(std::time::Duration::from_secs_f64),
+            pdfa: pdfa_level(options.pdfa.as_deref())?,
         };
         let r = match (&options.layer_output, kind) {
             (Some(path), engine::ocr::pipeline::OcrOutput::Blocks) => {
@@ -144,15 +148,31 @@ pub fn ocr_apply_layer<'env>(
     input: String,
     output: String,
     layers: Vec<String>,
+    pdfa: Option<String>,
     control: Option<&JobControl>,
 ) -> Result<Object<'env>> {
     let control = control_of(control);
     spawn_job(env, move || {
+        let pdfa = pdfa_level(pdfa.as_deref())?;
         let mut pages = Vec::new();
         for path in &layers {
             pages.extend(engine::ocr::pipeline::read_layer_pages(path.as_ref())?);
         }
-        let bytes = engine::ocr::pipeline::apply_text_layer(input.as_ref(), output.as_ref(), &pages, &control)?;
+        let bytes = engine::ocr::pipeline::apply_text_layer(input.as_ref(), output.as_ref(), &pages, pdfa, &control)?;
         Ok(bytes as f64)
     })
+}
+
+/// The PDF/A level of the `pdfa` option: none, or `"2b"`.
+fn pdfa_level(
+    value: Option<&str>,
+) -> std::result::Result<Option<engine::ocr::pipeline::PdfaLevel>, engine::EngineError> {
+    match value {
+        None => Ok(None),
+        Some("2b") => Ok(Some(engine::ocr::pipeline::PdfaLevel::A2b)),
+        Some(other) => Err(engine::EngineError::new(
+            engine::ErrorCode::InvalidOptions,
+            format!("pdfa must be \"2b\", not {other:?}"),
+        )),
+    }
 }

@@ -44,6 +44,10 @@ pub enum ErrorCode {
     /// page failed in its JSON and goes on with the others; it reaches a job's error only
     /// from a caller that treats it as fatal.
     OcrTimeout,
+    /// `pdfa_unsupported`: a searchable PDF asked for as PDF/A-2b of a document with
+    /// something PDF/A-2b forbids that the engine does not convert (a font that is not
+    /// embedded, JavaScript, an embedded file, ...; `crate::ocr::pdfa`); the message lists it.
+    PdfaUnsupported,
     /// `engine_error`: anything else MuPDF reported while processing; the message
     /// carries MuPDF's text.
     EngineError,
@@ -64,12 +68,13 @@ impl ErrorCode {
             ErrorCode::OcrUnavailable => "ocr_unavailable",
             ErrorCode::InvalidImage => "invalid_image",
             ErrorCode::OcrTimeout => "ocr_timeout",
+            ErrorCode::PdfaUnsupported => "pdfa_unsupported",
             ErrorCode::EngineError => "engine_error",
         }
     }
 
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::InvalidPdf,
         ErrorCode::EncryptedInput,
         ErrorCode::InvalidPassword,
@@ -81,6 +86,7 @@ impl ErrorCode {
         ErrorCode::OcrUnavailable,
         ErrorCode::InvalidImage,
         ErrorCode::OcrTimeout,
+        ErrorCode::PdfaUnsupported,
         ErrorCode::EngineError,
     ];
 }

@@ -57,6 +57,7 @@ fn every_corpus_pdf_and_image_is_ocred_into_a_valid_searchable_pdf_or_fails_with
                 output: OcrOutput::SearchablePdf,
                 languages: None,
                 page_timeout: None,
+                pdfa: None,
             };
             ocr_document(&input, Some(&out2), &options, &JobControl::new()).map(|r| (r, pages.len()))
         });

@@ -17,8 +17,14 @@ fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
 fn each_of_four_turned_scan_pages_is_read_upright() {
     let corpus = corpus_dir();
     init_ocr();
-    let options =
-        OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None, page_timeout: None };
+    let options = OcrOptions {
+        pages: None,
+        max_pages: None,
+        output: OcrOutput::Blocks,
+        languages: None,
+        page_timeout: None,
+        pdfa: None,
+    };
     let r = ocr_document(&corpus.join("files/scanned-rotated-4-directions.pdf"), None, &options, &JobControl::new())
         .unwrap();
     assert_eq!(r.pages_processed, 4);
@@ -61,6 +67,7 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
         output: OcrOutput::SearchablePdf,
         languages: None,
         page_timeout: None,
+        pdfa: None,
     };
     let input = corpus.join("ocr/ocrmypdf-linn-brochure-scan.pdf");
     let r = ocr_document(&input, Some(&out), &options, &JobControl::new()).unwrap();
@@ -88,8 +95,14 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
 fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count() {
     let corpus = corpus_dir();
     init_ocr();
-    let options =
-        OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None, page_timeout: None };
+    let options = OcrOptions {
+        pages: None,
+        max_pages: None,
+        output: OcrOutput::Blocks,
+        languages: None,
+        page_timeout: None,
+        pdfa: None,
+    };
     let r = ocr_document(&corpus.join("files/rotated-page-attribute.pdf"), None, &options, &JobControl::new()).unwrap();
     let v = json(&r);
     // Billing by the spec: every returned page counts, including pages read from their layer.
@@ -105,8 +118,14 @@ fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count()
 fn an_image_input_is_one_page() {
     let corpus = corpus_dir();
     init_ocr();
-    let options =
-        OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None, page_timeout: None };
+    let options = OcrOptions {
+        pages: None,
+        max_pages: None,
+        output: OcrOutput::Blocks,
+        languages: None,
+        page_timeout: None,
+        pdfa: None,
+    };
     let r = ocr_document(&corpus.join("files/phototest-rotated-90.png"), None, &options, &JobControl::new()).unwrap();
     assert_eq!((r.page_count, r.pages_processed), (1, 1));
     let v = json(&r);
@@ -121,8 +140,14 @@ fn a_cancelled_job_stops() {
     let input = common::write(&scratch, "in.pdf", &common::synthetic_pdf(&[(612, 792, 0); 4], false));
     let control = JobControl::new();
     control.cancel();
-    let options =
-        OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None, page_timeout: None };
+    let options = OcrOptions {
+        pages: None,
+        max_pages: None,
+        output: OcrOutput::Blocks,
+        languages: None,
+        page_timeout: None,
+        pdfa: None,
+    };
     let e = ocr_document(&input, None, &options, &control).unwrap_err();
     assert_eq!(e.code, engine::ErrorCode::Cancelled);
 }
@@ -153,8 +178,14 @@ fn a_webp_image_is_decoded_with_its_alpha_flattened_on_white_and_read() {
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-webp-{}.webp", std::process::id()));
     phototest_as_transparent_webp(&corpus.join("ocr/tesseract-phototest.png"), &path);
-    let options =
-        OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None, page_timeout: None };
+    let options = OcrOptions {
+        pages: None,
+        max_pages: None,
+        output: OcrOutput::Blocks,
+        languages: None,
+        page_timeout: None,
+        pdfa: None,
+    };
     let r = ocr_document(&path, None, &options, &JobControl::new());
     let _ = std::fs::remove_file(&path);
     let r = r.unwrap();
@@ -191,8 +222,14 @@ fn an_image_above_the_pixel_cap_is_refused_before_it_is_decoded() {
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-huge-{}.png", std::process::id()));
     std::fs::write(&path, png_claiming(40_000, 40_000)).unwrap();
-    let options =
-        OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None, page_timeout: None };
+    let options = OcrOptions {
+        pages: None,
+        max_pages: None,
+        output: OcrOutput::Blocks,
+        languages: None,
+        page_timeout: None,
+        pdfa: None,
+    };
     let r = ocr_document(&path, None, &options, &JobControl::new());
     let _ = std::fs::remove_file(&path);
     let e = r.unwrap_err();
@@ -207,7 +244,8 @@ fn a_decompression_bomb_is_refused_before_mupdf_reads_it() {
     init_ocr();
     for output in [OcrOutput::Blocks, OcrOutput::SearchablePdf] {
         let out = std::env::temp_dir().join(format!("ocr-bomb-{}.pdf", std::process::id()));
-        let options = OcrOptions { pages: None, max_pages: None, output, languages: None, page_timeout: None };
+        let options =
+            OcrOptions { pages: None, max_pages: None, output, languages: None, page_timeout: None, pdfa: None };
         let started = std::time::Instant::now();
         let e = ocr_document(&corpus.join("files/decompression-bomb.pdf"), Some(&out), &options, &JobControl::new())
             .unwrap_err();

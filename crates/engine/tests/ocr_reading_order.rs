@@ -26,8 +26,14 @@ fn json_text_layer_and_docx_follow_the_same_reading_order() {
     // A two-column scan with a heading across it: the order is not simply top to bottom.
     let input = corpus.join("ocr/ocrmypdf-linn-brochure-scan.pdf");
 
-    let blocks =
-        OcrOptions { pages: None, max_pages: None, output: OcrOutput::Blocks, languages: None, page_timeout: None };
+    let blocks = OcrOptions {
+        pages: None,
+        max_pages: None,
+        output: OcrOutput::Blocks,
+        languages: None,
+        page_timeout: None,
+        pdfa: None,
+    };
     let r = ocr_document(&input, None, &blocks, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
     let page = &v["pages"][0];
@@ -50,6 +56,7 @@ fn json_text_layer_and_docx_follow_the_same_reading_order() {
         output: OcrOutput::SearchablePdf,
         languages: None,
         page_timeout: None,
+        pdfa: None,
     };
     ocr_document(&input, Some(&pdf), &searchable, &JobControl::new()).unwrap();
     // -raw: the text in content-stream order, not pdftotext's own layout analysis.

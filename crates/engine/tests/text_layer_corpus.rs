@@ -75,6 +75,7 @@ fn pdftotext_of_the_searchable_pdf_gives_back_every_character_of_the_json_text_o
             output: OcrOutput::SearchablePdf,
             languages: None,
             page_timeout: None,
+            pdfa: None,
         };
         let r = ocr_document(input, Some(&out), &options, &JobControl::new()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();
@@ -160,6 +161,7 @@ fn pdftotext_reads_the_searchable_pdf_words_in_the_json_reading_order_on_every_c
             output: OcrOutput::SearchablePdf,
             languages: None,
             page_timeout: None,
+            pdfa: None,
         };
         let r = ocr_document(input, Some(&out), &options, &JobControl::new()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();

@@ -1,5 +1,5 @@
-// OCR executors: `ocr` (output blocks -> JSON result, searchable_pdf -> file) and
-// `searchable_pdf`. The engine (crates/engine/src/ocr/pipeline.rs over crates/ocr) does the
+// OCR executors: `ocr` (output blocks -> JSON result; searchable_pdf, hocr, alto -> a file)
+// and `searchable_pdf`. The engine (crates/engine/src/ocr/pipeline.rs over crates/ocr) does the
 // work; this file resolves ONNX Runtime and the models from node_modules, hands them to the
 // engine once per worker process, and applies the sandbox fixture switch.
 //
@@ -25,6 +25,10 @@ import { config } from "../../config";
 import { engine } from "../../engine/native";
 import type { FileResult, JsonResult, OptionsOf } from "../../domain/operations";
 import { tessdataDir } from "../../domain/ocr-languages";
+import { apiVersion } from "../../domain/pricing";
+import { altoContentType, renderAlto } from "../../presenters/alto";
+import { hocrContentType, renderHocr } from "../../presenters/hocr";
+import type { OcrBlocksJson } from "../../presenters/ocr-blocks";
 import type { ExecutionInput, ExecutionOutput, Executor, FanoutRunner, PartialOnDisk, TaskOutput } from "./types";
 import { baseName } from "./naming";
 
@@ -94,24 +98,45 @@ const fixtureNote = "Sandbox fixture (SANDBOX_OCR=fixture): a canned OCR result,
 const fixtureApplies = (input: ExecutionInput<"ocr" | "searchable_pdf">) =>
   input.mode === "test" && config.sandboxOcr === "fixture";
 
-/** output blocks: the page JSON; `engine` in it names the recognition model the languages chose. */
-async function blocks(input: ExecutionInput<"ocr">): Promise<{ pagesProcessed: number; result: JsonResult }> {
+/** output blocks: the page JSON; `engine` in it names the recognition model the languages chose.
+ * Outputs hocr and alto are that JSON rendered as a file (blocksResult). */
+async function blocks(
+  input: ExecutionInput<"ocr">,
+): Promise<{ pagesProcessed: number; result: JsonResult | FileResult }> {
   if (fixtureApplies(input)) {
     const json = JSON.parse(readFileSync(join(fixtureDir, "ocr-blocks.json"), "utf8"));
-    return {
-      pagesProcessed: json.pages.length,
-      result: { type: "json", json: { ...json, fixture: true, note: fixtureNote } },
-    };
+    return { pagesProcessed: json.pages.length, result: blocksResult(input, json, fixtureNote) };
   }
   await ensureOcr();
-  const { languages, mode } = input.options;
+  const { languages } = input.options;
   const r = await engine().ocr(
     input.inputs[0]!.path,
     null,
     { output: "blocks", pages: selectedPages(input.options), languages, pageTimeoutS: config.ocrPageTimeoutS },
     input.control,
   );
-  return { pagesProcessed: r.pagesProcessed, result: { type: "json", json: { mode, ...JSON.parse(r.json) } } };
+  return { pagesProcessed: r.pagesProcessed, result: blocksResult(input, JSON.parse(r.json)) };
+}
+
+/** The job's result from the blocks JSON of its pages (a whole run's, or the tasks' joined):
+ * the JSON itself for output blocks, else that JSON as an hOCR or ALTO file in workDir. A
+ * sandbox fixture is marked as such (`fixture`/`note` in the JSON, the note of a file). */
+function blocksResult(input: ExecutionInput<"ocr">, doc: OcrBlocksJson, fixture?: string): JsonResult | FileResult {
+  const { output, mode, languages } = input.options;
+  if (output !== "hocr" && output !== "alto") {
+    const json = fixture ? { ...doc, fixture: true, note: fixture } : { mode, ...doc };
+    return { type: "json", json };
+  }
+  const src = input.inputs[0]!;
+  const facts = { filename: src.filename, languages, version: apiVersion };
+  const [text, ext, content_type] =
+    output === "hocr"
+      ? [renderHocr(doc, facts), "hocr", hocrContentType]
+      : [renderAlto(doc, facts), "alto.xml", altoContentType];
+  const path = join(input.workDir, `out.${ext}`);
+  writeFileSync(path, text);
+  const filename = `${baseName(src.filename)}-ocr${fixture ? "-fixture" : ""}.${ext}`;
+  return { type: "file", path, filename, content_type, ...(fixture ? { note: fixture } : {}) };
 }
 
 /** output searchable_pdf: the input with an invisible text layer; pages that had text are kept as they are. */
@@ -129,19 +154,25 @@ async function searchable(
         path: out,
         filename: `${baseName(src.filename)}-ocr-fixture.pdf`,
         content_type: "application/pdf",
-        note: fixtureNote,
+        note: input.options.pdfa ? `${fixtureNote} It is not PDF/A.` : fixtureNote,
       },
     };
   }
   await ensureOcr();
-  const { languages } = input.options;
+  const { languages, pdfa } = input.options;
   const r = await engine().ocr(
     src.path,
     out,
-    { output: "searchable_pdf", pages: selectedPages(input.options), languages, pageTimeoutS: config.ocrPageTimeoutS },
+    {
+      output: "searchable_pdf",
+      pages: selectedPages(input.options),
+      languages,
+      pageTimeoutS: config.ocrPageTimeoutS,
+      pdfa,
+    },
     input.control,
   );
-  return searchableResult(src.filename, out, r.pagesProcessed, pageOutcomes(r.json));
+  return searchableResult(src.filename, out, r.pagesProcessed, pageOutcomes(r.json), pdfa);
 }
 
 type PageOutcomes = { kept: number; failed: number };
@@ -158,8 +189,10 @@ function searchableResult(
   out: string,
   pagesProcessed: number,
   { kept, failed }: PageOutcomes,
+  pdfa: "2b" | undefined,
 ): { pagesProcessed: number; result: FileResult } {
   const notes = [
+    pdfa ? "Written as PDF/A-2b." : "",
     kept ? `${kept} page(s) already carried text and were kept as they are, without OCR.` : "",
     failed ? `${failed} page(s) could not be read within OCR_PAGE_TIMEOUT_S and were kept without a text layer.` : "",
   ].filter(Boolean);
@@ -182,7 +215,8 @@ function searchableResult(
 // page, the recognition itself, and the assembly writes the text layer of every page onto the
 // original document at once (engine ocrApplyLayer: the same code and order as one whole run).
 
-/** output blocks as tasks: the assembly joins the tasks' pages, in order, into one JSON. */
+/** output blocks (and hocr, alto) as tasks: the assembly joins the tasks' pages, in order, into
+ * one JSON, and renders it as a whole run would. */
 export const ocrBlocksRunner: FanoutRunner<"ocr"> = {
   async task(input, pages): Promise<TaskOutput> {
     await ensureOcr();
@@ -198,13 +232,10 @@ export const ocrBlocksRunner: FanoutRunner<"ocr"> = {
     return { pagesProcessed: r.pagesProcessed, partialPath, summary: {} };
   },
   async assemble(input, partials: PartialOnDisk[]): Promise<ExecutionOutput<"ocr">> {
-    const parts = partials.map((p) => JSON.parse(readFileSync(p.path, "utf8")));
+    const parts: OcrBlocksJson[] = partials.map((p) => JSON.parse(readFileSync(p.path, "utf8")));
     const pages = parts.flatMap((p) => p.pages);
     const { engine: model, unit, origin } = parts[0]!;
-    return {
-      pagesProcessed: pages.length,
-      result: { type: "json", json: { mode: input.options.mode, engine: model, unit, origin, pages } },
-    };
+    return { pagesProcessed: pages.length, result: blocksResult(input, { engine: model, unit, origin, pages }) };
   },
 };
 
@@ -212,12 +243,13 @@ export const ocrBlocksRunner: FanoutRunner<"ocr"> = {
 export const ocrSearchableRunner: FanoutRunner<"ocr" | "searchable_pdf"> = {
   async task(input, pages): Promise<TaskOutput> {
     await ensureOcr();
-    const { languages } = input.options;
+    // pdfa here only checks the document can be one, so that a job fails at its first task.
+    const { languages, pdfa } = input.options;
     const partialPath = join(input.workDir, "layer.json");
     const r = await engine().ocr(
       input.inputs[0]!.path,
       null,
-      { output: "blocks", pages, languages, layerOutput: partialPath, pageTimeoutS: config.ocrPageTimeoutS },
+      { output: "blocks", pages, languages, layerOutput: partialPath, pageTimeoutS: config.ocrPageTimeoutS, pdfa },
       input.control,
     );
     return { pagesProcessed: r.pagesProcessed, partialPath, summary: pageOutcomes(r.json) };
@@ -225,14 +257,16 @@ export const ocrSearchableRunner: FanoutRunner<"ocr" | "searchable_pdf"> = {
   async assemble(input, partials: PartialOnDisk[]) {
     const src = input.inputs[0]!;
     const out = join(input.workDir, "out.pdf");
+    const { pdfa } = input.options;
     await engine().ocrApplyLayer(
       src.path,
       out,
       partials.map((p) => p.path),
+      pdfa,
       input.control,
     );
     const sum = (key: keyof PageOutcomes) => partials.reduce((n, p) => n + (p.summary[key] ?? 0), 0);
-    return searchableResult(src.filename, out, 0, { kept: sum("kept"), failed: sum("failed") });
+    return searchableResult(src.filename, out, 0, { kept: sum("kept"), failed: sum("failed") }, pdfa);
   },
 };
 

@@ -14,5 +14,6 @@
 pub mod glyphless_font;
 pub mod input;
 pub mod json;
+pub mod pdfa;
 pub mod pipeline;
 pub mod searchable;

@@ -78,6 +78,7 @@ use crate::ocr::input::open_input;
 pub use crate::ocr::input::MAX_IMAGE_PIXELS;
 use crate::ocr::json::blocks_json;
 pub use crate::ocr::json::{BlockJson, LineJson, OcrJson, PageError, PageJson, ScriptJson, WordJson};
+pub use crate::ocr::pdfa::PdfaLevel;
 use crate::pdf::mcid::untag_costly_pages;
 
 /// Resolution of pages without images.
@@ -193,6 +194,11 @@ pub struct OcrOptions {
     /// Time a page may take in Tesseract before it fails (`ocr_timeout` in its JSON entry);
     /// default [`DEFAULT_PAGE_TIMEOUT`].
     pub page_timeout: Option<Duration>,
+    /// Write the searchable PDF as PDF/A ([`crate::ocr::pdfa`]); a document with what the
+    /// level forbids and the engine does not convert is refused (`pdfa_unsupported`) before
+    /// any page is read. Ignored for `blocks`, except by [`ocr_layer_pages`], which checks it
+    /// so that a page-parallel job fails at its first task.
+    pub pdfa: Option<PdfaLevel>,
 }
 
 /// Without `languages`, a page the default recogniser reads with a mean character confidence
@@ -434,7 +440,19 @@ pub fn ocr_layer_pages(
     options: &OcrOptions,
     control: &JobControl,
 ) -> Result<(OcrResult, Vec<LayerPage>)> {
-    let options = OcrOptions { output: OcrOutput::Blocks, ..options.clone() };
+    if let Some(level) = options.pdfa {
+        let doc = open_input(input, options.max_pages)?;
+        let count = doc.page_count().ctx("counting pages")?;
+        let pages = (0..count)
+            .map(|i| doc.find_page(i).map(|p| (i as usize + 1, p)))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .ctx("finding the pages")?;
+        // The check decodes every page's content: bounded first, as a whole run does.
+        repair_page_contents(pages.iter().map(|(n, p)| (*n, p)), &JobControl::new())?;
+        drop(pages);
+        refuse_unless_pdfa(&doc, level)?;
+    }
+    let options = OcrOptions { output: OcrOutput::Blocks, pdfa: None, ..options.clone() };
     let mut layer = Vec::new();
     let result = read_document(input, None, &options, Some(&mut layer), control)?;
     Ok((result, layer))
@@ -443,7 +461,13 @@ pub fn ocr_layer_pages(
 /// Writes `pages` (from [`ocr_layer_pages`], in page order) as the text layer of `input`
 /// and saves the searchable PDF at `output`, as [`ocr_document`] does for its own pages.
 /// Returns the bytes written.
-pub fn apply_text_layer(input: &Path, output: &Path, pages: &[LayerPage], control: &JobControl) -> Result<u64> {
+pub fn apply_text_layer(
+    input: &Path,
+    output: &Path,
+    pages: &[LayerPage],
+    pdfa: Option<PdfaLevel>,
+    control: &JobControl,
+) -> Result<u64> {
     control.checkpoint()?;
     let mut doc = open_input(input, None)?;
     let untagged = untag_costly_pages(&doc);
@@ -460,6 +484,9 @@ pub fn apply_text_layer(input: &Path, output: &Path, pages: &[LayerPage], contro
         .ctx("finding the pages")?;
     repair_page_contents(page_objects.iter().map(|(n, p)| (*n, p)), &JobControl::new())?;
     drop(page_objects);
+    if let Some(level) = pdfa {
+        refuse_unless_pdfa(&doc, level)?;
+    }
     control.start(pages.len() as u64)?;
     let mut layer = crate::ocr::searchable::TextLayer::new();
     for p in pages {
@@ -471,9 +498,26 @@ pub fn apply_text_layer(input: &Path, output: &Path, pages: &[LayerPage], contro
     }
     layer.finish()?;
     untagged.restore();
+    if let Some(level) = pdfa {
+        crate::ocr::pdfa::convert(&mut doc, level, std::time::SystemTime::now())?;
+    }
     let bytes = save_pdf(&doc, output, write_options(Encryption::None), control)?;
     control.finish();
     Ok(bytes)
+}
+
+/// Refuses a document that cannot be written as PDF/A at `level` (`pdfa_unsupported`,
+/// naming what keeps it from being one).
+fn refuse_unless_pdfa(doc: &PdfDocument, level: PdfaLevel) -> Result<()> {
+    let problems = crate::ocr::pdfa::problems(doc)?;
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let PdfaLevel::A2b = level;
+    Err(EngineError::new(
+        ErrorCode::PdfaUnsupported,
+        format!("this PDF cannot be written as PDF/A-2b: it has {}; these are not converted", problems.join(", ")),
+    ))
 }
 
 /// Writes [`LayerPage`]s to a JSON file (an array) for [`read_layer_pages`].
@@ -555,6 +599,10 @@ fn read_document(
         .ctx("finding the pages")?;
     repair_page_contents(page_objects.iter().map(|(n, p)| (*n, p)), &JobControl::new())?;
     drop(page_objects);
+    // After the repair, which bounds what the check decodes.
+    if let (Some(level), OcrOutput::SearchablePdf) = (options.pdfa, options.output) {
+        refuse_unless_pdfa(&doc, level)?;
+    }
     control.start(selected.len() as u64)?;
     let mut pages = Vec::with_capacity(selected.len());
     let mut processed = 0usize;
@@ -635,6 +683,9 @@ fn read_document(
     .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("serialising the result: {e}")))?;
     layer.finish()?;
     untagged.restore();
+    if let (Some(level), OcrOutput::SearchablePdf) = (options.pdfa, options.output) {
+        crate::ocr::pdfa::convert(&mut doc, level, std::time::SystemTime::now())?;
+    }
     let output_bytes = match (options.output, output) {
         (OcrOutput::SearchablePdf, Some(out)) => save_pdf(&doc, out, write_options(Encryption::None), control)?,
         (OcrOutput::SearchablePdf, None) => {

@@ -75,6 +75,7 @@ pub struct TextLayer {
 struct Fonts {
     type0: PdfObject,
     to_unicode: PdfObject,
+    cid_to_gid: PdfObject,
 }
 
 fn fmt(v: f32) -> String {
@@ -380,13 +381,17 @@ impl TextLayer {
             ))
             .ctx("font descriptor")?;
         let descriptor = doc.add_object(&descriptor).ctx("font descriptor")?;
+        // Filled by finish(): every CID used maps to the font's one empty glyph, none to
+        // .notdef (which PDF/A forbids showing, even invisibly).
+        let cid_to_gid = doc.add_stream(&Buffer::from_bytes(b"").ctx("buffer")?, None, false).ctx("CIDToGIDMap")?;
         let cid_font = doc
             .new_object_from_str(&format!(
                 "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /GlyphLessFont \
                  /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> \
-                 /FontDescriptor {} 0 R /DW {} /CIDToGIDMap /Identity >>",
+                 /FontDescriptor {} 0 R /DW {} /CIDToGIDMap {} 0 R >>",
                 descriptor.as_indirect().ctx("descriptor")?,
-                CID_ADVANCE as i32
+                CID_ADVANCE as i32,
+                cid_to_gid.as_indirect().ctx("CIDToGIDMap")?
             ))
             .ctx("CID font")?;
         let cid_font = doc.add_object(&cid_font).ctx("CID font")?;
@@ -402,7 +407,7 @@ impl TextLayer {
             .ctx("Type0 font")?;
         let type0 = doc.add_object(&type0).ctx("Type0 font")?;
         let reference = doc.new_indirect(type0.as_indirect().ctx("font reference")?, 0).ctx("font reference")?;
-        self.font = Some(Fonts { type0, to_unicode });
+        self.font = Some(Fonts { type0, to_unicode, cid_to_gid });
         Ok(reference)
     }
 
@@ -613,6 +618,12 @@ impl TextLayer {
         let Some(fonts) = self.font.as_mut() else { return Ok(()) };
         let cmap = to_unicode_cmap(&self.chars);
         fonts.to_unicode.write_stream_string(&cmap).ctx("writing ToUnicode")?;
+        // Two bytes per CID from 0: CID 0 to glyph 0, every CID in use to glyph 1.
+        let mut map = vec![0u8, 0];
+        for _ in &self.chars {
+            map.extend_from_slice(&1u16.to_be_bytes());
+        }
+        fonts.cid_to_gid.write_stream_buffer(&Buffer::from_bytes(&map).ctx("buffer")?).ctx("writing CIDToGIDMap")?;
         Ok(())
     }
 }
