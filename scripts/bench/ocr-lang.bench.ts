@@ -31,12 +31,14 @@
 // every recogniser ends up loaded: the peak RSS of a worker that has read them all) writes
 // searchable PDFs; their text layer read back by pdftotext is compared with that run's JSON text
 // (item 4: same non-empty lines, whitespace runs as one space; CJK lines without spaces):
-// `pdftotext -raw` exactly, and the default mode after its joining of hyphenated line ends.
+// left to right `pdftotext -raw` exactly and the default mode after its joining of hyphenated
+// line ends; right to left the default mode without its bidi marks (-raw reads any right-to-left
+// line one word per line); beside it `mutool draw -F txt` (left to right only).
 // Time: --quick (development pages of deu, jpn, chi_tra, rus, ara and the corpus page, one
 // translation page of each of QUICK_SET_LANGS) a few minutes on 2 cores; the default (every
 // offered language) about half an hour.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { BenchContext, BenchSection } from "./run";
 import { normalise } from "./ocr.bench";
@@ -129,6 +131,22 @@ export function reverseLines(text: string): string {
  * with every line reversed. */
 export function logicalOrder(lang: string, ref: string, hyp: string): boolean {
   return langCer(lang, ref, hyp) < langCer(lang, ref, reverseLines(hyp));
+}
+
+/** Whether two texts have the same non-empty lines, whitespace runs as one space. */
+export function sameLines(a: string, b: string): boolean {
+  const lines = (s: string) =>
+    s
+      .split("\n")
+      .map((l) => l.replace(/\s+/g, " ").trim())
+      .filter(Boolean);
+  return JSON.stringify(lines(a)) === JSON.stringify(lines(b));
+}
+
+/** `text` without the bidi marks and embeddings (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)
+ * pdftotext's default mode wraps right-to-left runs and the numbers inside them in. */
+export function withoutBidiMarks(text: string): string {
+  return text.replace(/[\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, "");
 }
 
 /** `text` as pdftotext's default mode reads it back: a line whose last character is `-`
@@ -263,19 +281,27 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     const pdf = join(pdfDir, basename(p.png));
     const layer = spawnSync("pdftotext", [pdf, "-"], { encoding: "utf8" }).stdout;
     const layerRaw = spawnSync("pdftotext", ["-raw", pdf, "-"], { encoding: "utf8" }).stdout;
-    const lines = (s: string) =>
-      s
-        .split("\n")
-        .map((l) => l.replace(/\s+/g, " ").trim())
-        .filter(Boolean);
-    const same = (a: string, b: string) => JSON.stringify(lines(a)) === JSON.stringify(lines(b));
-    // Both readings: -raw (the layer's own order, character for character) and the default
-    // mode, which joins a line ending in a hyphen to the next line without the hyphen
-    // (poppler's TextLine "hyphenated": any PDF's text, ours or Tesseract's, is read so).
-    const layerIsJson = same(layerRaw, json) && same(layer, pdftotextDehyphenated(json));
+    // MuPDF's extraction beside poppler's; it reads a file by its extension.
+    const pdfCopy = join(pdfDir, `${basename(p.png, ".png")}.pdf`);
+    copyFileSync(pdf, pdfCopy);
+    const layerMu = spawnSync("mutool", ["draw", "-q", "-F", "txt", "-o", "-", pdfCopy], {
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+    }).stdout;
+    const rtl = RTL.has(p.lang);
+    // Both poppler readings of left-to-right text: -raw (the layer's own order, character for
+    // character) and the default mode, which joins a line ending in a hyphen to the next line
+    // without the hyphen (poppler's TextLine "hyphenated": any PDF's text is read so). Right to
+    // left only the default mode, without the embedding marks it wraps runs in: -raw ends a
+    // line wherever the next word of the content stream lies left of the last, so it gives a
+    // right-to-left line one word per line, from any PDF. MuPDF's `mutool draw -F txt` gives
+    // right-to-left lines in visual order (no comparison for them).
+    const layerIsJson = rtl
+      ? sameLines(withoutBidiMarks(layer), pdftotextDehyphenated(json))
+      : sameLines(layerRaw, json) && sameLines(layer, pdftotextDehyphenated(json));
+    const mutoolIsJson = rtl ? null : sameLines(layerMu, json);
     const o = langErrors(p.lang, p.text, ours);
     const t = langErrors(p.lang, p.text, tess);
-    const rtl = RTL.has(p.lang);
     return {
       page: p.name,
       set: p.set,
@@ -293,9 +319,10 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       oursInsertedSpaces: SPACE_CHECKED.has(p.lang) ? insertedSpaces(p.text, ours) : null,
       tessInsertedSpaces: SPACE_CHECKED.has(p.lang) ? insertedSpaces(p.text, tess) : null,
       oursLogical: rtl ? logicalOrder(p.lang, p.text, ours) : null,
-      layerLogical: rtl ? logicalOrder(p.lang, p.text, layerRaw) : null,
+      layerLogical: rtl ? logicalOrder(p.lang, p.text, withoutBidiMarks(layer)) : null,
       tessLogical: rtl ? logicalOrder(p.lang, p.text, tess) : null,
       layerIsJson,
+      mutoolIsJson,
     };
   });
   const dev = rows.filter((r) => r.set === "development");
@@ -325,6 +352,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       layerLogical: RTL.has(lang) ? rs.every((r) => r.layerLogical) : null,
       tessLogical: RTL.has(lang) ? rs.every((r) => r.tessLogical) : null,
       layerIsJson: rs.every((r) => r.layerIsJson),
+      mutoolIsJson: RTL.has(lang) ? null : rs.every((r) => r.mutoolIsJson),
     };
   });
   const langOver = perLang.filter((l) => (l.oursCer - l.tessCer) * 100 > 1);
@@ -351,21 +379,21 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const yn = (v: boolean | null) => (v === null ? "-" : v ? "yes" : "**no**");
   const f1 = (v: number | null) => (v === null ? "-" : v.toFixed(1));
   const setTable = [
-    "| language | pages (dpi) | our model | ours CER | Tesseract CER | ours − Tesseract (points) | ours / Tesseract CER without whitespace | inserted spaces per 1,000 chars, ours / Tesseract | RTL logical order: ours JSON / our layer / Tesseract | pdftotext of our layer = JSON |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| language | pages (dpi) | our model | ours CER | Tesseract CER | ours − Tesseract (points) | ours / Tesseract CER without whitespace | inserted spaces per 1,000 chars, ours / Tesseract | RTL logical order: ours JSON / our layer / Tesseract | pdftotext of our layer = JSON | mutool of our layer = JSON |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
     ...perLang.map(
       (l) =>
-        `| ${l.lang} | ${l.pages} (${l.dpi.join(", ")}) | ${l.engine} | ${pct(l.oursCer)} | ${pct(l.tessCer)} | ${(l.oursCer - l.tessCer) * 100 > 1 ? "**" : ""}${((l.oursCer - l.tessCer) * 100).toFixed(2)}${(l.oursCer - l.tessCer) * 100 > 1 ? "**" : ""} | ${pct(l.oursNoSpaceCer)} / ${pct(l.tessNoSpaceCer)} | ${l.oursSpaces === null ? "-" : `${f1(l.oursSpaces)} / ${f1(l.tessSpaces)}`} | ${l.oursLogical === null ? "-" : `${yn(l.oursLogical)} / ${yn(l.layerLogical)} / ${yn(l.tessLogical)}`} | ${yn(l.layerIsJson)} |`,
+        `| ${l.lang} | ${l.pages} (${l.dpi.join(", ")}) | ${l.engine} | ${pct(l.oursCer)} | ${pct(l.tessCer)} | ${(l.oursCer - l.tessCer) * 100 > 1 ? "**" : ""}${((l.oursCer - l.tessCer) * 100).toFixed(2)}${(l.oursCer - l.tessCer) * 100 > 1 ? "**" : ""} | ${pct(l.oursNoSpaceCer)} / ${pct(l.tessNoSpaceCer)} | ${l.oursSpaces === null ? "-" : `${f1(l.oursSpaces)} / ${f1(l.tessSpaces)}`} | ${l.oursLogical === null ? "-" : `${yn(l.oursLogical)} / ${yn(l.layerLogical)} / ${yn(l.tessLogical)}`} | ${yn(l.layerIsJson)} | ${yn(l.mutoolIsJson)} |`,
     ),
   ].join("\n");
   const table = [
-    "| page | language | our model | ours CER | Tesseract CER | ratio | pdftotext of our layer = JSON |",
-    "|---|---|---|---|---|---|---|",
+    "| page | language | our model | ours CER | Tesseract CER | ratio | pdftotext of our layer = JSON | mutool of our layer = JSON |",
+    "|---|---|---|---|---|---|---|---|",
     ...dev.map(
       (r) =>
-        `| ${r.page} | ${r.lang} | ${r.engine} | ${pct(r.oursCer)} | ${pct(r.tessCer)} | ${r.tessCer > 0 ? (r.oursCer / r.tessCer).toFixed(2) : r.oursCer > 0 ? "inf" : "-"} | ${r.layerIsJson ? "yes" : "**no**"} |`,
+        `| ${r.page} | ${r.lang} | ${r.engine} | ${pct(r.oursCer)} | ${pct(r.tessCer)} | ${r.tessCer > 0 ? (r.oursCer / r.tessCer).toFixed(2) : r.oursCer > 0 ? "inf" : "-"} | ${yn(r.layerIsJson)} | ${yn(r.mutoolIsJson)} |`,
     ),
-    `| **mean** | | | ${pct(mean("oursCer"))} | ${pct(mean("tessCer"))} | ${(mean("oursCer") / Math.max(1e-9, mean("tessCer"))).toFixed(2)} | |`,
+    `| **mean** | | | ${pct(mean("oursCer"))} | ${pct(mean("tessCer"))} | ${(mean("oursCer") / Math.max(1e-9, mean("tessCer"))).toFixed(2)} | | |`,
   ].join("\n");
   const timeTable = [
     "| language | pages | ours whole s | ours CPU s | Tesseract whole s | Tesseract CPU s | ours / Tesseract (wall) |",
@@ -380,7 +408,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const markdown = [
     `### Translation set (${split} half): pages nobody tuned on`,
     "",
-    `Ours with \`languages: [<code>]\` against \`tesseract -l <code>\` on the same grey PNGs, ${set.pages.length} pages: per offered language ${ctx.quick ? "1 page" : `${SET_PAGES} pages`} of the ${split} half of the OCR language set (bench/README.md, "OCR language set"): the translations of Debian's gettext catalogs (${packages.join(", ")}), set in Noto fonts by Chromium, rasterised at 150-300 dpi, turned 0.5-2 degrees, Gaussian noise. CER per language = edit distance over reference characters of all its pages, after NFKC; Chinese and Japanese without whitespace, the others with whitespace runs as one space (and, beside it, every language without whitespace). Inserted spaces: spaces inside a line that a minimal alignment with the reference leaves unmatched (line breaks are not counted), for Thai, the Indic scripts, Chinese and Japanese. RTL logical order: the text is closer to the reference as written than with each line reversed (JSON, \`pdftotext -raw\` of our searchable PDF, and Tesseract's text).${set.noSource.length ? ` No text in the catalogs (no row): ${set.noSource.join(", ")}.` : ""}`,
+    `Ours with \`languages: [<code>]\` against \`tesseract -l <code>\` on the same grey PNGs, ${set.pages.length} pages: per offered language ${ctx.quick ? "1 page" : `${SET_PAGES} pages`} of the ${split} half of the OCR language set (bench/README.md, "OCR language set"): the translations of Debian's gettext catalogs (${packages.join(", ")}), set in Noto fonts by Chromium, rasterised at 150-300 dpi, turned 0.5-2 degrees, Gaussian noise. CER per language = edit distance over reference characters of all its pages, after NFKC; Chinese and Japanese without whitespace, the others with whitespace runs as one space (and, beside it, every language without whitespace). Inserted spaces: spaces inside a line that a minimal alignment with the reference leaves unmatched (line breaks are not counted), for Thai, the Indic scripts, Chinese and Japanese. RTL logical order: the text is closer to the reference as written than with each line reversed (JSON, \`pdftotext\` of our searchable PDF without its bidi embedding marks, and Tesseract's text).${set.noSource.length ? ` No text in the catalogs (no row): ${set.noSource.join(", ")}.` : ""}`,
     "",
     setTable,
     "",
@@ -394,7 +422,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "",
     timeTable,
     "",
-    `Text layer: one more process of ours over every page of both sets, each with its language (so every recogniser is loaded by its end), writing searchable PDFs; pdftotext of each compared with that run's JSON text (\`pdftotext -raw\` line for line, and the default mode line for line once a line ending in \`-\` is joined to the next without it, as poppler reads every PDF). Peak RSS of that process: ${(allRssKb / 1024).toFixed(0)} MB; Tesseract's largest: ${(maxTessRss / 1024).toFixed(0)} MB.`,
+    `Text layer: one more process of ours over every page of both sets, each with its language (so every recogniser is loaded by its end), writing searchable PDFs; pdftotext of each compared with that run's JSON text, line for line: left-to-right pages both \`pdftotext -raw\` and the default mode (once a line ending in \`-\` is joined to the next without it, as poppler reads every PDF); right-to-left pages the default mode without the bidi embedding marks (U+202A-U+202C) it wraps runs in, since \`pdftotext -raw\` ends a line wherever the next word of the content stream lies left of the last and so reads any right-to-left line one word per line. Beside it MuPDF's \`mutool draw -F txt\`, line for line, left-to-right pages only (it gives right-to-left lines in visual order). Peak RSS of that process: ${(allRssKb / 1024).toFixed(0)} MB; Tesseract's largest: ${(maxTessRss / 1024).toFixed(0)} MB.`,
     "",
     "### Goals",
     "",
