@@ -4,7 +4,14 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { buildPages, langStrings, selectStrings, splitOf, TEXT_DOMAINS } from "../../scripts/bench/ocr-lang-set";
-import { insertedSpaces, langCer, logicalOrder, reverseLines } from "../../scripts/bench/ocr-lang.bench";
+import {
+  insertedSpaces,
+  langCer,
+  logicalOrder,
+  reverseLines,
+  sameLines,
+  withoutBidiMarks,
+} from "../../scripts/bench/ocr-lang.bench";
 
 describe("selection rule", () => {
   test("a string's half is the first byte of the sha256 of its msgid (>= 128: report)", () => {
@@ -98,6 +105,15 @@ describe("checks", () => {
     const ref = "يولد جميع الناس أحرارا\nمتساوين في الكرامة والحقوق";
     expect(logicalOrder("ara", ref, ref)).toBe(true);
     expect(logicalOrder("ara", ref, reverseLines(ref))).toBe(false);
+  });
+
+  test("a text layer reads back as the JSON when its non-empty lines match, bidi marks aside", () => {
+    expect(sameLines("a  b\n\n c\n", "a b\nc")).toBe(true);
+    expect(sameLines("a b c", "a b\nc")).toBe(false);
+    expect(sameLines("ab c", "a b c")).toBe(false);
+    const poppler = "\u202Bשלום עולם\u202C\n\u202Bעמוד \u202A16\u202C\u202C";
+    expect(sameLines(withoutBidiMarks(poppler), "שלום עולם\nעמוד 16")).toBe(true);
+    expect(sameLines(poppler, "שלום עולם\nעמוד 16")).toBe(false);
   });
 
   test("CER of CJK ignores whitespace, of others collapses it", () => {
