@@ -143,6 +143,17 @@ export function sameLines(a: string, b: string): boolean {
   return JSON.stringify(lines(a)) === JSON.stringify(lines(b));
 }
 
+/** Whether each non-empty line of `a` has the characters of the same line of `b`, whitespace
+ * aside, in any order. */
+export function sameCharsPerLine(a: string, b: string): boolean {
+  const lines = (s: string) =>
+    s
+      .split("\n")
+      .map((l) => [...l.replace(/\s+/g, "")].sort().join(""))
+      .filter(Boolean);
+  return JSON.stringify(lines(a)) === JSON.stringify(lines(b));
+}
+
 /** `text` without the bidi marks and embeddings (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)
  * pdftotext's default mode wraps right-to-left runs and the numbers inside them in. */
 export function withoutBidiMarks(text: string): string {
@@ -296,10 +307,15 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     // line wherever the next word of the content stream lies left of the last, so it gives a
     // right-to-left line one word per line, from any PDF. MuPDF's `mutool draw -F txt` gives
     // right-to-left lines in visual order (no comparison for them).
+    const layerRawIsJson = rtl ? null : sameLines(layerRaw, json);
     const layerIsJson = rtl
       ? sameLines(withoutBidiMarks(layer), pdftotextDehyphenated(json))
-      : sameLines(layerRaw, json) && sameLines(layer, pdftotextDehyphenated(json));
+      : layerRawIsJson! && sameLines(layer, pdftotextDehyphenated(json));
     const mutoolIsJson = rtl ? null : sameLines(layerMu, json);
+    // Where the lines differ, whether each still has the JSON line's characters (whitespace
+    // aside, in any order): then only the order of characters differs, as where poppler's bidi
+    // reading moves a full stop or a space across a number run of a right-to-left line.
+    const layerSameChars = sameCharsPerLine(rtl ? withoutBidiMarks(layer) : layerRaw, json);
     const o = langErrors(p.lang, p.text, ours);
     const t = langErrors(p.lang, p.text, tess);
     return {
@@ -322,6 +338,8 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       layerLogical: rtl ? logicalOrder(p.lang, p.text, withoutBidiMarks(layer)) : null,
       tessLogical: rtl ? logicalOrder(p.lang, p.text, tess) : null,
       layerIsJson,
+      layerRawIsJson,
+      layerSameChars,
       mutoolIsJson,
     };
   });
@@ -352,6 +370,8 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       layerLogical: RTL.has(lang) ? rs.every((r) => r.layerLogical) : null,
       tessLogical: RTL.has(lang) ? rs.every((r) => r.tessLogical) : null,
       layerIsJson: rs.every((r) => r.layerIsJson),
+      layerSameChars: rs.every((r) => r.layerSameChars),
+      layerRawIsJson: RTL.has(lang) ? null : rs.every((r) => r.layerRawIsJson),
       mutoolIsJson: RTL.has(lang) ? null : rs.every((r) => r.mutoolIsJson),
     };
   });
@@ -377,13 +397,21 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
   const devSet = "development pages (the recognisers were chosen on them)";
   const trSet = `the translation set's ${split} half${split === "tune" ? " (for tuning: not a published figure)" : ""}`;
   const yn = (v: boolean | null) => (v === null ? "-" : v ? "yes" : "**no**");
+  const layerCell = (r: { layerIsJson: boolean; layerRawIsJson: boolean | null; layerSameChars: boolean }) =>
+    r.layerIsJson
+      ? "yes"
+      : r.layerRawIsJson
+        ? "**no**: `-raw` yes, the default mode breaks lines elsewhere"
+        : r.layerSameChars
+          ? "**no**: same characters per line, order differs"
+          : "**no**";
   const f1 = (v: number | null) => (v === null ? "-" : v.toFixed(1));
   const setTable = [
     "| language | pages (dpi) | our model | ours CER | Tesseract CER | ours − Tesseract (points) | ours / Tesseract CER without whitespace | inserted spaces per 1,000 chars, ours / Tesseract | RTL logical order: ours JSON / our layer / Tesseract | pdftotext of our layer = JSON | mutool of our layer = JSON |",
     "|---|---|---|---|---|---|---|---|---|---|---|",
     ...perLang.map(
       (l) =>
-        `| ${l.lang} | ${l.pages} (${l.dpi.join(", ")}) | ${l.engine} | ${pct(l.oursCer)} | ${pct(l.tessCer)} | ${(l.oursCer - l.tessCer) * 100 > 1 ? "**" : ""}${((l.oursCer - l.tessCer) * 100).toFixed(2)}${(l.oursCer - l.tessCer) * 100 > 1 ? "**" : ""} | ${pct(l.oursNoSpaceCer)} / ${pct(l.tessNoSpaceCer)} | ${l.oursSpaces === null ? "-" : `${f1(l.oursSpaces)} / ${f1(l.tessSpaces)}`} | ${l.oursLogical === null ? "-" : `${yn(l.oursLogical)} / ${yn(l.layerLogical)} / ${yn(l.tessLogical)}`} | ${yn(l.layerIsJson)} | ${yn(l.mutoolIsJson)} |`,
+        `| ${l.lang} | ${l.pages} (${l.dpi.join(", ")}) | ${l.engine} | ${pct(l.oursCer)} | ${pct(l.tessCer)} | ${(l.oursCer - l.tessCer) * 100 > 1 ? "**" : ""}${((l.oursCer - l.tessCer) * 100).toFixed(2)}${(l.oursCer - l.tessCer) * 100 > 1 ? "**" : ""} | ${pct(l.oursNoSpaceCer)} / ${pct(l.tessNoSpaceCer)} | ${l.oursSpaces === null ? "-" : `${f1(l.oursSpaces)} / ${f1(l.tessSpaces)}`} | ${l.oursLogical === null ? "-" : `${yn(l.oursLogical)} / ${yn(l.layerLogical)} / ${yn(l.tessLogical)}`} | ${layerCell(l)} | ${yn(l.mutoolIsJson)} |`,
     ),
   ].join("\n");
   const table = [
@@ -391,7 +419,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     "|---|---|---|---|---|---|---|---|",
     ...dev.map(
       (r) =>
-        `| ${r.page} | ${r.lang} | ${r.engine} | ${pct(r.oursCer)} | ${pct(r.tessCer)} | ${r.tessCer > 0 ? (r.oursCer / r.tessCer).toFixed(2) : r.oursCer > 0 ? "inf" : "-"} | ${yn(r.layerIsJson)} | ${yn(r.mutoolIsJson)} |`,
+        `| ${r.page} | ${r.lang} | ${r.engine} | ${pct(r.oursCer)} | ${pct(r.tessCer)} | ${r.tessCer > 0 ? (r.oursCer / r.tessCer).toFixed(2) : r.oursCer > 0 ? "inf" : "-"} | ${layerCell(r)} | ${yn(r.mutoolIsJson)} |`,
     ),
     `| **mean** | | | ${pct(mean("oursCer"))} | ${pct(mean("tessCer"))} | ${(mean("oursCer") / Math.max(1e-9, mean("tessCer"))).toFixed(2)} | | |`,
   ].join("\n");
@@ -469,7 +497,10 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
         rows.some((r) => !r.layerIsJson)
           ? `; not: ${rows
               .filter((r) => !r.layerIsJson)
-              .map((r) => r.page)
+              .map(
+                (r) =>
+                  `${r.page}${r.layerRawIsJson ? " (-raw gives the JSON; the default mode breaks lines elsewhere)" : r.layerSameChars ? " (same characters per line, order differs)" : ""}`,
+              )
               .join(", ")}`
           : ""
       }`,
