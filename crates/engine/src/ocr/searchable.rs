@@ -558,12 +558,8 @@ impl TextLayer {
             // stretched over the rest of the span (at least 30% of it).
             let span = width + gap;
             let share = span / (n + 1.0);
-            let space_width = if share > 0.5 * size {
-                NARROW_SPACE * size
-            } else {
-                share.max(MIN_SPACE * size)
-            }
-            .min(0.7 * span);
+            let space_width =
+                if share > 0.5 * size { NARROW_SPACE * size } else { share.max(MIN_SPACE * size) }.min(0.7 * span);
             let word_scale = (span - space_width) / (n * em * size);
             let space_scale = space_width / (em * size);
             if rtl {
