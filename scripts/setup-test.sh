@@ -12,9 +12,13 @@ cd "$(dirname "$0")/.."
 # render the generated OCR language pages (test/support/lang-pages.ts); python3-venv for the
 # Python client's tests and the ocrmypdf comparison; zip, openssl (a TLS webhook receiver),
 # xmllint (libxml2-utils), time (/usr/bin/time), procps (pgrep, ps) for single tests; cjpeg
-# (libjpeg-turbo-progs) writes the JPEG pages of the OCR evaluation set.
+# (libjpeg-turbo-progs) writes the JPEG pages of the OCR evaluation set; the OCR language set
+# (scripts/bench/ocr-lang-set.ts) is the translations in the gettext catalogs of libgtk2.0-common,
+# libglib2.0-data, gsettings-desktop-schemas and libgdk-pixbuf2.0-common (LGPL) besides apt's and
+# dpkg's, read at bench time by python3's gettext module.
 ./scripts/apt-install.sh qpdf mupdf-tools poppler-utils ghostscript chromium python3-venv \
   zip openssl libxml2-utils time procps libjpeg-turbo-progs \
+  libgtk2.0-common libglib2.0-data gsettings-desktop-schemas libgdk-pixbuf2.0-common python3 \
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-ita tesseract-ocr-por tesseract-ocr-nld tesseract-ocr-chi-sim tesseract-ocr-chi-tra tesseract-ocr-jpn tesseract-ocr-pol tesseract-ocr-ces tesseract-ocr-hun tesseract-ocr-tur tesseract-ocr-swe tesseract-ocr-dan tesseract-ocr-nor tesseract-ocr-fin tesseract-ocr-est tesseract-ocr-lav tesseract-ocr-lit tesseract-ocr-slv tesseract-ocr-hrv tesseract-ocr-cat tesseract-ocr-glg tesseract-ocr-eus tesseract-ocr-isl tesseract-ocr-gle tesseract-ocr-afr tesseract-ocr-ind tesseract-ocr-msa tesseract-ocr-lat tesseract-ocr-sqi tesseract-ocr-mlt tesseract-ocr-cym tesseract-ocr-bos tesseract-ocr-swa tesseract-ocr-fil
 
 # Garage, the S3-compatible object store the tests run against (test/support/garage.ts).

@@ -225,7 +225,7 @@ export function greyJpeg(w: number, h: number, px: Uint8Array, dpi: number, qual
 /** Rasterises a page in grey at `dpi`, turns it by `skewDeg` (bilinear, white outside), adds
  * Gaussian noise of standard deviation `sigma` grey levels, and writes a PNG, or a JPEG of
  * quality `jpeg` when given. */
-function degrade(
+export function degrade(
   pdf: string,
   page: number,
   dpi: number,

@@ -11,6 +11,11 @@ mod common;
 /// Lines of words laid on an A4 page: each line at its own height, its words left to right
 /// (right to left for a right-to-left line), box widths proportional to the characters.
 fn write(lines: &[(&[&str], bool)], path: &std::path::Path) {
+    write_spaced(lines, 9.0, 6.0, path);
+}
+
+/// [`write`] with `char_w` points per character and `gap` points between word boxes.
+fn write_spaced(lines: &[(&[&str], bool)], char_w: f32, gap: f32, path: &std::path::Path) {
     let mut doc = PdfDocument::new();
     let page =
         doc.new_object_from_str("<< /Type /Page /MediaBox [0 0 595 842] /Resources << >> /Contents [] >>").unwrap();
@@ -20,7 +25,7 @@ fn write(lines: &[(&[&str], bool)], path: &std::path::Path) {
     let mut layer = TextLayer::new();
     for (row, (words, rtl)) in lines.iter().enumerate() {
         let top = 800.0 - row as f32 * 30.0;
-        let (h, char_w, gap) = (14.0, 9.0, 6.0);
+        let h = 14.0;
         let mut x = if *rtl { 560.0 } else { 40.0 };
         let mut placed = Vec::new();
         for (i, w) in words.iter().enumerate() {
@@ -96,4 +101,41 @@ fn the_layer_is_a_glyphless_type0_font_with_identity_h_and_tounicode_and_passes_
     assert_eq!(flags[4..].to_vec(), vec!["yes"], "embedded: {row}");
     assert_eq!(flags[2], "yes", "ToUnicode: {row}");
     assert_eq!(common::qpdf_check(&path, None), 0, "qpdf --check");
+}
+
+/// Words whose boxes touch or nearly do, with many code points over a short box (Devanagari
+/// and Thai marks) or a lone parenthesis: the space drawn after each is wide enough that
+/// `pdftotext -raw`, which skips space glyphs and reads a space only where two words' glyphs
+/// are 0.15 font sizes apart, separates them too.
+#[test]
+fn words_with_touching_boxes_are_read_apart_by_pdftotext_in_both_modes() {
+    const TIGHT: &[(&[&str], bool)] = &[
+        (&["क्या", "कोंबो", "है", "जब", "प्रदर्शित"], false),
+        (&["ตั้ง", "ค่า", "ข้อผิดพลาด"], false),
+        (&["(", "ожидалась", "строка", ")"], false),
+    ];
+    let dir = common::Scratch::new("text-layer-tight");
+    let expected: Vec<String> = TIGHT.iter().map(|(w, _)| w.join(" ")).collect();
+    for gap in [0.0, 0.5] {
+        let path = dir.path(&format!("tight-{gap}.pdf"));
+        write_spaced(TIGHT, 4.0, gap, &path);
+        assert_eq!(lines_of(&pdftotext(&path, true)), expected, "pdftotext -raw, gap {gap}");
+        assert_eq!(lines_of(&pdftotext(&path, false)), expected, "pdftotext, gap {gap}");
+    }
+}
+
+/// A number inside a right-to-left word keeps its digits' order: the word is drawn in the
+/// visual order of the bidirectional algorithm (digits left to right), and pdftotext gives
+/// the logical order back (reversed whole, it read `2024` as `4202`). Compared without
+/// spaces: poppler's reordering moves a space next to a number run inside a right-to-left
+/// line to the run's other side (`ב 2024לתמונת`), whoever wrote the PDF.
+#[test]
+fn a_number_in_right_to_left_text_reads_back_with_its_digits_in_order() {
+    const RTL_NUMBERS: &[(&[&str], bool)] = &[(&["עבור", "ב2024", "לתמונת", "16"], true)];
+    let dir = common::Scratch::new("text-layer-rtl-numbers");
+    let path = dir.path("numbers.pdf");
+    write(RTL_NUMBERS, &path);
+    let unspaced: Vec<String> =
+        lines_of(&pdftotext(&path, false)).iter().map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(unspaced, vec!["עבורב2024לתמונת16".to_string()]);
 }

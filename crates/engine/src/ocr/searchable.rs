@@ -20,7 +20,8 @@
 //! [`CID_ADVANCE`]) exactly the box width, so selecting or searching highlights the word
 //! where it is printed, and a CJK line (one "word" without spaces) has evenly spread
 //! characters that extraction does not split with spaces. Words other than the last of a
-//! line carry a space after them in logical order (drawn outside the word's box), so
+//! line carry a space after them in logical order (a glyph of its own, at least
+//! [`MIN_SPACE`] font sizes wide, at the end of the span from the word to the next one), so
 //! `pdftotext` and copy-paste separate words however tight the spacing.
 //!
 //! Reading order: `pdftotext` (poppler's TextOutputDev) rebuilds lines, blocks and their
@@ -34,10 +35,13 @@
 //! boxes pdftotext draws ([`upright_blocks`]). `tests/text_layer_corpus.rs` measures the
 //! remaining difference over the corpus scans.
 //!
-//! Right-to-left words (Arabic, Hebrew...) are drawn in visual order (their characters
-//! reversed, the separating space on their left), as a PDF made from such text draws
-//! them; extraction tools detect the right-to-left run and give back the logical order
-//! the JSON has.
+//! Right-to-left words (Arabic, Hebrew...) are drawn in visual order ([`visual_order`]: their
+//! letters reversed, numbers left to right; the separating space on their left), as a PDF
+//! made from such text draws them; extraction tools detect the right-to-left run and give
+//! back the logical order the JSON has (`pdftotext` in its default mode, wrapping runs in
+//! bidi embedding marks U+202A-U+202C; `pdftotext -raw` instead ends a line wherever the
+//! next word in the content stream lies to the left, so it reads a right-to-left line one
+//! word per line).
 
 use std::collections::HashMap;
 
@@ -50,6 +54,13 @@ pub use crate::ocr::glyphless_font::{glyphless_ttf, CID_ADVANCE};
 
 /// Resource name of the text layer's font.
 const FONT_NAME: &str = "OcrTxt";
+
+/// Least width of the space after a word, in font sizes: over the 0.15 under which
+/// `pdftotext -raw` joins two words (TextOutputDev's `minWordSpacing`).
+pub const MIN_SPACE: f32 = 0.25;
+
+/// Width of the space after a word followed by a wide gap, in font sizes.
+const NARROW_SPACE: f32 = 0.3;
 
 /// One positioned word for [`TextLayer::add_words`]: its text in logical order and the
 /// corners of its box in PDF user space (top-left, top-right, bottom-right, bottom-left of
@@ -105,6 +116,19 @@ fn is_rtl_word(text: &str) -> bool {
         }
     }
     rtl > other
+}
+
+/// A right-to-left word's characters in the order they are printed, left to right (the
+/// Unicode bidirectional algorithm on the word as a right-to-left paragraph): letters
+/// reversed, a number inside keeps its digits left to right (`16-דט` is printed `טד-16`;
+/// reversed whole, pdftotext read the number back as 61).
+fn visual_order(chars: &[char]) -> Vec<char> {
+    let text: String = chars.iter().collect();
+    let info = unicode_bidi::BidiInfo::new(&text, Some(unicode_bidi::Level::rtl()));
+    match info.paragraphs.first() {
+        Some(para) => info.reorder_line(para, para.range.clone()).chars().collect(),
+        None => chars.iter().rev().copied().collect(),
+    }
 }
 
 /// Lines turned by less than this from the page's axes (a slightly skewed scan) are
@@ -471,7 +495,7 @@ impl TextLayer {
                 continue;
             }
             if rtl {
-                chars.reverse();
+                chars = visual_order(&chars);
             }
             let n = chars.len() as f32;
             let hex: String = chars.iter().map(|&c| format!("{:04X}", self.cid(c).unwrap_or(0))).collect();
@@ -509,8 +533,7 @@ impl TextLayer {
             // reads a gap wider than about a character as a column break and cuts the line
             // there (a wide capital whose box starts late did, on a generated German page;
             // a space glyph filling the gap does not help, pdftotext measures words without
-            // their spaces). Without a gap (touching boxes) the word fills its box and the
-            // space lies outside it.
+            // their spaces).
             let gap = if word.space_after {
                 words.get(index + 1).map_or(0.0, |next| {
                     let [ntl, ntr, _, _] = next.quad;
@@ -521,44 +544,39 @@ impl TextLayer {
             } else {
                 0.0
             };
-            let space = format!("{:04X}", self.cid(' ').unwrap_or(0));
-            // A gap wider than half a font size per character (a row's item and its price):
-            // the word alone is stretched over it but for a narrow space of its own, drawn
-            // at the end of the gap; a stretched space as wide as a character would leave a
-            // gap that pdftotext takes for a column gutter (over 0.7 font sizes).
-            let narrow = 0.3 * size;
-            if word.space_after && gap > narrow && (width + gap) / (n + 1.0) > 0.5 * size {
-                let stretched = (width + gap - narrow) / (n * em * size);
-                let space_scale = narrow / (em * size);
-                if rtl {
-                    let word_at = (origin.0 - xh.0 * (gap - narrow), origin.1 - xh.1 * (gap - narrow));
-                    show(&mut ops, &hex, stretched, word_at);
-                    show(&mut ops, &space, space_scale, (origin.0 - xh.0 * gap, origin.1 - xh.1 * gap));
-                } else {
-                    show(&mut ops, &hex, stretched, origin);
-                    let end = width + gap - narrow;
-                    show(&mut ops, &space, space_scale, (origin.0 + xh.0 * end, origin.1 + xh.1 * end));
-                }
+            if !word.space_after {
+                show(&mut ops, &hex, hscale, origin);
                 any = true;
                 continue;
             }
-            let (text, hscale, shift) = match (word.space_after, gap > 0.0) {
-                (false, _) => (hex, hscale, 0.0),
-                // The word and its space over the box and the gap.
-                (true, true) => {
-                    let stretched = (width + gap) / ((n + 1.0) * em * size);
-                    if rtl {
-                        (format!("{space}{hex}"), stretched, gap)
-                    } else {
-                        (format!("{hex}{space}"), stretched, 0.0)
-                    }
-                }
-                (true, false) if rtl => (format!("{space}{hex}"), hscale, em * size * hscale),
-                (true, false) => (format!("{hex}{space}"), hscale, 0.0),
-            };
-            // A right-to-left word's leading space is drawn left of its box.
-            let at = (origin.0 - xh.0 * shift, origin.1 - xh.1 * shift);
-            show(&mut ops, &text, hscale, at);
+            let space = format!("{:04X}", self.cid(' ').unwrap_or(0));
+            // The word and its space share the box and the gap to the next word (the span);
+            // the space is drawn as a glyph of its own at the span's end (on the left of a
+            // right-to-left word). Its width: a character's share of the span, but at least
+            // [`MIN_SPACE`] font sizes (pdftotext -raw reads a space only where the glyphs of
+            // two words are 0.15 font sizes apart: it skips space glyphs and measures the
+            // words; Devanagari and Thai words, many code points over a short box, and a
+            // lone parenthesis had shares under that and ran into the next word), and only
+            // [`NARROW_SPACE`] where the share is over half a font size (a row's item and
+            // its price: a space as wide as a wide character leaves a gap that pdftotext
+            // takes for a column gutter, over 0.7 font sizes). The word is squeezed or
+            // stretched over the rest of the span (at least 30% of it).
+            let span = width + gap;
+            let share = span / (n + 1.0);
+            let space_width =
+                if share > 0.5 * size { NARROW_SPACE * size } else { share.max(MIN_SPACE * size) }.min(0.7 * span);
+            let word_scale = (span - space_width) / (n * em * size);
+            let space_scale = space_width / (em * size);
+            if rtl {
+                // The span runs from the box's right edge leftwards to the next word.
+                let word_at = (origin.0 - xh.0 * (gap - space_width), origin.1 - xh.1 * (gap - space_width));
+                show(&mut ops, &hex, word_scale, word_at);
+                show(&mut ops, &space, space_scale, (origin.0 - xh.0 * gap, origin.1 - xh.1 * gap));
+            } else {
+                show(&mut ops, &hex, word_scale, origin);
+                let end = span - space_width;
+                show(&mut ops, &space, space_scale, (origin.0 + xh.0 * end, origin.1 + xh.1 * end));
+            }
             any = true;
         }
         ops.push_str("ET\n");
@@ -667,6 +685,14 @@ mod tests {
         let mut blocks = vec![quads.iter().map(|&q| line_frame(q)).collect::<Vec<_>>()];
         upright_blocks(&mut blocks);
         assert!(blocks[0].iter().flatten().all(|f| f.moved == 0.0));
+    }
+
+    #[test]
+    fn right_to_left_words_are_drawn_with_letters_reversed_and_numbers_left_to_right() {
+        let visual = |s: &str| visual_order(&s.chars().collect::<Vec<_>>()).into_iter().collect::<String>();
+        assert_eq!(visual("שלום"), "םולש");
+        assert_eq!(visual("16-דט"), "טד-16");
+        assert_eq!(visual("עמוד 2024"), "2024 דומע");
     }
 
     #[test]

@@ -40,6 +40,58 @@ const SCRIPT_LANGUAGE: [(&str, &str); 24] = [
     ("Korean", "kor"),
 ];
 
+/// The script of each Tesseract language written in one other than Latin (OSD's names), for
+/// [`super::layout_for`]; a `script/<Name>` model is of script `<Name>`.
+const LANGUAGE_SCRIPT: [(&str, &str); 38] = [
+    ("rus", "Cyrillic"),
+    ("ukr", "Cyrillic"),
+    ("bel", "Cyrillic"),
+    ("bul", "Cyrillic"),
+    ("srp", "Cyrillic"),
+    ("mkd", "Cyrillic"),
+    ("kaz", "Cyrillic"),
+    ("kir", "Cyrillic"),
+    ("mon", "Cyrillic"),
+    ("tgk", "Cyrillic"),
+    ("ell", "Greek"),
+    ("grc", "Greek"),
+    ("ara", "Arabic"),
+    ("fas", "Arabic"),
+    ("urd", "Arabic"),
+    ("pus", "Arabic"),
+    ("uig", "Arabic"),
+    ("heb", "Hebrew"),
+    ("yid", "Hebrew"),
+    ("hin", "Devanagari"),
+    ("mar", "Devanagari"),
+    ("nep", "Devanagari"),
+    ("san", "Devanagari"),
+    ("ben", "Bengali"),
+    ("asm", "Bengali"),
+    ("pan", "Gurmukhi"),
+    ("guj", "Gujarati"),
+    ("ori", "Oriya"),
+    ("tam", "Tamil"),
+    ("tel", "Telugu"),
+    ("kan", "Kannada"),
+    ("mal", "Malayalam"),
+    ("sin", "Sinhala"),
+    ("tha", "Thai"),
+    ("lao", "Lao"),
+    ("khm", "Khmer"),
+    ("mya", "Myanmar"),
+    ("kor", "Hangul"),
+];
+
+/// The script `language` (a Tesseract code or `script/<Name>`) is written in, when it is one of
+/// [`LANGUAGE_SCRIPT`] or a script model; `None` for the others (Latin, CJK and the rest).
+pub fn script_of_language(language: &str) -> Option<&str> {
+    if let Some(name) = language.strip_prefix("script/") {
+        return Some(name);
+    }
+    LANGUAGE_SCRIPT.iter().find(|(code, _)| *code == language).map(|(_, script)| *script)
+}
+
 /// What a detected script asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ScriptReader {
@@ -96,6 +148,14 @@ mod tests {
         assert_eq!(reader_for_script("Cyrillic", &i), ScriptReader::Languages(vec!["script/Cyrillic".into()]));
         assert_eq!(reader_for_script("Cyrillic", &installed(&["rus"])), ScriptReader::Languages(vec!["rus".into()]));
         assert_eq!(reader_for_script("Hangul", &installed(&["kor"])), ScriptReader::Languages(vec!["kor".into()]));
+    }
+
+    #[test]
+    fn a_language_and_a_script_model_name_their_script() {
+        assert_eq!(script_of_language("ukr"), Some("Cyrillic"));
+        assert_eq!(script_of_language("kor"), Some("Hangul"));
+        assert_eq!(script_of_language("script/Devanagari"), Some("Devanagari"));
+        assert_eq!(script_of_language("vie"), None);
     }
 
     #[test]
