@@ -51,14 +51,8 @@ fn every_corpus_pdf_and_image_is_ocred_into_a_valid_searchable_pdf_or_fails_with
         let result = guarded(TIMEOUT, move || {
             let count = engine::identify(&input).ok().and_then(|i| i.page_count).unwrap_or(1).max(1);
             let pages: Vec<i64> = (0..count.min(2) as i64).collect();
-            let options = OcrOptions {
-                pages: Some(pages.clone()),
-                max_pages: None,
-                output: OcrOutput::SearchablePdf,
-                languages: None,
-                page_timeout: None,
-                pdfa: None,
-            };
+            let options =
+                OcrOptions { pages: Some(pages.clone()), output: OcrOutput::SearchablePdf, ..Default::default() };
             ocr_document(&input, Some(&out2), &options, &JobControl::new()).map(|r| (r, pages.len()))
         });
         let verdict = match result {

@@ -82,12 +82,9 @@ fn read_back(name: &str, font: &str, text: &str, languages: &[&str], engine_name
     let png = render_page(&dir, name, font, text);
     let out = dir.path(&format!("{name}-ocr.pdf"));
     let options = OcrOptions {
-        pages: None,
-        max_pages: None,
         output: OcrOutput::SearchablePdf,
         languages: Some(languages.iter().map(|s| s.to_string()).collect()),
-        page_timeout: None,
-        pdfa: None,
+        ..Default::default()
     };
     let r = ocr_document(&png, Some(&out), &options, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
@@ -144,14 +141,8 @@ fn the_default_recogniser_lacks_kana_which_is_why_jpn_chooses_another() {
     init_ocr();
     let dir = common::Scratch::new("ocr-lang-default");
     let png = render_page(&dir, "jpn-default", "Noto Serif CJK JP", JAPANESE);
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::Blocks,
-        languages: Some(vec!["chi_sim".into()]),
-        page_timeout: None,
-        pdfa: None,
-    };
+    let options =
+        OcrOptions { output: OcrOutput::Blocks, languages: Some(vec!["chi_sim".into()]), ..Default::default() };
     let r = ocr_document(&png, None, &options, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
     assert_eq!(v["engine"], "pp-ocrv6-tiny");
@@ -174,14 +165,7 @@ fn without_languages_a_japanese_page_is_detected_and_read_with_its_kana() {
     init_ocr();
     let dir = common::Scratch::new("ocr-lang-auto");
     let png = render_page(&dir, "jpn-auto", "Noto Serif CJK JP", JAPANESE);
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::Blocks,
-        languages: None,
-        page_timeout: None,
-        pdfa: None,
-    };
+    let options = OcrOptions { output: OcrOutput::Blocks, ..Default::default() };
     let r = ocr_document(&png, None, &options, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
     let page = &v["pages"][0];
@@ -205,12 +189,9 @@ fn unknown_and_empty_language_lists_are_invalid_options_naming_the_supported_cod
         [(vec!["qaa"], "apt-get install tesseract-ocr-qaa"), (vec!["eng", "xx"], "xx"), (vec![], "at least one")]
     {
         let options = OcrOptions {
-            pages: None,
-            max_pages: None,
             output: OcrOutput::Blocks,
             languages: Some(languages.iter().map(|s| s.to_string()).collect()),
-            page_timeout: None,
-            pdfa: None,
+            ..Default::default()
         };
         let e = ocr_document(&png, None, &options, &JobControl::new()).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidOptions, "{languages:?}");

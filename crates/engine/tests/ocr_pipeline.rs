@@ -17,14 +17,7 @@ fn json(result: &engine::ocr::pipeline::OcrResult) -> serde_json::Value {
 fn each_of_four_turned_scan_pages_is_read_upright() {
     let corpus = corpus_dir();
     init_ocr();
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::Blocks,
-        languages: None,
-        page_timeout: None,
-        pdfa: None,
-    };
+    let options = OcrOptions { output: OcrOutput::Blocks, ..Default::default() };
     let r = ocr_document(&corpus.join("files/scanned-rotated-4-directions.pdf"), None, &options, &JobControl::new())
         .unwrap();
     assert_eq!(r.pages_processed, 4);
@@ -61,14 +54,7 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
     let dir = std::env::temp_dir().join(format!("ocr-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("out.pdf");
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::SearchablePdf,
-        languages: None,
-        page_timeout: None,
-        pdfa: None,
-    };
+    let options = OcrOptions { output: OcrOutput::SearchablePdf, ..Default::default() };
     let input = corpus.join("ocr/ocrmypdf-linn-brochure-scan.pdf");
     let r = ocr_document(&input, Some(&out), &options, &JobControl::new()).unwrap();
     assert_eq!(r.pages_processed, 1);
@@ -95,14 +81,7 @@ fn searchable_pdf_keeps_the_page_and_pdftotext_finds_the_words() {
 fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count() {
     let corpus = corpus_dir();
     init_ocr();
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::Blocks,
-        languages: None,
-        page_timeout: None,
-        pdfa: None,
-    };
+    let options = OcrOptions { output: OcrOutput::Blocks, ..Default::default() };
     let r = ocr_document(&corpus.join("files/rotated-page-attribute.pdf"), None, &options, &JobControl::new()).unwrap();
     let v = json(&r);
     // Billing by the spec: every returned page counts, including pages read from their layer.
@@ -118,14 +97,7 @@ fn pages_that_already_carry_text_are_not_ocred_but_return_their_text_and_count()
 fn an_image_input_is_one_page() {
     let corpus = corpus_dir();
     init_ocr();
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::Blocks,
-        languages: None,
-        page_timeout: None,
-        pdfa: None,
-    };
+    let options = OcrOptions { output: OcrOutput::Blocks, ..Default::default() };
     let r = ocr_document(&corpus.join("files/phototest-rotated-90.png"), None, &options, &JobControl::new()).unwrap();
     assert_eq!((r.page_count, r.pages_processed), (1, 1));
     let v = json(&r);
@@ -140,14 +112,7 @@ fn a_cancelled_job_stops() {
     let input = common::write(&scratch, "in.pdf", &common::synthetic_pdf(&[(612, 792, 0); 4], false));
     let control = JobControl::new();
     control.cancel();
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::Blocks,
-        languages: None,
-        page_timeout: None,
-        pdfa: None,
-    };
+    let options = OcrOptions { output: OcrOutput::Blocks, ..Default::default() };
     let e = ocr_document(&input, None, &options, &control).unwrap_err();
     assert_eq!(e.code, engine::ErrorCode::Cancelled);
 }
@@ -178,14 +143,7 @@ fn a_webp_image_is_decoded_with_its_alpha_flattened_on_white_and_read() {
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-webp-{}.webp", std::process::id()));
     phototest_as_transparent_webp(&corpus.join("ocr/tesseract-phototest.png"), &path);
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::Blocks,
-        languages: None,
-        page_timeout: None,
-        pdfa: None,
-    };
+    let options = OcrOptions { output: OcrOutput::Blocks, ..Default::default() };
     let r = ocr_document(&path, None, &options, &JobControl::new());
     let _ = std::fs::remove_file(&path);
     let r = r.unwrap();
@@ -222,14 +180,7 @@ fn an_image_above_the_pixel_cap_is_refused_before_it_is_decoded() {
     init_ocr();
     let path = std::env::temp_dir().join(format!("ocr-huge-{}.png", std::process::id()));
     std::fs::write(&path, png_claiming(40_000, 40_000)).unwrap();
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::Blocks,
-        languages: None,
-        page_timeout: None,
-        pdfa: None,
-    };
+    let options = OcrOptions { output: OcrOutput::Blocks, ..Default::default() };
     let r = ocr_document(&path, None, &options, &JobControl::new());
     let _ = std::fs::remove_file(&path);
     let e = r.unwrap_err();

@@ -26,14 +26,7 @@ fn json_text_layer_and_docx_follow_the_same_reading_order() {
     // A two-column scan with a heading across it: the order is not simply top to bottom.
     let input = corpus.join("ocr/ocrmypdf-linn-brochure-scan.pdf");
 
-    let blocks = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::Blocks,
-        languages: None,
-        page_timeout: None,
-        pdfa: None,
-    };
+    let blocks = OcrOptions { output: OcrOutput::Blocks, ..Default::default() };
     let r = ocr_document(&input, None, &blocks, &JobControl::new()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
     let page = &v["pages"][0];
@@ -50,14 +43,7 @@ fn json_text_layer_and_docx_follow_the_same_reading_order() {
     assert_eq!(letters(page["text"].as_str().unwrap()), json, "pages[].text and the blocks' words");
 
     let pdf = dir.join("searchable.pdf");
-    let searchable = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::SearchablePdf,
-        languages: None,
-        page_timeout: None,
-        pdfa: None,
-    };
+    let searchable = OcrOptions { output: OcrOutput::SearchablePdf, ..Default::default() };
     ocr_document(&input, Some(&pdf), &searchable, &JobControl::new()).unwrap();
     // -raw: the text in content-stream order, not pdftotext's own layout analysis.
     let raw = common::tool("pdftotext").arg("-raw").arg(&pdf).arg("-").output().unwrap();

@@ -165,14 +165,7 @@ fn a_pdfa_searchable_pdf_of_a_scan_embeds_every_font_and_shows_no_notdef() {
     init_ocr();
     let scratch = Scratch::new("pdfa-scan");
     let out = scratch.path("out.pdf");
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::SearchablePdf,
-        languages: None,
-        page_timeout: None,
-        pdfa: Some(PdfaLevel::A2b),
-    };
+    let options = OcrOptions { output: OcrOutput::SearchablePdf, pdfa: Some(PdfaLevel::A2b), ..Default::default() };
     ocr_document(&corpus_file("scanned-mixed-3-pages.pdf"), Some(&out), &options, &JobControl::new()).unwrap();
     assert!(qpdf_ok(qpdf_check(&out, None)));
     let fonts = tool("pdffonts").arg(&out).output().unwrap();
@@ -217,14 +210,7 @@ fn a_document_with_a_font_that_is_not_embedded_is_refused_before_any_page_is_rea
     let scratch = Scratch::new("pdfa-refused");
     let input =
         saved(&document("BT /F1 12 Tf 10 10 Td (Hello there, world) Tj ET", HELVETICA, None), &scratch, "in.pdf");
-    let options = OcrOptions {
-        pages: None,
-        max_pages: None,
-        output: OcrOutput::SearchablePdf,
-        languages: None,
-        page_timeout: None,
-        pdfa: Some(PdfaLevel::A2b),
-    };
+    let options = OcrOptions { output: OcrOutput::SearchablePdf, pdfa: Some(PdfaLevel::A2b), ..Default::default() };
     let control = JobControl::new();
     let err = ocr_document(&input, Some(&scratch.path("out.pdf")), &options, &control).unwrap_err();
     assert_eq!(err.code, ErrorCode::PdfaUnsupported);

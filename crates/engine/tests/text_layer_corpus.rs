@@ -69,14 +69,7 @@ fn pdftotext_of_the_searchable_pdf_gives_back_every_character_of_the_json_text_o
     for (n, input) in files.iter().enumerate() {
         let name = input.file_name().unwrap().to_string_lossy().into_owned();
         let out = scratch.path(&format!("{n}.pdf"));
-        let options = OcrOptions {
-            pages: Some(vec![0]),
-            max_pages: None,
-            output: OcrOutput::SearchablePdf,
-            languages: None,
-            page_timeout: None,
-            pdfa: None,
-        };
+        let options = OcrOptions { pages: Some(vec![0]), output: OcrOutput::SearchablePdf, ..Default::default() };
         let r = ocr_document(input, Some(&out), &options, &JobControl::new()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();
         let text = json["pages"][0]["text"].as_str().unwrap_or("").to_string();
@@ -159,14 +152,7 @@ fn pdftotext_reads_the_searchable_pdf_words_in_the_json_reading_order_on_every_c
     for (n, input) in scans(&dir).iter().enumerate() {
         let name = input.file_name().unwrap().to_string_lossy().into_owned();
         let out = scratch.path(&format!("{n}.pdf"));
-        let options = OcrOptions {
-            pages: None,
-            max_pages: None,
-            output: OcrOutput::SearchablePdf,
-            languages: None,
-            page_timeout: None,
-            pdfa: None,
-        };
+        let options = OcrOptions { output: OcrOutput::SearchablePdf, ..Default::default() };
         let r = ocr_document(input, Some(&out), &options, &JobControl::new()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();
         // TEXT_LAYER_KEEP=<dir>: keep each searchable PDF and its JSON there, to look into.

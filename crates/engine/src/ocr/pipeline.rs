@@ -170,16 +170,18 @@ fn engine() -> Result<&'static ocr::Ocr> {
 }
 
 /// What to produce.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OcrOutput {
     /// Only the JSON blocks.
+    #[default]
     Blocks,
     /// A searchable PDF at `output` (the JSON blocks are returned too).
     SearchablePdf,
 }
 
-/// Options of [`ocr_document`].
-#[derive(Debug, Clone)]
+/// Options of [`ocr_document`]; the default reads every page into blocks with the default
+/// recogniser.
+#[derive(Debug, Clone, Default)]
 pub struct OcrOptions {
     /// 0-based page indexes; default every page.
     pub pages: Option<Vec<i64>>,
