@@ -72,7 +72,7 @@ let stopping = false;
 function spawnChild(c: Child) {
   c.startedAt = Date.now();
   c.proc = Bun.spawn(["bun", ...(c.bunArgs ?? []), join(import.meta.dir, c.script)], {
-    env: { ...process.env, DATABASE_URL: database.url, WORKER_NAME: c.name },
+    env: { ...process.env, DATABASE_URL: database.url, WORKER_NAME: c.name, SUPERVISOR_PID: String(process.pid) },
     stdio: ["ignore", "inherit", "inherit"],
     onExit: (_p, code, signal) => {
       c.proc = null;

@@ -4,7 +4,9 @@ import { config } from "../config";
 
 export function stopWhenOrphaned(shutdown: (reason: string) => void, everyMs = 1000): void {
   if (!config.workerName) return; // started by hand, not by the supervisor
-  const parent = process.ppid;
+  // The supervisor's pid as it passed it, not our parent when this runs: a role still starting
+  // (a busy machine) when the supervisor is killed would take its new parent for the supervisor.
+  const parent = Number(process.env.SUPERVISOR_PID) || process.ppid;
   const timer = setInterval(() => {
     if (process.ppid !== parent) shutdown("supervisor gone");
   }, everyMs);
