@@ -297,6 +297,12 @@ fn palette(path: &Path) -> (String, String) {
     (family, tint.get_dict("Size").unwrap().unwrap().to_string())
 }
 
+/// The two tint-transform tests run one at a time: run at once in one process, one of them now
+/// and then renders its output up to 20 grey levels off. The cause is not found yet (state
+/// shared between threads in the colour-space pass, csrc/compress_colorspace.c, or in MuPDF's
+/// store are the suspects); until it is, this keeps the check meaningful instead of flaky.
+static TINT_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Both documents stay open while both render: MuPDF's resource store keys what it caches
 /// (colour spaces, functions) by document and object number, and a second document opened
 /// where the first was freed could be given the first one's cached tint transform.
@@ -313,6 +319,7 @@ fn worst_pixel_difference(a: &Path, b: &Path) -> u8 {
 
 #[test]
 fn multilinear_tint_transforms_are_stored_by_their_corners_at_every_level_and_look_the_same() {
+    let _one_at_a_time = TINT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
     let s = Scratch::new("compress-tint-corners");
     let input = s.path("spot.pdf");
     // Cyan adds cyan, the spot adds a red: each sample the corners' interpolation.
@@ -330,6 +337,7 @@ fn multilinear_tint_transforms_are_stored_by_their_corners_at_every_level_and_lo
 
 #[test]
 fn large_tint_transforms_that_are_not_multilinear_flatten_their_palettes_at_the_lossy_levels_only() {
+    let _one_at_a_time = TINT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
     let s = Scratch::new("compress-spot-palette");
     let input = s.path("spot.pdf");
     // A curved response (as a measured spot-to-process table): not multilinear, 33 x 33 x 4 bytes.
