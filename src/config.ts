@@ -68,6 +68,8 @@ export const config = {
   metricsToken: process.env.METRICS_TOKEN || "",
   /** Set by the supervisor (main.ts) for each child process it starts; unset when started by hand. */
   workerName: process.env.WORKER_NAME,
+  /** Set by the supervisor with WORKER_NAME: its own pid, as it passed it. */
+  supervisorPid: Number(process.env.SUPERVISOR_PID) || undefined,
   /** Not in the contract: threads one render job may use; default: the engine's (all cores). */
   renderThreads: process.env.RENDER_THREADS ? Number(process.env.RENDER_THREADS) : undefined,
   /** Not in the contract: OCR threads per process (a positive integer), else chosen from the cores. */

@@ -6,7 +6,7 @@ export function stopWhenOrphaned(shutdown: (reason: string) => void, everyMs = 1
   if (!config.workerName) return; // started by hand, not by the supervisor
   // The supervisor's pid as it passed it, not our parent when this runs: a role still starting
   // (a busy machine) when the supervisor is killed would take its new parent for the supervisor.
-  const parent = Number(process.env.SUPERVISOR_PID) || process.ppid;
+  const parent = config.supervisorPid ?? process.ppid;
   const timer = setInterval(() => {
     if (process.ppid !== parent) shutdown("supervisor gone");
   }, everyMs);

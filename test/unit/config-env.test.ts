@@ -53,7 +53,7 @@ test("config.ts reads only the variables of the README's Configuration tables, e
   expect(configVariables('int("PORT", 8080); process.env.HOST; list("X_S", [])')).toEqual(["HOST", "PORT", "X_S"]);
   const read = configVariables(source);
   // Set by the supervisor for each child it starts, not by an operator.
-  const internal = ["WORKER_NAME"];
+  const internal = ["WORKER_NAME", "SUPERVISOR_PID"];
   const rows = readmeRows(readFileSync(resolve(root, "README.md"), "utf8"));
   const documented = rows.flat();
   expect(read.filter((v) => !internal.includes(v) && !documented.includes(v))).toEqual([]);
