@@ -46,12 +46,16 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   let stopping = false;
   let wake: (() => void) | null = null;
+  // A NOTIFY that arrives while a claim is in flight (no one waiting yet) is remembered, so the
+  // next wait returns at once instead of sleeping until the poll with a job queued.
+  let poked = false;
   // The work running now: a job, or a task of a page-parallel job (`id` is the job's either way,
   // which job_cancel names); `handBack` queues it again when the worker stops.
   let current: { id: string; control: JobControl; handBack: () => Promise<boolean> } | null = null;
   // Set by stop() once the grace is over: a job cut off now goes back to the queue.
   let handingBack = false;
   const poke = () => {
+    poked = true;
     wake?.();
     wake = null;
   };
@@ -213,6 +217,7 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
     while (!stopping) {
       let job: JobRow | null = null;
       let task: TaskRow | null = null;
+      poked = false;
       try {
         // First come, first served: the tasks of jobs older than every queued job, then the
         // oldest queued job, then any task.
@@ -244,6 +249,7 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
         if (!split) await runJob(job);
         continue;
       }
+      if (poked) continue;
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, queueConfig.pollMs);
