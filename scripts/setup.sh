@@ -17,14 +17,9 @@ cd "$(dirname "$0")/.."
 # Tesseract 5 reads the languages the ONNX recognisers do not (crates/ocr/src/tesseract): the
 # engine links libtesseract (libtesseract-dev to build, its libtesseract5 to run) and reads the
 # traineddata of Debian's tesseract-ocr-<code> packages (Apache-2.0) from their tessdata
-# directory; `osd` detects a page's script and orientation when `languages` is absent. The
-# default set (docs/ocr.md#languages); OCR_EXTRA_LANGUAGES adds more: Tesseract codes
-# separated by spaces or commas (`chi_sim`, `amh`), or Debian's script names (`script-cyrl`).
-tesseract_languages="eng osd rus ukr bel bul srp mkd ell ara fas urd heb hin mar nep ben tam tel kan mal guj pan tha kor vie"
-tesseract_packages=""
-for code in $tesseract_languages ${OCR_EXTRA_LANGUAGES:+${OCR_EXTRA_LANGUAGES//,/ }}; do
-  tesseract_packages="$tesseract_packages tesseract-ocr-$(tr '[:upper:]_' '[:lower:]-' <<<"$code")"
-done
+# directory: the default set of scripts/tesseract-languages.txt (docs/ocr.md#languages) and
+# those OCR_EXTRA_LANGUAGES adds (scripts/tesseract-packages.sh).
+tesseract_packages="$(./scripts/tesseract-packages.sh)"
 # shellcheck disable=SC2086 # one word per package
 ./scripts/apt-install.sh libclang-dev clang libjpeg62-turbo-dev libtesseract-dev \
   libreoffice-writer-nogui libreoffice-calc-nogui python3-uno \

@@ -1,5 +1,5 @@
 // A rule-by-rule check of PDF/A-2b (ISO 19005-2, level B) for the tests, independent of the
-// engine's code (crates/engine/src/ocr/pdfa.rs). veraPDF, the reference validator, is a Java
+// engine's code (crates/engine/src/ocr/pdfa/). veraPDF, the reference validator, is a Java
 // program distributed through Maven, not through npm, PyPI, crates.io or Debian, so it cannot be
 // installed here; no package of those registries validates PDF/A. This reads the file through
 // `qpdf --json` (every object, streams decoded) and checks the rules below, each named after its

@@ -165,27 +165,49 @@ static int reduce_sampled(fz_context *ctx, pdf_document *doc, pdf_obj *ref)
 	return done;
 }
 
-/* Stores every multilinear sampled function by its grid's corners; returns how many. */
-int engine_cz_reduce_sampled_functions(fz_context *ctx, pdf_document *doc)
+/* How walk_objects hands each object to its visitor: as an indirect reference (what
+ * pdf_update_stream needs) or as the loaded object. */
+enum walk_as
+{
+	WALK_REFERENCE,
+	WALK_OBJECT
+};
+
+/* Calls visit on every object of the document, as `as` says; an object that throws is
+ * reported and skipped. Returns the sum of what visit returned (how many it changed). */
+static int walk_objects(fz_context *ctx, pdf_document *doc, enum walk_as as,
+	int (*visit)(fz_context *ctx, pdf_document *doc, pdf_obj *obj))
 {
 	int len = pdf_xref_len(ctx, doc), num, changed = 0;
 	for (num = 1; num < len; num++)
 	{
-		pdf_obj *ref = NULL;
-		fz_var(ref);
+		pdf_obj *obj = NULL;
+		fz_var(obj);
 		fz_try(ctx)
 		{
-			ref = pdf_new_indirect(ctx, doc, num, 0);
-			pdf_obj *type = pdf_dict_get(ctx, ref, PDF_NAME(FunctionType));
-			if (pdf_is_stream(ctx, ref) && pdf_is_int(ctx, type) && pdf_to_int(ctx, type) == 0)
-				changed += reduce_sampled(ctx, doc, ref);
+			obj = as == WALK_REFERENCE ? pdf_new_indirect(ctx, doc, num, 0) : pdf_load_object(ctx, doc, num);
+			changed += visit(ctx, doc, obj);
 		}
 		fz_always(ctx)
-			pdf_drop_obj(ctx, ref);
+			pdf_drop_obj(ctx, obj);
 		fz_catch(ctx)
 			fz_report_error(ctx);
 	}
 	return changed;
+}
+
+static int visit_sampled(fz_context *ctx, pdf_document *doc, pdf_obj *ref)
+{
+	pdf_obj *type = pdf_dict_get(ctx, ref, PDF_NAME(FunctionType));
+	if (pdf_is_stream(ctx, ref) && pdf_is_int(ctx, type) && pdf_to_int(ctx, type) == 0)
+		return reduce_sampled(ctx, doc, ref);
+	return 0;
+}
+
+/* Stores every multilinear sampled function by its grid's corners; returns how many. */
+int engine_cz_reduce_sampled_functions(fz_context *ctx, pdf_document *doc)
+{
+	return walk_objects(ctx, doc, WALK_REFERENCE, visit_sampled);
 }
 
 /* Stored bytes of a tint transform above which its palettes are flattened. */
@@ -354,27 +376,19 @@ static int flatten_direct(fz_context *ctx, pdf_obj *dict)
 	return changed;
 }
 
+static int visit_palettes(fz_context *ctx, pdf_document *doc, pdf_obj *obj)
+{
+	(void)doc;
+	if (pdf_is_array(ctx, obj))
+		return flatten(ctx, obj);
+	if (pdf_is_dict(ctx, obj))
+		return flatten_direct(ctx, obj);
+	return 0;
+}
+
 /* Flattens every indexed palette over spot colours: the indirect colour-space arrays and
  * the direct ones of every dictionary (see flatten_direct). Returns how many changed. */
 int engine_cz_flatten_spot_palettes(fz_context *ctx, pdf_document *doc)
 {
-	int len = pdf_xref_len(ctx, doc), num, changed = 0;
-	for (num = 1; num < len; num++)
-	{
-		pdf_obj *obj = NULL;
-		fz_var(obj);
-		fz_try(ctx)
-		{
-			obj = pdf_load_object(ctx, doc, num);
-			if (pdf_is_array(ctx, obj))
-				changed += flatten(ctx, obj);
-			else if (pdf_is_dict(ctx, obj))
-				changed += flatten_direct(ctx, obj);
-		}
-		fz_always(ctx)
-			pdf_drop_obj(ctx, obj);
-		fz_catch(ctx)
-			fz_report_error(ctx);
-	}
-	return changed;
+	return walk_objects(ctx, doc, WALK_OBJECT, visit_palettes);
 }

@@ -1,4 +1,4 @@
-/* What PDF/A-2b output (src/ocr/pdfa.rs) needs from MuPDF that the mupdf crate does not expose:
+/* What PDF/A-2b output (src/ocr/pdfa/) needs from MuPDF that the mupdf crate does not expose:
  * the ICC profile of MuPDF's DeviceRGB (its built-in sRGB profile) for the output intent, and
  * the document's header version and trailer /ID.
  *

@@ -5,16 +5,13 @@ import { route } from "../common/route";
 import { db } from "../../db/client";
 import { currentPeriod, periodBounds } from "../../billing/credits";
 import { succeededPerDay } from "../../queue/jobs";
+import { UsagePeriod } from "./routes";
 
 const DailyUsage = T.Object({
   object: T.Literal("usage_daily"),
   livemode: T.Boolean(),
   billed: T.Boolean(),
-  period: T.Object({
-    id: T.String(),
-    start: T.String({ format: "date-time" }),
-    end: T.String({ format: "date-time" }),
-  }),
+  period: UsagePeriod,
   data: T.Array(
     T.Object({
       date: T.String({ format: "date", description: "UTC day" }),

@@ -6,15 +6,18 @@ import { db } from "../../db/client";
 import { currentPeriod, overageEur, periodBounds, periodUsage } from "../../billing/credits";
 import { plans } from "../../domain/pricing";
 
+/** The billing period a usage response covers; GET /usage/daily's too. */
+export const UsagePeriod = T.Object({
+  id: T.String(),
+  start: T.String({ format: "date-time" }),
+  end: T.String({ format: "date-time" }),
+});
+
 const Usage = T.Object({
   object: T.Literal("usage"),
   livemode: T.Boolean(),
   billed: T.Boolean(),
-  period: T.Object({
-    id: T.String(),
-    start: T.String({ format: "date-time" }),
-    end: T.String({ format: "date-time" }),
-  }),
+  period: UsagePeriod,
   included_credits: T.Integer(),
   used_credits: T.Integer(),
   remaining_credits: T.Integer(),

@@ -54,7 +54,7 @@ use crate::error::{MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
 use crate::pdf::mcid::untag_costly_pages;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
-use crate::pdf::pages::checked_indexes;
+use crate::pdf::pages::selected_or_all;
 use extract::{Item, Line, Run, Style};
 use package::Writer;
 use reading_order::reading_order;
@@ -117,10 +117,7 @@ pub fn pdf_to_docx(
     // Only read: pages MuPDF would take hours to run stay untagged.
     drop(untag_costly_pages(&opened.doc));
     let page_count = opened.page_count();
-    let selected: Vec<usize> = match &options.pages {
-        Some(p) if !p.is_empty() => checked_indexes(p, page_count)?.into_iter().collect(),
-        _ => (0..page_count).collect(),
-    };
+    let selected: Vec<usize> = selected_or_all(options.pages.as_deref(), page_count)?.into_iter().collect();
     let scratch = JobControl::new();
     repair_page_contents(selected.iter().map(|&i| (i + 1, &opened.pages[i])), &scratch)?;
     control.start(selected.len() as u64)?;

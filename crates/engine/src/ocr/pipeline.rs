@@ -71,7 +71,7 @@ use serde::{Deserialize, Serialize};
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
-use crate::pdf::pages::checked_indexes;
+use crate::pdf::pages::selected_or_all;
 use crate::pdf::save::{save_pdf, write_options};
 
 use crate::ocr::input::open_input;
@@ -585,10 +585,7 @@ fn read_document(
             ));
         }
     }
-    let selected: BTreeSet<usize> = match &options.pages {
-        Some(p) if !p.is_empty() => checked_indexes(p, page_count)?,
-        _ => (0..page_count).collect(),
-    };
+    let selected: BTreeSet<usize> = selected_or_all(options.pages.as_deref(), page_count)?;
     // A searchable PDF writes every page; blocks read only the selected ones.
     let checked: Vec<usize> = match options.output {
         OcrOutput::SearchablePdf => (0..page_count).collect(),

@@ -47,7 +47,7 @@ use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
 use crate::pdf::mcid::untag_costly_pages;
 use crate::pdf::open::{open_pdf, path_str, PasswordPolicy, Source};
-use crate::pdf::pages::checked_indexes;
+use crate::pdf::pages::selected_or_all;
 use crate::pdf::save::write_atomically;
 
 /// Default resolution in dots per inch.
@@ -308,10 +308,7 @@ pub fn render_jpeg(input: &Path, output: &Path, options: &RenderOptions, control
     // Only read: pages MuPDF would take hours to run stay untagged.
     drop(untag_costly_pages(&opened.doc));
     let page_count = opened.page_count();
-    let selected: Vec<usize> = match &options.pages {
-        Some(p) if !p.is_empty() => checked_indexes(p, page_count)?.into_iter().collect(),
-        _ => (0..page_count).collect(),
-    };
+    let selected: Vec<usize> = selected_or_all(options.pages.as_deref(), page_count)?.into_iter().collect();
     // Reject oversized pages and decompression bombs before any thread starts.
     for &i in &selected {
         let page = opened.doc.load_page(i as i32).ctx("loading the page")?;

@@ -72,6 +72,15 @@ pub(crate) fn checked_indexes(indexes: &[i64], page_count: usize) -> Result<BTre
     Ok(set)
 }
 
+/// The pages `pages` selects (0-based indexes, checked against `page_count`, sorted and
+/// deduplicated): every page when it is absent or empty.
+pub(crate) fn selected_or_all(pages: Option<&[i64]>, page_count: usize) -> Result<BTreeSet<usize>> {
+    match pages {
+        Some(p) if !p.is_empty() => checked_indexes(p, page_count),
+        _ => Ok((0..page_count).collect()),
+    }
+}
+
 /// Rotates pages clockwise by 90, 180 or 270 degrees, on top of their current rotation.
 pub fn rotate(input: &Path, output: &Path, options: &RotateOptions, control: &JobControl) -> Result<PageOpResult> {
     let degrees = options.degrees;
