@@ -1,4 +1,4 @@
-// The admin CLI of CONTRACT.md: one JSON object on stdout, exit 0; errors on stderr, exit 1.
+// The admin CLI (docs/operating.md, "Admin CLI"): one JSON object on stdout, exit 0; errors on stderr, exit 1.
 import { parseArgs } from "node:util";
 import { config } from "../config";
 import { connect, disconnect } from "../db/client";

@@ -1,4 +1,4 @@
-// The admin operations of CONTRACT.md as plain functions over the database, used by the CLI
+// The admin operations (docs/operating.md, "Admin CLI") as plain functions over the database, used by the CLI
 // and by the supervisor's first-start demo account.
 import type { Sql } from "../db/client";
 import { generateKey } from "../auth/api-keys";

@@ -1,4 +1,4 @@
-// CONTRACT.md, Admin CLI (issue 2, point 4): every command prints exactly one JSON object with
+// docs/operating.md, Admin CLI (issue 2, point 4): every command prints exactly one JSON object with
 // the documented fields on stdout and exits 0; errors exit non-zero with a message on stderr
 // and nothing on stdout. Commands run as the contract writes them: `bun run admin ...`.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";

@@ -1,4 +1,4 @@
-// SPEC.md, Authentication (issue 2, point 2): Bearer keys only, each auth error, mode from the
+// The API spec (docs/api.md), Authentication (issue 2, point 2): Bearer keys only, each auth error, mode from the
 // prefix, plan and email checks, scopes per route, rotation with a grace period, the ignored
 // X-Internal-Token / X-Account-Id headers, and keys stored only as hashes.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";

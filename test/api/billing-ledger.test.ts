@@ -1,4 +1,4 @@
-// SPEC.md, Limits (credits) and Billing model; issue 3, point 6: the append-only credit ledger
+// The API spec (docs/api.md), Limits (credits) and Billing model; issue 3, point 6: the append-only credit ledger
 // of src/billing/credits.ts against a real Postgres — reserve at accept (checked against the
 // included credits, the overage and the spending cap), settle to the pages actually processed,
 // release on failure or cancel, each idempotent per job.

@@ -1,4 +1,4 @@
-// SPEC.md, States and transitions (credits reserved at accept, settled on success, released on
+// The API spec (docs/api.md), States and transitions (credits reserved at accept, settled on success, released on
 // failure or cancel), Limits (credits) and Errors (402 billing errors); issue 3, point 6.
 //
 // No billed operation has an executor in this release (ocr, convert, compress and redact answer

@@ -1,4 +1,4 @@
-// SPEC.md, Limits (credits: merge, split, rotate, reorder, delete_pages, protect, unlock are
+// The API spec (docs/api.md), Limits (credits: merge, split, rotate, reorder, delete_pages, protect, unlock are
 // free; sandbox never bills) and "Account and usage" (GET /usage); issue 3, point 6, over the
 // real service: a live starter key runs free operations end to end without a single ledger row,
 // and GET /usage reports the period for live keys and all zeros for sandbox keys.

@@ -1,4 +1,4 @@
-// SPEC.md, Errors (issue 2, point 2): X-Request-Id on every response, and every error —
+// The API spec (docs/api.md), Errors (issue 2, point 2): X-Request-Id on every response, and every error —
 // unknown routes, wrong methods, malformed JSON, wrong content types, unknown fields and
 // parameters, wrongly typed values — in the one envelope, with `param` naming the field.
 // Part one runs against the real service and the routes it documents; part two serves a

@@ -1,4 +1,4 @@
-// SPEC.md Files (presigned upload, POST /files/{file_id}/complete, 409 file_not_ready) and Jobs
+// The API spec (docs/api.md) Files (presigned upload, POST /files/{file_id}/complete, 409 file_not_ready) and Jobs
 // (format=url) against a real S3-compatible store (Garage, started here); issue 13 points 1-4
 // and "bad input and faults": size/type mismatch delete the object, a tampered or expired URL is
 // refused by the store, a never-completed upload expires, an unreachable store answers 503.

@@ -1,4 +1,4 @@
-// SPEC.md, Files (resource, endpoints, accepted types), Errors and Limits; issue 3, point 1:
+// The API spec (docs/api.md), Files (resource, endpoints, accepted types), Errors and Limits; issue 3, point 1:
 // multipart upload -> 201 ready file with its page count and expires_at = upload + FILE_TTL_S;
 // the type decided from the bytes must match the declared type (415); 413 above the maximum;
 // malformed multipart -> 422; JSON form -> 501; GET /files pagination; GET / DELETE one file;

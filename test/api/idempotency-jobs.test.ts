@@ -1,4 +1,4 @@
-// SPEC.md, "Idempotency on POST /jobs" (four rules), Limits (idempotency key 255 chars, kept 24
+// The API spec (docs/api.md), "Idempotency on POST /jobs" (four rules), Limits (idempotency key 255 chars, kept 24
 // hours) and Errors; issue 3, point 4. The service runs without workers, so jobs stay queued and
 // nothing but the idempotency rules changes the job table. Files are ready rows in the table:
 // the POST /jobs path only reads them.

@@ -1,4 +1,4 @@
-// SPEC.md, File states (the sweeper deletes a file at expires_at and emits file.expired),
+// The API spec (docs/api.md), File states (the sweeper deletes a file at expires_at and emits file.expired),
 // Result rules (404 result_expired after the result's time-to-live), Events and Limits (data
 // lifetime); issue 3, points 1, 2 and 7. FILE_TTL_S=2 and SWEEP_INTERVAL_S=1 make files and
 // results expire within seconds.

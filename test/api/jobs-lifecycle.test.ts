@@ -1,4 +1,4 @@
-// SPEC.md, States and transitions (cancel queued / running), Jobs "Result rules" and Events;
+// The API spec (docs/api.md), States and transitions (cancel queued / running), Jobs "Result rules" and Events;
 // issue 3, points 2 and 7: POST /jobs/{id}/cancel on a queued job (cancelled at once, never
 // runs) and on a running one (stops at its next checkpoint, no result); the result endpoint's
 // rules (409 job_not_finished, 409 no_downloadable_result, 404 result_expired, 501 for

@@ -1,4 +1,4 @@
-// SPEC.md, Limits (jobs queued or running per key: 2; pages per job: 100 in sandbox, the
+// The API spec (docs/api.md), Limits (jobs queued or running per key: 2; pages per job: 100 in sandbox, the
 // plan's cap in live) and Errors (429 concurrency_limit with Retry-After, 422
 // page_limit_exceeded); issue 3, point 5.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// SPEC.md, Jobs and the operation catalogue; issue 3, points 2 and 8: every page operation end
+// The API spec (docs/api.md), Jobs and the operation catalogue; issue 3, points 2 and 8: every page operation end
 // to end over real HTTP and real workers — merge, split (every_page, ranges, chunks -> ZIP),
 // rotate, reorder, delete_pages, protect (AES-256), unlock (RC4 and AES-256 with a non-ASCII
 // password; a wrong or missing password fails the job with invalid_options) — with the result

@@ -1,4 +1,4 @@
-// SPEC.md, Jobs (creation request, catalogue and options), Errors and Limits; issue 3, point 2:
+// The API spec (docs/api.md), Jobs (creation request, catalogue and options), Errors and Limits; issue 3, point 2:
 // POST /jobs validation over real HTTP — unsupported names (422 operation_unsupported, param
 // operation), bad options (422 invalid_options naming the option), metadata (20 string keys),
 // file_id / file_ids rules, unknown (404) and other-mode (403) files — and GET /jobs with its

@@ -1,4 +1,4 @@
-// SPEC.md, Limits and Errors (issue 2, point 2): a per-key token bucket of 60/min (live) and
+// The API spec (docs/api.md), Limits and Errors (issue 2, point 2): a per-key token bucket of 60/min (live) and
 // 30/min (sandbox) kept in Postgres and shared by every API node; X-RateLimit-* headers on every
 // authenticated response; 429 rate_limited with Retry-After; tokens refill over time.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";

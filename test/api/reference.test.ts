@@ -1,5 +1,5 @@
 // The reference routes (issue 2, point 2): GET /errors, /pricing, /operations, /openapi.json and
-// /healthz, checked against SPEC.md (hard-coded in test/support/spec.ts) and, for the OpenAPI
+// /healthz, checked against the API spec (docs/api.md) (hard-coded in test/support/spec.ts) and, for the OpenAPI
 // document, with a real OpenAPI 3.1 validator from the npm registry.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";

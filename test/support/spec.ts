@@ -1,7 +1,7 @@
-// Facts copied by hand from ../shared/SPEC.md, so that tests check the service against the
+// Facts copied by hand from the API specification (docs/api.md states them too), so that tests check the service against the
 // specification rather than against the service's own catalogues.
 
-/** SPEC.md, Errors: code -> [HTTP status, type]. 27 codes. */
+/** The API spec (docs/api.md), Errors: code -> [HTTP status, type]. 27 codes. */
 export const specErrors: Record<string, [number, string]> = {
   authentication_required: [401, "authentication_error"],
   invalid_api_key: [401, "authentication_error"],
@@ -32,7 +32,7 @@ export const specErrors: Record<string, [number, string]> = {
   internal_error: [500, "api_error"],
 };
 
-/** SPEC.md, Errors: the allowed values of error.type. */
+/** The API spec (docs/api.md), Errors: the allowed values of error.type. */
 export const specErrorTypes = [
   "api_error",
   "authentication_error",
@@ -54,7 +54,7 @@ export const specScopes = [
   "webhooks:manage",
 ];
 
-/** SPEC.md, Endpoints: "METHOD /path" (OpenAPI path syntax) -> scope (`any`, `none` or a scope). */
+/** The API spec (docs/api.md), Endpoints: "METHOD /path" (OpenAPI path syntax) -> scope (`any`, `none` or a scope). */
 export const specRouteScopes: Record<string, string> = {
   "POST /files": "documents:write",
   "GET /files": "documents:read",
@@ -81,7 +81,7 @@ export const specRouteScopes: Record<string, string> = {
   "GET /openapi.json": "none",
 };
 
-/** SPEC.md, operation catalogue: credits per page. */
+/** The API spec (docs/api.md), operation catalogue: credits per page. */
 export const specOperationCredits: Record<string, number> = {
   ocr: 3,
   searchable_pdf: 3,

@@ -1,4 +1,4 @@
-// API key material (SPEC.md, Authentication; issue 2: keys stored as hashes and compared in
+// API key material (the API spec (docs/api.md), Authentication; issue 2: keys stored as hashes and compared in
 // constant time): format, lookup prefix, hash, parsing and the comparison.
 import { describe, expect, spyOn, test } from "bun:test";
 import * as crypto from "node:crypto";

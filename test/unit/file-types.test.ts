@@ -1,4 +1,4 @@
-// SPEC.md, Files: accepted types are PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP, and the bytes must
+// The API spec (docs/api.md), Files: accepted types are PDF, DOCX, XLSX, CSV, JPEG, PNG, WebP, and the bytes must
 // match the declared type. src/domain/file-types.ts decides the declared kind (a specific part
 // Content-Type wins, a generic one defers to the filename extension) and the 415 reason.
 import { describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// SPEC.md, Jobs (creation request, operation catalogue and options) and Errors: the pure
+// The API spec (docs/api.md), Jobs (creation request, operation catalogue and options) and Errors: the pure
 // validation of a job request in src/domain/job-plan.ts — which names are refused, which
 // options are invalid (and which option the error names), the file_id / file_ids rules and
 // the pages a job is estimated (and billed) for.

@@ -1,4 +1,4 @@
-// Rule (SPEC.md, States and transitions; issue #15): the job state machine is defined once, in
+// Rule (the API spec (docs/api.md), States and transitions; issue #15): the job state machine is defined once, in
 // domain/job-states.ts, and every SQL guard on a job's status is written out from that table.
 import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";

@@ -1,6 +1,6 @@
 // Named types for the client's surface, taken from the generated schema (src/schema.ts) so they
 // follow the served OpenAPI document; only the OCR blocks and the event envelope, which the
-// document does not describe, are written here (from docs/ocr.md and SPEC.md, Events).
+// document does not describe, are written here (from docs/ocr.md and the API spec (docs/api.md), Events).
 import type { operations } from "./schema";
 
 type Json<O extends keyof operations, S extends number> =
@@ -56,7 +56,7 @@ export interface OcrResult {
   pages: OcrPage[];
 }
 
-/** A webhook delivery's body (SPEC.md, Event). */
+/** A webhook delivery's body (the API spec (docs/api.md), Event). */
 export interface WebhookEvent {
   id: string;
   object: "event";
