@@ -121,14 +121,27 @@ fn words_of(doc: &PrivateDoc, index: usize, fonts: &mut Fonts) -> PageWords {
 }
 
 /// A font's name as compared: MuPDF names a Type3 font without /Name after its object
-/// number (`Type3 (218 0 R)`), which the save's garbage collection renumbers.
+/// number (`Type3 (218 0 R)`), which the save's garbage collection renumbers. MuPDF keeps at
+/// most [`FONT_NAME_BYTES`] bytes of a name, so the subset tag pushes the end of a long name
+/// off (`Droid Sans Fallback Regular` comes back as `FDWHKA+Droid Sans Fallback Regu`):
+/// names are compared on the bytes both sides keep, tag or none.
 fn font_key(name: &str) -> &str {
     if name.starts_with("Type3 (") && name.ends_with(" R)") {
         "Type3"
     } else {
-        strip_subset_tag(name)
+        let name = strip_subset_tag(name);
+        let mut end = name.len().min(FONT_NAME_BYTES - SUBSET_TAG_BYTES);
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        &name[..end]
     }
 }
+
+/// The bytes of a font's name MuPDF keeps (`fz_font.name` is 32 bytes with its NUL).
+const FONT_NAME_BYTES: usize = 31;
+/// `ABCDEF+`.
+const SUBSET_TAG_BYTES: usize = 7;
 
 /// A font name without its subset tag (`ABCDEF+Name` -> `Name`): font subsetting
 /// (src/pagework/compress.rs) tags the fonts it subsets, the same font under a new tag.
@@ -204,6 +217,16 @@ mod tests {
         assert_eq!(font_key("Type3 (218 0 R)"), "Type3");
         assert_eq!(font_key("Helvetica"), "Helvetica");
         assert_eq!(font_key(""), "");
+    }
+
+    #[test]
+    fn a_long_font_name_matches_its_subset_whose_tag_pushed_its_end_off() {
+        // MuPDF keeps 31 bytes of a name: the subset's tag costs the original's last 7.
+        assert_eq!(font_key("Droid Sans Fallback Regular"), font_key("FDWHKA+Droid Sans Fallback Regu"));
+        assert_eq!(font_key("ABCDEF+Helvetica"), "Helvetica");
+        assert_ne!(font_key("Droid Sans Fallback Regular"), font_key("FDWHKA+Droid Serif Regular"));
+        // Cut on a character boundary.
+        assert_eq!(font_key("MS ゴシック ＭＳ ゴシック 明朝体"), "MS ゴシック ＭＳ ");
     }
 
     #[test]
