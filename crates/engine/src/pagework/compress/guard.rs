@@ -84,7 +84,7 @@ impl Fonts {
         if self.0.len() <= i {
             self.0.resize(i + 1, None);
         }
-        self.0[i].get_or_insert_with(|| font_key(&doc.font_name(slot)).to_owned())
+        self.0[i].get_or_insert_with(|| font_key(&doc.font_name(slot)))
     }
 }
 
@@ -120,28 +120,31 @@ fn words_of(doc: &PrivateDoc, index: usize, fonts: &mut Fonts) -> PageWords {
     Some(counts)
 }
 
-/// A font's name as compared: MuPDF names a Type3 font without /Name after its object
-/// number (`Type3 (218 0 R)`), which the save's garbage collection renumbers. MuPDF keeps at
-/// most [`FONT_NAME_BYTES`] bytes of a name, so the subset tag pushes the end of a long name
-/// off (`Droid Sans Fallback Regular` comes back as `FDWHKA+Droid Sans Fallback Regu`):
-/// names are compared on the bytes both sides keep, tag or none.
-fn font_key(name: &str) -> &str {
+/// A font's name as compared. MuPDF names a Type3 font without /Name after its object
+/// number (`Type3 (218 0 R)`), which the save's garbage collection renumbers. It keeps at most
+/// [`FONT_NAME_BYTES`] bytes of a name, so a subset tag pushes the end of a long name off
+/// (`Droid Sans Fallback Regular` comes back as `FDWHKA+Droid Sans Fallback Regu`), and it
+/// names an embedded font by its program's name or by /BaseFont, which subsetting may change
+/// in spelling (`NimbusSans-Regular` before, `Nimbus Sans Regular` after). So names are
+/// compared without their tag, on the bytes both sides keep, by letters and digits alone.
+fn font_key(name: &str) -> String {
     if name.starts_with("Type3 (") && name.ends_with(" R)") {
-        "Type3"
-    } else {
-        let name = strip_subset_tag(name);
-        let mut end = name.len().min(FONT_NAME_BYTES - SUBSET_TAG_BYTES);
-        while !name.is_char_boundary(end) {
-            end -= 1;
-        }
-        &name[..end]
+        return "Type3".to_owned();
     }
+    let name = strip_subset_tag(name);
+    let mut end = name.len().min(FONT_NAME_BYTES - SUBSET_TAG_BYTES);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name[..end].chars().filter(|c| c.is_alphanumeric()).take(KEY_CHARS).collect()
 }
 
 /// The bytes of a font's name MuPDF keeps (`fz_font.name` is 32 bytes with its NUL).
 const FONT_NAME_BYTES: usize = 31;
 /// `ABCDEF+`.
 const SUBSET_TAG_BYTES: usize = 7;
+/// Letters and digits compared: what 24 bytes keep of a name with a few separators.
+const KEY_CHARS: usize = 20;
 
 /// A font name without its subset tag (`ABCDEF+Name` -> `Name`): font subsetting
 /// (src/pagework/compress.rs) tags the fonts it subsets, the same font under a new tag.
@@ -220,13 +223,15 @@ mod tests {
     }
 
     #[test]
-    fn a_long_font_name_matches_its_subset_whose_tag_pushed_its_end_off() {
+    fn a_subset_font_matches_its_original_whatever_its_tag_cut_or_spelling() {
         // MuPDF keeps 31 bytes of a name: the subset's tag costs the original's last 7.
         assert_eq!(font_key("Droid Sans Fallback Regular"), font_key("FDWHKA+Droid Sans Fallback Regu"));
+        assert_eq!(font_key("NimbusSans-Regular"), font_key("IEZCAN+Nimbus Sans Regular"));
         assert_eq!(font_key("ABCDEF+Helvetica"), "Helvetica");
         assert_ne!(font_key("Droid Sans Fallback Regular"), font_key("FDWHKA+Droid Serif Regular"));
+        assert_ne!(font_key("Helvetica"), font_key("Helvetica-Bold"));
         // Cut on a character boundary.
-        assert_eq!(font_key("MS ゴシック ＭＳ ゴシック 明朝体"), "MS ゴシック ＭＳ ");
+        assert_eq!(font_key("MS ゴシック ＭＳ ゴシック 明朝体"), "MSゴシックＭＳ");
     }
 
     #[test]
