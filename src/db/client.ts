@@ -22,6 +22,23 @@ export function connect(url: string, max = 10): Sql {
   return pool;
 }
 
+/** Connection-level failures of the database (down, restarting, out of connections): nothing
+ * is known about the statement that met one, so callers leave the outcome to leases and retries. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return [
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "CONNECTION_CLOSED",
+    "CONNECTION_ENDED",
+    "CONNECTION_DESTROYED",
+    "CONNECT_TIMEOUT",
+    "57P01",
+    "57P03",
+    "53300",
+  ].includes(code ?? "");
+}
+
 export function db(): Sql {
   if (!pool) throw new Error("database not connected");
   return pool;

@@ -10,7 +10,7 @@ import { checkQuery, readJson } from "../modules/common/read-request";
 import { authenticate } from "../auth/authenticate";
 import { authorize } from "../auth/authorize";
 import { takeToken, rateLimitedError } from "./rate-limit";
-import { db } from "../db/client";
+import { db, isDatabaseUnavailable } from "../db/client";
 import { blobStore } from "../storage/blobs";
 import { log } from "../log";
 import { metricsAuthorized, renderMetrics } from "../modules/metrics/collect";
@@ -189,20 +189,4 @@ function headerBytes(request: Request): number {
   let n = request.method.length + request.url.length + 12;
   for (const [k, v] of request.headers) n += k.length + v.length + 4;
   return n;
-}
-
-/** Connection-level failures of the database, which is also the job queue. */
-function isDatabaseUnavailable(error: unknown): boolean {
-  const code = (error as { code?: string })?.code;
-  return [
-    "ECONNREFUSED",
-    "ECONNRESET",
-    "CONNECTION_CLOSED",
-    "CONNECTION_ENDED",
-    "CONNECTION_DESTROYED",
-    "CONNECT_TIMEOUT",
-    "57P01",
-    "57P03",
-    "53300",
-  ].includes(code ?? "");
 }

@@ -12,7 +12,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import type { Sql } from "../db/client";
+import { isDatabaseUnavailable, type Sql } from "../db/client";
 import { config, queueConfig, stopConfig } from "../config";
 import { log } from "../log";
 import { engine, type JobControl } from "../engine/native";
@@ -91,6 +91,21 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
   const jobTimeLeftMs = (job: JobRow) =>
     (job.started_at ? job.started_at.getTime() : Date.now()) + config.jobTimeoutS * 1000 - Date.now();
 
+  /**
+   * The database failed a statement of a job's or task's run (down, restarting): whether that
+   * statement committed is unknown, so nothing is settled or deleted here. The lease decides: if
+   * the work did not commit, the reaper runs it again once the database is back; a result or
+   * partial that no row points at is the orphan check's. The loop goes on (its claims wait for
+   * the database) instead of dying on the rejection.
+   */
+  function leftToLease(e: unknown, jobId: string, task?: number): void {
+    log.warn("the database failed during the run; the lease decides what runs again", {
+      job_id: jobId,
+      ...(task === undefined ? {} : { task }),
+      error: String(e),
+    });
+  }
+
   /** Queues a task again and deletes its partial result; true if it was still ours. */
   async function handBackTask(task: TaskRow): Promise<boolean> {
     const released = await releaseTask(task, workerId).catch((e) => {
@@ -157,10 +172,11 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
       }
     } catch (e) {
       if (control.cancelled) return; // cancelled or reaped: someone else already settled the job; or handed back below
+      if (isDatabaseUnavailable(e)) return leftToLease(e, job.id);
       const err = toJobError(e);
       if (err.code === "internal_error")
         log.error("job failed", { job_id: job.id, error: String((e as Error)?.stack ?? e) });
-      await failJob(job.id, { code: err.code, message: err.message }, workerId);
+      await failJob(job.id, { code: err.code, message: err.message }, workerId).catch((f) => leftToLease(f, job.id));
     } finally {
       clearInterval(beat);
       clearTimeout(timer);
@@ -194,12 +210,16 @@ export async function startWorkerLoop(sql: Sql): Promise<WorkerLoop> {
         timer = deadline(job.id, jobTimeLeftMs(job));
       });
     } catch (e) {
-      if (!control.cancelled) {
+      if (control.cancelled) {
+        // stopped, cancelled or reaped: settled elsewhere, or handed back below
+      } else if (isDatabaseUnavailable(e)) leftToLease(e, task.job_id, task.seq);
+      else {
         const err = toJobError(e);
         if (err.code === "internal_error")
           log.error("task failed", { job_id: task.job_id, task: task.seq, error: String((e as Error)?.stack ?? e) });
-        await failTask(task, workerId);
-        await failJob(task.job_id, { code: err.code, message: err.message });
+        await failTask(task, workerId)
+          .then(() => failJob(task.job_id, { code: err.code, message: err.message }))
+          .catch((f) => leftToLease(f, task.job_id, task.seq));
       }
     } finally {
       clearInterval(beat);

@@ -1,5 +1,6 @@
 // A throw-away single-node Garage (S3-compatible object store) for tests: loopback ports, sqlite
-// metadata in a temp dir, one key and one bucket; stopped and removed at the end.
+// metadata in a temp dir, one key and one bucket; stopped and removed at the end. Its server can
+// be stopped and started again on the same directory and ports (an outage: objects survive).
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +24,11 @@ export interface Garage {
   s3: Bun.S3Client;
   /** The S3_* environment a service needs to use this store. */
   env: Record<string, string>;
+  /** Stops the server, keeping its data and configuration (the store is unreachable until startServer). */
+  stopServer(): Promise<void>;
+  /** Starts the stopped server again on the same data and ports; resolves once the bucket answers. */
+  startServer(): Promise<void>;
+  /** Stops the server and removes its directory. */
   stop(): Promise<void>;
 }
 
@@ -57,18 +63,28 @@ root_domain = ".s3.garage.localhost"
 api_bind_addr = "127.0.0.1:${adminPort}"
 `,
   );
-  const server: Subprocess = Bun.spawn([garageBin, "-c", cfg, "server"], {
-    stdout: "ignore",
-    stderr: "pipe",
-    env: { ...process.env, RUST_LOG: "warn" },
-  });
-  // Drained all along (a full pipe would block the server); the last 4 kB explain a failed start.
+  // Its stderr is drained all along (a full pipe would block the server); the last 4 kB explain a failed start.
   let serverLog = "";
-  void (async () => {
-    const dec = new TextDecoder();
-    for await (const chunk of server.stderr as ReadableStream<Uint8Array>)
-      serverLog = (serverLog + dec.decode(chunk)).slice(-4096);
-  })();
+  const spawnServer = (): Subprocess => {
+    const p = Bun.spawn([garageBin, "-c", cfg, "server"], {
+      stdout: "ignore",
+      stderr: "pipe",
+      env: { ...process.env, RUST_LOG: "warn" },
+    });
+    void (async () => {
+      const dec = new TextDecoder();
+      for await (const chunk of p.stderr as ReadableStream<Uint8Array>)
+        serverLog = (serverLog + dec.decode(chunk)).slice(-4096);
+    })();
+    return p;
+  };
+  let server = spawnServer();
+  const stopServer = async () => {
+    server.kill("SIGTERM");
+    await Promise.race([server.exited, Bun.sleep(5000)]);
+    server.kill("SIGKILL");
+    await server.exited;
+  };
   const cli = async (...args: string[]): Promise<string> => {
     const p = Bun.spawn([garageBin, "-c", cfg, ...args], { stdout: "pipe", stderr: "pipe" });
     const [out, err, code] = [await new Response(p.stdout).text(), await new Response(p.stderr).text(), await p.exited];
@@ -113,17 +129,21 @@ api_bind_addr = "127.0.0.1:${adminPort}"
     });
     await untilOk("bucket", "allow", "--read", "--write", "--owner", bucket, "--key", accessKeyId);
     const endpoint = `http://127.0.0.1:${s3Port}`;
-    // The layout takes a moment to apply: wait until the bucket answers.
+    // The layout takes a moment to apply (and a restarted server to come up): wait until the bucket answers.
     const probe = new Bun.S3Client({ endpoint, bucket, accessKeyId, secretAccessKey, region });
-    for (let i = 0; ; i++) {
-      try {
-        await probe.list({ maxKeys: 1 });
-        break;
-      } catch (e) {
-        if (i > 100) throw e;
-        await Bun.sleep(200);
+    const bucketAnswers = async () => {
+      for (let i = 0; ; i++) {
+        try {
+          await probe.list({ maxKeys: 1 });
+          return;
+        } catch (e) {
+          if (i > 100) throw new Error(`${String(e)}\ngarage server log: ${serverLog}`);
+          if (server.exitCode !== null) throw new Error(`garage server exited (${server.exitCode}): ${serverLog}`);
+          await Bun.sleep(200);
+        }
       }
-    }
+    };
+    await bucketAnswers();
     return {
       endpoint,
       bucket,
@@ -138,10 +158,14 @@ api_bind_addr = "127.0.0.1:${adminPort}"
         S3_SECRET_ACCESS_KEY: secretAccessKey,
         S3_REGION: region,
       },
+      stopServer,
+      async startServer() {
+        if (server.exitCode === null && server.signalCode === null) throw new Error("the garage server is running");
+        server = spawnServer();
+        await bucketAnswers();
+      },
       async stop() {
-        server.kill("SIGTERM");
-        await Promise.race([server.exited, Bun.sleep(5000)]);
-        server.kill("SIGKILL");
+        await stopServer();
         rmSync(dir, { recursive: true, force: true });
       },
     };
