@@ -566,23 +566,7 @@ fn add_layer_page(
         [x, y]
     };
     let centre = to_user([(bounds.x1 - bounds.x0) / 2.0 / sx, (bounds.y1 - bounds.y0) / 2.0 / sy]);
-    let straight = if turn.deskew { turn::deskew_matrix(turn::user_space_skew(text, &to_user), centre) } else { None };
-    match &straight {
-        Some(m) => {
-            turn::draw_turned(doc, page_obj, m)?;
-            let to_straight = |p: [f32; 2]| {
-                let [x, y] = to_user(p);
-                let (x, y) = m.transform_xy(x, y);
-                [x, y]
-            };
-            layer.add_page(doc, page_obj, text, &to_straight)?;
-        }
-        None => layer.add_page(doc, page_obj, text, &to_user)?,
-    }
-    if turn.rotate_pages {
-        turn::rotate_upright(page_obj, text.rotation)?;
-    }
-    Ok(())
+    turn::add_turned_page(layer, doc, page_obj, text, &to_user, centre, turn)
 }
 
 fn read_document(

@@ -22,7 +22,7 @@ use mupdf::pdf::{PdfDocument, PdfObject};
 use mupdf::Matrix;
 
 use crate::error::{MuPdfResultExt, Result};
-use crate::ocr::searchable::wrap_contents;
+use crate::ocr::searchable::{wrap_contents, TextLayer};
 use crate::pdf::tree::page_rotation;
 
 /// What a searchable PDF does to the pages OCR read. The engine's default does nothing; the
@@ -80,13 +80,44 @@ pub fn deskew_matrix(skew: f32, centre: [f32; 2]) -> Option<Matrix> {
 }
 
 /// Draws the page's content through `m` (`q m cm` ... `Q` around its content streams).
-pub fn draw_turned(doc: &mut PdfDocument, page: &mut PdfObject, m: &Matrix) -> Result<()> {
+fn draw_turned(doc: &mut PdfDocument, page: &mut PdfObject, m: &Matrix) -> Result<()> {
     let open = format!("q\n{:.6} {:.6} {:.6} {:.6} {:.4} {:.4} cm\n", m.a, m.b, m.c, m.d, m.e, m.f);
     wrap_contents(doc, page, open.as_bytes(), b"Q\n")
 }
 
+/// Appends a recognised page's words to its text layer (`to_user` maps the recognition's
+/// pixels to user space) and turns the page as `turn` asks; `centre` is the page box's centre
+/// in user space.
+pub(crate) fn add_turned_page(
+    layer: &mut TextLayer,
+    doc: &mut PdfDocument,
+    page: &mut PdfObject,
+    text: &ocr::PageText,
+    to_user: &dyn Fn([f32; 2]) -> [f32; 2],
+    centre: [f32; 2],
+    turn: PageTurn,
+) -> Result<()> {
+    let straight = if turn.deskew { deskew_matrix(user_space_skew(text, to_user), centre) } else { None };
+    match &straight {
+        Some(m) => {
+            draw_turned(doc, page, m)?;
+            let to_straight = |p: [f32; 2]| {
+                let [x, y] = to_user(p);
+                let (x, y) = m.transform_xy(x, y);
+                [x, y]
+            };
+            layer.add_page(doc, page, text, &to_straight)?;
+        }
+        None => layer.add_page(doc, page, text, to_user)?,
+    }
+    if turn.rotate_pages {
+        rotate_upright(page, text.rotation)?;
+    }
+    Ok(())
+}
+
 /// Adds `rotation` (clockwise, a multiple of 90) to the page's `/Rotate`.
-pub fn rotate_upright(page: &mut PdfObject, rotation: u32) -> Result<()> {
+fn rotate_upright(page: &mut PdfObject, rotation: u32) -> Result<()> {
     if rotation % 360 == 0 {
         return Ok(());
     }
