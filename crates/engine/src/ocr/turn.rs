@@ -70,8 +70,7 @@ pub fn user_space_skew(text: &ocr::PageText, to_user: &dyn Fn([f32; 2]) -> [f32;
 /// The rotation that draws a page skewed by `skew` (radians, user space) straight, about
 /// `centre` (user space); `None` when the skew is outside the range deskew corrects.
 pub fn deskew_matrix(skew: f32, centre: [f32; 2]) -> Option<Matrix> {
-    let degrees = skew.to_degrees().abs();
-    if !(DESKEW_FROM_DEGREES..=DESKEW_UP_TO_DEGREES).contains(&degrees) {
+    if !(DESKEW_FROM_DEGREES.to_radians()..=DESKEW_UP_TO_DEGREES.to_radians()).contains(&skew.abs()) {
         return None;
     }
     let (sin, cos) = (-skew).sin_cos();
