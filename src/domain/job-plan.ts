@@ -6,6 +6,7 @@ import { check } from "./schema-check";
 import {
   convertOptionsByTarget,
   convertPairs,
+  ocrSearchablePdfOptions,
   operationNamed,
   type OperationDefinition,
   type OperationName,
@@ -235,13 +236,14 @@ export function planJob(shape: RequestShape, files: InputFile[]): JobPlan {
           "options.pages",
         );
       }
-      if (checked.name === "ocr" && checked.options.pdfa !== undefined) {
+      if (checked.name === "ocr") {
         const { output } = withDefaults("ocr", checked.options);
-        if (output !== "searchable_pdf")
+        const given = ocrSearchablePdfOptions.find((name) => checked.options[name] !== undefined);
+        if (given && output !== "searchable_pdf")
           throw new ApiError(
             "invalid_options",
-            `\`options.pdfa\` applies only to output searchable_pdf (the output is ${output}).`,
-            "options.pdfa",
+            `\`options.${given}\` applies only to output searchable_pdf (the output is ${output}).`,
+            `options.${given}`,
           );
       }
       break;

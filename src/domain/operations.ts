@@ -45,6 +45,28 @@ const pdfaOption = () =>
     }),
   );
 
+/** ocr (output searchable_pdf) and searchable_pdf: extensions, marked x-extension. The pages
+ * OCR read are turned upright / drawn straight in the PDF itself (docs/ocr.md, "Upright and
+ * straight pages"). */
+const rotatePagesOption = () =>
+  withDefault(
+    T.Boolean({
+      "x-extension": true,
+      description:
+        "Extension. Default true: a page OCR found turned (its text_rotation) gets the /Rotate that shows it upright; its text layer stays on its words. false: pages keep their orientation. Only with output searchable_pdf. See docs/ocr.md.",
+    }),
+    true,
+  );
+const deskewOption = () =>
+  withDefault(
+    T.Boolean({
+      "x-extension": true,
+      description:
+        "Extension. Default false. true: a page OCR found skewed by 0.1 to 15 degrees is drawn straight (its scan turned, not resampled, within the same page box; corners outside it are cut off), with its text layer. Only with output searchable_pdf. See docs/ocr.md.",
+    }),
+    false,
+  );
+
 /** An optional option whose absence means `value`: the schema carries it as `default` (its
  * description says it too; the published documents leave the keyword out, publishedOptionsSchema),
  * `withDefaults` fills it in, `OptionsOf` types it as present. */
@@ -94,6 +116,10 @@ export const convertOptionsByTarget: Record<ConvertTarget, string[]> = {
   xlsx: ["delimiter", "sheet_name", "has_header"],
 };
 
+/** ocr options that apply only to output searchable_pdf; with another output they are refused
+ * with invalid_options. */
+export const ocrSearchablePdfOptions = ["pdfa", "rotate_pages", "deskew"] as const;
+
 const catalogue = {
   ocr: {
     name: "ocr" as const,
@@ -130,6 +156,8 @@ const catalogue = {
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
         languages: ocrLanguagesOption(),
         pdfa: pdfaOption(),
+        rotate_pages: rotatePagesOption(),
+        deskew: deskewOption(),
       },
       strict,
     ),
@@ -149,6 +177,8 @@ const catalogue = {
         pages: T.Optional(pageIndexes("0-based page indexes; default all pages")),
         languages: ocrLanguagesOption(),
         pdfa: pdfaOption(),
+        rotate_pages: rotatePagesOption(),
+        deskew: deskewOption(),
       },
       strict,
     ),

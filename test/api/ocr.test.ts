@@ -17,6 +17,9 @@ function pdftotext(path: string): string {
 function pdfPages(path: string): number {
   return Number(/Pages:\s+(\d+)/.exec(spawnSync("pdfinfo", [path], { encoding: "utf8" }).stdout)?.[1] ?? -1);
 }
+function pageRotation(path: string): number {
+  return Number(/Page rot:\s+(\d+)/.exec(spawnSync("pdfinfo", [path], { encoding: "utf8" }).stdout)?.[1] ?? -1);
+}
 const norm = (s: string) => s.replace(/\s+/g, " ");
 
 describe("ocr with SANDBOX_OCR=real", () => {
@@ -107,6 +110,27 @@ describe("ocr with SANDBOX_OCR=real", () => {
   });
 
   test.skipIf(!hasCorpus)(
+    "rotate_pages and deskew (extensions) must be booleans and go with output searchable_pdf, else 422 naming them",
+    async () => {
+      const k = await key();
+      const file = await uploadOk(svc, k, filesCorpus("scanned-rotated-4-directions.pdf"));
+      const { client } = await import("../support/service");
+      const post = client(svc.baseUrl, k);
+      for (const [operation, options, param] of [
+        ["searchable_pdf", { rotate_pages: "yes" }, "options.rotate_pages"],
+        ["ocr", { output: "searchable_pdf", deskew: 1 }, "options.deskew"],
+        ["ocr", { deskew: true }, "options.deskew"],
+        ["ocr", { output: "alto", rotate_pages: false }, "options.rotate_pages"],
+      ] as const) {
+        const r = await post("POST", "/jobs", { operation, file_id: file.id, options });
+        expect(r.status).toBe(422);
+        expect(r.json.error.code).toBe("invalid_options");
+        expect(r.json.error.param).toBe(param);
+      }
+    },
+  );
+
+  test.skipIf(!hasCorpus)(
     "ocr with output searchable_pdf keeps the page and pdftotext reads the columns in order",
     async () => {
       const { k, job } = await run(ocrCorpus("ocrmypdf-linn-brochure-scan.pdf"), "ocr", {
@@ -129,7 +153,7 @@ describe("ocr with SANDBOX_OCR=real", () => {
   );
 
   test.skipIf(!hasCorpus)(
-    "searchable_pdf (mode gundam) on a PNG makes a one-page PDF with its words",
+    "searchable_pdf (mode gundam) on a PNG turned sideways makes a one-page PDF with its words, shown upright (rotate_pages, default true)",
     async () => {
       const { k, job } = await run(filesCorpus("phototest-rotated-90.png"), "searchable_pdf", { mode: "gundam" });
       expect(job.status).toBe("succeeded");
@@ -138,6 +162,12 @@ describe("ocr with SANDBOX_OCR=real", () => {
       writeFileSync(out, d.bytes);
       expect(pdfPages(out)).toBe(1);
       expect(norm(pdftotext(out))).toContain("quick brown dog");
+      // The image is turned a quarter: the page turns back (the engine tests render and read it).
+      expect([90, 270]).toContain(pageRotation(out));
+      const kept = await run(filesCorpus("phototest-rotated-90.png"), "searchable_pdf", { rotate_pages: false });
+      const keptOut = join(tmp.dir, "photo-kept.pdf");
+      writeFileSync(keptOut, (await download(svc, kept.k, kept.job.id)).bytes);
+      expect(pageRotation(keptOut)).toBe(0);
     },
     120_000,
   );

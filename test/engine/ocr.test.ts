@@ -151,6 +151,35 @@ test.skipIf(!hasCorpus || !qpdf)(
   180_000,
 );
 
+test.skipIf(!hasCorpus || !qpdf)(
+  "with rotate_pages and deskew, the text layers of page ranges applied once are the whole run's searchable PDF, byte for byte",
+  async () => {
+    // Two turned scan pages, a born-digital page (kept as it is) and a skewed scan.
+    const turned = makePdf(scratch, "turned.pdf", [
+      { file: "scanned-rotated-4-directions.pdf", range: "2-3" },
+      { file: "latex-outline-4-pages.pdf", range: "1" },
+      { file: "scanned-skewed-two-column.pdf", range: "1" },
+    ]);
+    const turn = { rotatePages: true, deskew: true };
+    const wholePdf = path.join(scratch, "turned-whole.pdf");
+    await engine.ocr(turned, wholePdf, { output: "searchable_pdf", ...turn });
+    const layers: string[] = [];
+    for (const [i, pages] of [[0, 1], [2], [3]].entries()) {
+      const layer = path.join(scratch, `turned-layer-${i}.json`);
+      await engine.ocr(turned, null, { output: "blocks", pages, layerOutput: layer });
+      layers.push(layer);
+    }
+    const assembled = path.join(scratch, "turned-assembled.pdf");
+    await engine.ocrApplyLayer(turned, assembled, layers, turn);
+    expect(withoutSaveId(readFileSync(assembled)) === withoutSaveId(readFileSync(wholePdf))).toBe(true);
+    // The options changed the document: without them the same layers give another one.
+    const plain = path.join(scratch, "turned-plain.pdf");
+    await engine.ocrApplyLayer(turned, plain, layers, null);
+    expect(withoutSaveId(readFileSync(plain)) === withoutSaveId(readFileSync(wholePdf))).toBe(false);
+  },
+  240_000,
+);
+
 test.skipIf(!hasCorpus || !qpdf)("ocrApplyLayer refuses a layer for a page the document does not have", async () => {
   const layer = path.join(scratch, "layer-0.json");
   const one = path.join(scratch, "one.pdf");

@@ -4,7 +4,7 @@
 // the pages a job is estimated (and billed) for.
 import { describe, expect, test } from "bun:test";
 import { checkRequestShape, planJob, type InputFile, type JobRequest } from "../../src/domain/job-plan";
-import { convertPairs, type OperationName, operations } from "../../src/domain/operations";
+import { convertPairs, type OperationName, operations, withDefaults } from "../../src/domain/operations";
 import { ApiError } from "../../src/domain/errors";
 
 const F1 = "11111111-1111-4111-8111-111111111111";
@@ -482,6 +482,27 @@ describe("options", () => {
       plan({ operation: "ocr", file_id: F1, options: { output: "searchable_pdf", pdfa: "2b" } }).options.pdfa,
     ).toBe("2b");
     expect(plan({ operation: "searchable_pdf", file_id: F1, options: { pdfa: "2b" } }).options.pdfa).toBe("2b");
+  });
+
+  test("rotate_pages and deskew (extensions) are booleans, and on ocr only with output searchable_pdf", () => {
+    for (const name of ["rotate_pages", "deskew"]) {
+      for (const options of [{ [name]: true }, { output: "blocks", [name]: false }, { output: "hocr", [name]: true }])
+        fails(() => plan({ operation: "ocr", file_id: F1, options }), "invalid_options", `options.${name}`);
+      for (const value of ["true", 1, null])
+        fails(
+          () => checkRequestShape({ operation: "searchable_pdf", file_id: F1, options: { [name]: value } }),
+          "invalid_options",
+          `options.${name}`,
+        );
+      const given = { output: "searchable_pdf", [name]: false };
+      expect(plan({ operation: "ocr", file_id: F1, options: given }).options).toEqual(given);
+      expect(plan({ operation: "searchable_pdf", file_id: F1, options: { [name]: true } }).options).toEqual({
+        [name]: true,
+      });
+    }
+    // Absent, the worker runs with the defaults: rotate_pages true, deskew false.
+    const filled = withDefaults("searchable_pdf", {});
+    expect([filled.rotate_pages, filled.deskew]).toEqual([true, false]);
   });
 
   test("ocr outputs hocr and alto (extensions) are accepted", () => {

@@ -392,6 +392,10 @@ export interface components {
              * @constant
              */
             pdfa?: "2b";
+            /** @description Extension. Default true: a page OCR found turned (its text_rotation) gets the /Rotate that shows it upright; its text layer stays on its words. false: pages keep their orientation. Only with output searchable_pdf. See docs/ocr.md. */
+            rotate_pages?: boolean;
+            /** @description Extension. Default false. true: a page OCR found skewed by 0.1 to 15 degrees is drawn straight (its scan turned, not resampled, within the same page box; corners outside it are cut off), with its text layer. Only with output searchable_pdf. See docs/ocr.md. */
+            deskew?: boolean;
         };
         /** @description `options` of POST /jobs for operation searchable_pdf. */
         Options_searchable_pdf: {
@@ -405,6 +409,10 @@ export interface components {
              * @constant
              */
             pdfa?: "2b";
+            /** @description Extension. Default true: a page OCR found turned (its text_rotation) gets the /Rotate that shows it upright; its text layer stays on its words. false: pages keep their orientation. Only with output searchable_pdf. See docs/ocr.md. */
+            rotate_pages?: boolean;
+            /** @description Extension. Default false. true: a page OCR found skewed by 0.1 to 15 degrees is drawn straight (its scan turned, not resampled, within the same page box; corners outside it are cut off), with its text layer. Only with output searchable_pdf. See docs/ocr.md. */
+            deskew?: boolean;
         };
         /** @description `options` of POST /jobs for operation convert. */
         Options_convert: {

@@ -69,6 +69,22 @@ pub struct OcrOptions {
     /// `"2b"`: write the searchable PDF as PDF/A-2b (see engine::ocr::pdfa); with
     /// `layerOutput`, only checks the document can be one.
     pub pdfa: Option<String>,
+    /// Searchable PDF: add to a page OCR read turned the `/Rotate` that shows it upright
+    /// (engine::ocr::turn); default false (the service passes the API's default, true).
+    pub rotate_pages: Option<bool>,
+    /// Searchable PDF: draw a page OCR read skewed straight, with its text layer; default false.
+    pub deskew: Option<bool>,
+}
+
+/// How `ocrApplyLayer` writes the searchable PDF: the options `ocr` took for it.
+#[napi(object)]
+pub struct OcrLayerOptions {
+    /// `"2b"`: write it as PDF/A-2b.
+    pub pdfa: Option<String>,
+    /// As `OcrOptions.rotatePages`.
+    pub rotate_pages: Option<bool>,
+    /// As `OcrOptions.deskew`.
+    pub deskew: Option<bool>,
 }
 
 #[napi(object)]
@@ -112,6 +128,7 @@ pub fn ocr<'env>(
             languages: options.languages,
             page_timeout: options.page_timeout_s.filter(|s| *s > 0.0).map(std::time::Duration::from_secs_f64),
             pdfa: pdfa_level(options.pdfa.as_deref())?,
+            turn: page_turn(options.rotate_pages, options.deskew),
         };
         let r = match (&options.layer_output, kind) {
             (Some(path), engine::ocr::pipeline::OcrOutput::Blocks) => {
@@ -141,26 +158,35 @@ pub fn ocr<'env>(
 
 /// Writes the text layer read by `ocr` with `layerOutput` onto the original document:
 /// `layers` are those files in page order (one per range of pages); the searchable PDF is
-/// the one `ocr` with output `searchable_pdf` would have written. Resolves to its bytes.
+/// the one `ocr` with output `searchable_pdf` and the same `options` would have written.
+/// Resolves to its bytes.
 #[napi(ts_return_type = "Promise<number>")]
 pub fn ocr_apply_layer<'env>(
     env: &'env Env,
     input: String,
     output: String,
     layers: Vec<String>,
-    pdfa: Option<String>,
+    options: Option<OcrLayerOptions>,
     control: Option<&JobControl>,
 ) -> Result<Object<'env>> {
     let control = control_of(control);
+    let options = options.unwrap_or(OcrLayerOptions { pdfa: None, rotate_pages: None, deskew: None });
     spawn_job(env, move || {
-        let pdfa = pdfa_level(pdfa.as_deref())?;
+        let pdfa = pdfa_level(options.pdfa.as_deref())?;
+        let turn = page_turn(options.rotate_pages, options.deskew);
         let mut pages = Vec::new();
         for path in &layers {
             pages.extend(engine::ocr::pipeline::read_layer_pages(path.as_ref())?);
         }
-        let bytes = engine::ocr::pipeline::apply_text_layer(input.as_ref(), output.as_ref(), &pages, pdfa, &control)?;
+        let bytes =
+            engine::ocr::pipeline::apply_text_layer(input.as_ref(), output.as_ref(), &pages, pdfa, turn, &control)?;
         Ok(bytes as f64)
     })
+}
+
+/// What the searchable PDF does to the pages OCR read; absent options are false.
+fn page_turn(rotate_pages: Option<bool>, deskew: Option<bool>) -> engine::ocr::pipeline::PageTurn {
+    engine::ocr::pipeline::PageTurn { rotate_pages: rotate_pages.unwrap_or(false), deskew: deskew.unwrap_or(false) }
 }
 
 /// The PDF/A level of the `pdfa` option: none, or `"2b"`.

@@ -31,7 +31,7 @@ fn options(output: OcrOutput, languages: Option<&[&str]>, page_timeout: Option<D
         output,
         languages: languages.map(|l| l.iter().map(|s| s.to_string()).collect()),
         page_timeout,
-        pdfa: None,
+        ..Default::default()
     }
 }
 

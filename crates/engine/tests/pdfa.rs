@@ -195,6 +195,7 @@ fn a_pdfa_searchable_pdf_of_a_scan_embeds_every_font_and_shows_no_notdef() {
         &split,
         &layer,
         Some(PdfaLevel::A2b),
+        Default::default(),
         &JobControl::new(),
     )
     .unwrap();

@@ -159,7 +159,7 @@ async function searchable(
     };
   }
   await ensureOcr();
-  const { languages, pdfa } = input.options;
+  const { languages, pdfa, rotate_pages: rotatePages, deskew } = input.options;
   const r = await engine().ocr(
     src.path,
     out,
@@ -169,6 +169,8 @@ async function searchable(
       languages,
       pageTimeoutS: config.ocrPageTimeoutS,
       pdfa,
+      rotatePages,
+      deskew,
     },
     input.control,
   );
@@ -213,7 +215,8 @@ function searchableResult(
 // would (the same engine call restricted to them; a page's reading does not depend on the
 // others): blocks keep the engine's JSON of those pages; a searchable PDF keeps, per recognised
 // page, the recognition itself, and the assembly writes the text layer of every page onto the
-// original document at once (engine ocrApplyLayer: the same code and order as one whole run).
+// original document at once (engine ocrApplyLayer: the same code and order as one whole run,
+// turning the pages as rotate_pages and deskew ask).
 
 /** output blocks (and hocr, alto) as tasks: the assembly joins the tasks' pages, in order, into
  * one JSON, and renders it as a whole run would. */
@@ -257,12 +260,12 @@ export const ocrSearchableRunner: FanoutRunner<"ocr" | "searchable_pdf"> = {
   async assemble(input, partials: PartialOnDisk[]) {
     const src = input.inputs[0]!;
     const out = join(input.workDir, "out.pdf");
-    const { pdfa } = input.options;
+    const { pdfa, rotate_pages: rotatePages, deskew } = input.options;
     await engine().ocrApplyLayer(
       src.path,
       out,
       partials.map((p) => p.path),
-      pdfa,
+      { pdfa, rotatePages, deskew },
       input.control,
     );
     const sum = (key: keyof PageOutcomes) => partials.reduce((n, p) => n + (p.summary[key] ?? 0), 0);

@@ -8,6 +8,8 @@
 //! - [`json`]: the `blocks` JSON it returns.
 //! - [`searchable`]: the invisible, Unicode text layer written over the original pages;
 //!   [`glyphless_font`]: its font program and `ToUnicode` map.
+//! - [`turn`]: the searchable PDF's pages OCR read shown upright and straight (`rotate_pages`,
+//!   `deskew`).
 //!
 //! Inside this module `ocr::` names the `ocr` crate, `crate::ocr` this module.
 
@@ -17,3 +19,4 @@ pub mod json;
 pub mod pdfa;
 pub mod pipeline;
 pub mod searchable;
+pub mod turn;

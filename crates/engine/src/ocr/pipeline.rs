@@ -79,6 +79,8 @@ pub use crate::ocr::input::MAX_IMAGE_PIXELS;
 use crate::ocr::json::blocks_json;
 pub use crate::ocr::json::{BlockJson, LineJson, OcrJson, PageError, PageJson, ScriptJson, WordJson};
 pub use crate::ocr::pdfa::PdfaLevel;
+use crate::ocr::turn;
+pub use crate::ocr::turn::PageTurn;
 use crate::pdf::mcid::untag_costly_pages;
 
 /// Resolution of pages without images.
@@ -201,6 +203,9 @@ pub struct OcrOptions {
     /// any page is read. Ignored for `blocks`, except by [`ocr_layer_pages`], which checks it
     /// so that a page-parallel job fails at its first task.
     pub pdfa: Option<PdfaLevel>,
+    /// What the searchable PDF does to the pages OCR read: turned upright, drawn straight
+    /// ([`crate::ocr::turn`]). Ignored for `blocks`.
+    pub turn: PageTurn,
 }
 
 /// Without `languages`, a page the default recogniser reads with a mean character confidence
@@ -468,6 +473,7 @@ pub fn apply_text_layer(
     output: &Path,
     pages: &[LayerPage],
     pdfa: Option<PdfaLevel>,
+    turn: PageTurn,
     control: &JobControl,
 ) -> Result<u64> {
     control.checkpoint()?;
@@ -495,7 +501,7 @@ pub fn apply_text_layer(
         let page = doc.load_page(p.page as i32).ctx("loading the page")?;
         let bounds = page.bounds().ctx("measuring the page")?;
         let mut page_obj = doc.find_page(p.page as i32).ctx("finding the page")?;
-        add_layer_page(&mut layer, &mut doc, &mut page_obj, bounds, p.scale, &p.text)?;
+        add_layer_page(&mut layer, &mut doc, &mut page_obj, bounds, p.scale, &p.text, turn)?;
         control.advance()?;
     }
     layer.finish()?;
@@ -540,8 +546,8 @@ pub fn read_layer_pages(path: &Path) -> Result<Vec<LayerPage>> {
     serde_json::from_reader(BufReader::new(file)).map_err(|e| failed(&e))
 }
 
-/// Appends a recognised page's words to its text layer. `scale` maps raster pixels to
-/// displayed points from the top-left of `bounds`.
+/// Appends a recognised page's words to its text layer, and turns the page as `turn` asks.
+/// `scale` maps raster pixels to displayed points from the top-left of `bounds`.
 fn add_layer_page(
     layer: &mut crate::ocr::searchable::TextLayer,
     doc: &mut PdfDocument,
@@ -549,6 +555,7 @@ fn add_layer_page(
     bounds: mupdf::Rect,
     scale: [f32; 2],
     text: &ocr::PageText,
+    turn: PageTurn,
 ) -> Result<()> {
     let [sx, sy] = scale;
     // Displayed points -> PDF user space of this page.
@@ -558,7 +565,8 @@ fn add_layer_page(
         let (x, y) = inv.transform_xy(p[0] * sx + bounds.x0, p[1] * sy + bounds.y0);
         [x, y]
     };
-    layer.add_page(doc, page_obj, text, &to_user)
+    let centre = to_user([(bounds.x1 - bounds.x0) / 2.0 / sx, (bounds.y1 - bounds.y0) / 2.0 / sy]);
+    turn::add_turned_page(layer, doc, page_obj, text, &to_user, centre, turn)
 }
 
 fn read_document(
@@ -659,7 +667,7 @@ fn read_document(
         control.checkpoint()?;
         let blocks = blocks_json(&result, sx, sy, pw, ph);
         if options.output == OcrOutput::SearchablePdf {
-            add_layer_page(&mut layer, &mut doc, &mut page_obj, bounds, [sx, sy], &result)?;
+            add_layer_page(&mut layer, &mut doc, &mut page_obj, bounds, [sx, sy], &result, options.turn)?;
         }
         let mut page_json = PageJson::recognised(index, pw, ph, dpi, &result, blocks);
         page_json.script = osd.map(ScriptJson::from);

@@ -2,7 +2,8 @@
 //!
 //! The original page is kept byte for byte: its content streams are wrapped in `q` ... `Q`
 //! (so a graphics state left changed cannot move our text) and one stream is appended
-//! with the recognised words in text render mode 3 (invisible), one `Tj` per word.
+//! with the recognised words in text render mode 3 (invisible), one `Tj` per word. (A page
+//! drawn straight by [`crate::ocr::turn`] has its streams wrapped once more, inside these.)
 //!
 //! Font: the technique of Tesseract's PDF renderer and OCRmyPDF: a glyph-less Type0 font
 //! (`Identity-H` encoding over a `CIDFontType2` whose every CID has the same advance,
@@ -608,27 +609,7 @@ impl TextLayer {
         fonts.dict_put(FONT_NAME, font_ref).ctx("adding the font resource")?;
 
         // Contents: [q, original..., Q + text].
-        let open = doc.add_stream(&Buffer::from_bytes(b"q\n").ctx("buffer")?, None, false).ctx("adding a stream")?;
-        let close_text = format!("Q\n{ops}");
-        let close = doc
-            .add_stream(&Buffer::from_bytes(close_text.as_bytes()).ctx("buffer")?, None, false)
-            .ctx("adding a stream")?;
-        let mut contents = doc.new_array().ctx("creating contents")?;
-        contents.array_push(open).ctx("contents")?;
-        if let Some(old) = page.get_dict("Contents").ctx("reading contents")? {
-            if old.is_array().unwrap_or(false) {
-                for i in 0..old.len().unwrap_or(0) {
-                    if let Some(item) = old.get_array(i as i32).ctx("contents")? {
-                        contents.array_push(item).ctx("contents")?;
-                    }
-                }
-            } else {
-                contents.array_push(old).ctx("contents")?;
-            }
-        }
-        contents.array_push(close).ctx("contents")?;
-        page.dict_put("Contents", contents).ctx("setting contents")?;
-        Ok(())
+        wrap_contents(doc, page, b"q\n", format!("Q\n{ops}").as_bytes())
     }
 
     /// Writes the `ToUnicode` map of every character used. Call once, before saving.
@@ -644,6 +625,28 @@ impl TextLayer {
         fonts.cid_to_gid.write_stream_buffer(&Buffer::from_bytes(&map).ctx("buffer")?).ctx("writing CIDToGIDMap")?;
         Ok(())
     }
+}
+
+/// Puts a stream holding `open` before the page's content streams and one holding `close`
+/// after them (`Contents` becomes an array; the original streams are kept as they are).
+pub(crate) fn wrap_contents(doc: &mut PdfDocument, page: &mut PdfObject, open: &[u8], close: &[u8]) -> Result<()> {
+    let open = doc.add_stream(&Buffer::from_bytes(open).ctx("buffer")?, None, false).ctx("adding a stream")?;
+    let close = doc.add_stream(&Buffer::from_bytes(close).ctx("buffer")?, None, false).ctx("adding a stream")?;
+    let mut contents = doc.new_array().ctx("creating contents")?;
+    contents.array_push(open).ctx("contents")?;
+    if let Some(old) = page.get_dict("Contents").ctx("reading contents")? {
+        if old.is_array().unwrap_or(false) {
+            for i in 0..old.len().unwrap_or(0) {
+                if let Some(item) = old.get_array(i as i32).ctx("contents")? {
+                    contents.array_push(item).ctx("contents")?;
+                }
+            }
+        } else {
+            contents.array_push(old).ctx("contents")?;
+        }
+    }
+    contents.array_push(close).ctx("contents")?;
+    page.dict_put("Contents", contents).ctx("setting contents")
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ pub(crate) mod resources;
 pub(crate) mod save;
 pub(crate) mod security;
 pub mod split;
-mod tree;
+pub(crate) mod tree;
 
 /// What a page operation wrote.
 ///
