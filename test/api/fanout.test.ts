@@ -114,6 +114,10 @@ describe.skipIf(!ready)("page-parallel jobs", () => {
     expect(apiProgress.pages_total).toBe(12);
     expect(apiProgress.pages_done).toBeGreaterThan(0);
 
+    // The assembling worker deletes the partial results just after the job succeeds.
+    await waitFor("the partial results to be deleted", async () =>
+      (await tasksOf(job.id)).every((t) => t.partial_key === null),
+    );
     const tasks = await tasksOf(job.id);
     expect(tasks.map((t) => t.pages)).toEqual([
       [0, 1, 2, 3],
