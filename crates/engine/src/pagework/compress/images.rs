@@ -2,7 +2,7 @@
 //! images stored as DCT (JPEG) or flate, and the bitonal (1-bit) images, are decoded,
 //! downsampled and re-encoded here, spread over the cores; MuPDF's rewriter then only
 //! sees the rest (indexed colour, CMYK, 16-bit, JPX, ...; inline images are kept as they
-//! are). Images too large to decode (csrc/compress.h, ENGINE_KEEP_ABOVE) are kept as
+//! are). Images too large to decode (csrc/compressor.h, ENGINE_KEEP_ABOVE) are kept as
 //! stored and hidden from the rewriter.
 //!
 //! Why: MuPDF's rewriter is single-threaded, decodes JPEG with IJG libjpeg (no SIMD)
