@@ -63,7 +63,9 @@
 mod bitonal;
 mod cff_std;
 mod cff_write;
+mod dct_image;
 mod ffi;
+mod flate_rows;
 mod fonts;
 mod guard;
 mod images;

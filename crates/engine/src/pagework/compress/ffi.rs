@@ -345,12 +345,20 @@ impl Doc {
         Ok(())
     }
 
-    /// Replaces image `index` with the 1-bit image `b`, when smaller than the stored
-    /// stream; true when replaced (else it is kept as stored, out of MuPDF's rewriter).
-    pub fn replace_bitonal(&mut self, index: usize, b: &super::bitonal::Bitonal) -> Result<bool> {
+    /// Replaces image `index` with the 1-bit `w` x `h` image `data`, encoded as `encoding`,
+    /// when smaller than the stored stream; true when replaced (else it is kept as stored,
+    /// out of MuPDF's rewriter).
+    pub fn replace_bitonal(
+        &mut self,
+        index: usize,
+        data: &[u8],
+        w: u32,
+        h: u32,
+        encoding: BitonalEncoding,
+    ) -> Result<bool> {
         let mut err = ErrBuf::new();
         let mut replaced: c_int = 0;
-        let mode = match b.encoding {
+        let mode = match encoding {
             BitonalEncoding::Flate => 0,
             BitonalEncoding::G4 => 1,
             BitonalEncoding::G4BlackIs1 => 2,
@@ -359,10 +367,10 @@ impl Doc {
             engine_cz_replace_bitonal(
                 self.z,
                 index as c_int,
-                b.data.as_ptr(),
-                b.data.len(),
-                b.w as c_int,
-                b.h as c_int,
+                data.as_ptr(),
+                data.len(),
+                w as c_int,
+                h as c_int,
                 mode,
                 &mut replaced,
                 err.ptr(),
