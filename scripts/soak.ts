@@ -7,14 +7,15 @@
 // Needs a Postgres like the tests (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test;
 // a fresh database is created and dropped). Uses the corpus (../shared/corpus or CORPUS_DIR) when
 // present, else small self-made files (then the office conversions are left out).
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { limits } from "../src/domain/pricing";
-import { corpusDir, startService, type Service } from "../test/support/service";
+import { startService, type Service } from "../test/support/service";
 import { multipart } from "../test/support/jobs";
-import { minimalPdf } from "../test/support/pdf";
+import { type Input, loadInputs } from "./soak-inputs";
+import { countFiles, procs, sampleAll, slopeMbPerHour, tmpEntries } from "./soak-procs";
 
 const { values: argv } = parseArgs({
   options: {
@@ -28,77 +29,6 @@ const minutes = Number(argv.minutes);
 const nKeys = Math.max(2, Number(argv.keys));
 const nWorkers = Math.max(1, Number(argv.workers));
 if (!(minutes > 0)) throw new Error("--minutes must be a positive number");
-
-// ---------------------------------------------------------------- inputs
-interface Input {
-  name: string;
-  bytes: Uint8Array;
-  contentType: string;
-}
-
-function loadInputs(): { pdfs: Input[]; docx: Input[]; xlsx: Input[]; csv: Input[]; images: Input[]; source: string } {
-  const dir = join(corpusDir, "files");
-  const pick = (names: string[], type: string) =>
-    names
-      .filter((n) => existsSync(join(dir, n)))
-      .map((n) => ({ name: n, bytes: new Uint8Array(readFileSync(join(dir, n))), contentType: type }));
-  if (existsSync(dir)) {
-    const pdfs = pick(
-      [
-        "latex-outline-4-pages.pdf",
-        "google-docs-export.pdf",
-        "latex-multicolumn.pdf",
-        "pdfa-crazyones.pdf",
-        "pdf20-utf8-test.pdf",
-        "libreoffice-form-fields.pdf",
-      ],
-      "application/pdf",
-    );
-    const docx = pick(
-      ["docx-tables.docx", "docx-hyperlinks.docx", "docx-footnotes.docx"],
-      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    );
-    const xlsx = readdirSync(dir)
-      .filter((n) => n.endsWith(".xlsx"))
-      .slice(0, 3);
-    const csv = pick(["country-codes-utf8.csv", "gdp-by-country.csv"], "text/csv");
-    const images = pick(["hebrew-typography.jpg", "devanagari-rotated-270.png"], "image/jpeg").map((i) => ({
-      ...i,
-      contentType: i.name.endsWith(".png") ? "image/png" : "image/jpeg",
-    }));
-    if (pdfs.length >= 2)
-      return {
-        pdfs,
-        docx,
-        xlsx: pick(xlsx, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
-        csv,
-        images,
-        source: `corpus (${dir})`,
-      };
-  }
-  const pdfs = [1, 3, 6].map((n) => ({
-    name: `self-${n}.pdf`,
-    bytes: minimalPdf(n, `soak ${n}`),
-    contentType: "application/pdf",
-  }));
-  const csv = [
-    {
-      name: "self.csv",
-      bytes: new TextEncoder().encode(
-        "a,b,c\n" + Array.from({ length: 120 }, (_, i) => `${i},x${i},${i * 2}`).join("\n"),
-      ),
-      contentType: "text/csv",
-    },
-  ];
-  return {
-    pdfs,
-    docx: [],
-    xlsx: [],
-    csv,
-    images: [],
-    source: "self-made files (corpus absent: docx/xlsx conversions and image OCR left out)",
-  };
-}
 
 // ---------------------------------------------------------------- webhook receiver
 const received = new Map<string, number>(); // event id -> successful receipts
@@ -123,86 +53,6 @@ const receiver = Bun.serve({
     return new Response(null, { status: 204 });
   },
 });
-
-// ---------------------------------------------------------------- process sampling
-interface Sample {
-  t: number;
-  rssKb: number;
-  fds: number;
-}
-const procs = new Map<number, { label: string; samples: Sample[] }>();
-
-function children(pid: number): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === pid) out.push(Number(d));
-    } catch {}
-  }
-  return out;
-}
-
-function tree(root: number): number[] {
-  const all = [root];
-  for (let i = 0; i < all.length; i++) all.push(...children(all[i]!));
-  return all;
-}
-
-function label(pid: number): string {
-  try {
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-    const s = cmd.join(" ");
-    for (const r of ["main.ts", "roles/api.ts", "roles/worker.ts", "roles/inspector.ts", "uno_server.py", "soffice"])
-      if (s.includes(r)) return r.replace("roles/", "");
-    return (cmd[0] ?? "?").split("/").pop()!;
-  } catch {
-    return "?";
-  }
-}
-
-function sampleAll(rootPid: number) {
-  const t = Date.now();
-  for (const pid of tree(rootPid)) {
-    try {
-      const status = readFileSync(`/proc/${pid}/status`, "utf8");
-      const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      const fds = readdirSync(`/proc/${pid}/fd`).length;
-      let p = procs.get(pid);
-      if (!p) procs.set(pid, (p = { label: label(pid), samples: [] }));
-      p.samples.push({ t, rssKb: rss, fds });
-    } catch {}
-  }
-}
-
-function slopeMbPerHour(s: Sample[]): number {
-  const n = s.length;
-  if (n < 3) return NaN;
-  const xs = s.map((x) => x.t / 3_600_000);
-  const ys = s.map((x) => x.rssKb / 1024);
-  const mx = xs.reduce((a, b) => a + b, 0) / n;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < n; i++) {
-    num += (xs[i]! - mx) * (ys[i]! - my);
-    den += (xs[i]! - mx) ** 2;
-  }
-  return den ? num / den : NaN;
-}
-
-function countFiles(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let n = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) n += e.isDirectory() ? countFiles(join(dir, e.name)) : 1;
-  return n;
-}
-
-function tmpEntries(): Set<string> {
-  return new Set(readdirSync(tmpdir()));
-}
 
 // ---------------------------------------------------------------- workload
 const statusCounts = new Map<string, number>();

@@ -1,7 +1,8 @@
-//! Compiles csrc/compress.c, csrc/compress_images.c, csrc/compress_dedup.c, csrc/compress_colorspace.c, csrc/render_thread.c, csrc/mcid.c, csrc/graft.c, csrc/locks.c and csrc/g4.c (the MuPDF C shims of the engine) against the MuPDF headers of
+//! Compiles the MuPDF C shims of the engine (csrc/*.c: the compressor's passes, render_thread,
+//! mcid, graft, locks, g4, pdfa) against the MuPDF headers of
 //! the `mupdf-sys` crate in Cargo's registry; the MuPDF library itself is linked by
 //! `mupdf-sys`. Also csrc/turbo.c (JPEG encoding with the system libjpeg-turbo, loaded
-//! with dlopen) when /usr/include/jpeglib.h exists. csrc/compress.c uses libdeflate, built
+//! with dlopen) when /usr/include/jpeglib.h exists. csrc/compress_deflate.c uses libdeflate, built
 //! and linked by the `libdeflate-sys` crate. Also tells the integration tests which of their
 //! third-party inputs are present (../test_inputs.rs).
 use std::path::PathBuf;
@@ -36,10 +37,16 @@ fn main() {
     test_inputs::emit();
     println!("cargo:rerun-if-changed=csrc/compress.c");
     println!("cargo:rerun-if-changed=csrc/compress_images.c");
+    println!("cargo:rerun-if-changed=csrc/compress_rewrite.c");
+    println!("cargo:rerun-if-changed=csrc/compress_metadata.c");
+    println!("cargo:rerun-if-changed=csrc/compress_deflate.c");
+    println!("cargo:rerun-if-changed=csrc/compress_walk.c");
     println!("cargo:rerun-if-changed=csrc/compress_fonts.c");
+    println!("cargo:rerun-if-changed=csrc/compress_font_usage.c");
     println!("cargo:rerun-if-changed=csrc/compress_dedup.c");
     println!("cargo:rerun-if-changed=csrc/compress_colorspace.c");
-    println!("cargo:rerun-if-changed=csrc/compress.h");
+    println!("cargo:rerun-if-changed=csrc/compressor.h");
+    println!("cargo:rerun-if-changed=csrc/compress_font_usage.h");
     println!("cargo:rerun-if-changed=csrc/render_thread.c");
     println!("cargo:rerun-if-changed=csrc/caught.h");
     println!("cargo:rerun-if-changed=csrc/graft.c");
@@ -52,7 +59,12 @@ fn main() {
     cc::Build::new()
         .file("csrc/compress.c")
         .file("csrc/compress_images.c")
+        .file("csrc/compress_rewrite.c")
+        .file("csrc/compress_metadata.c")
+        .file("csrc/compress_deflate.c")
+        .file("csrc/compress_walk.c")
         .file("csrc/compress_fonts.c")
+        .file("csrc/compress_font_usage.c")
         .file("csrc/compress_dedup.c")
         .file("csrc/compress_colorspace.c")
         .file("csrc/render_thread.c")

@@ -21,7 +21,7 @@ import {
   textPdf,
   type JobRecord,
 } from "../../scripts/bench/latency-lib";
-import { parseOptions } from "../../scripts/bench/latency";
+import { parseOptions } from "../../scripts/bench/latency-options";
 
 describe("open-loop schedule", () => {
   test("job i is due at i / rate seconds after the start", () => {

@@ -2,11 +2,7 @@
 // http -> modules -> (queue, billing, storage, delivery) -> domain, and no files import each other in a circle.
 // The imports are read from the sources as text; each layer lists the top-level entries of src/.
 import { describe, expect, test } from "bun:test";
-import { Glob } from "bun";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-
-const root = resolve(import.meta.dir, "../..");
+import { cycles, type Graph, importGraph } from "../support/module-graph";
 
 /** Top to bottom. An import may point into its own layer or any layer below, never above. */
 const layers: string[][] = [
@@ -19,32 +15,6 @@ const layers: string[][] = [
   ["domain"], // catalogues and pure rules: operations, errors, pricing, job states, plans
   ["config.ts", "log.ts"], // environment and logging, used by everything
 ];
-
-type Graph = Map<string, Set<string>>;
-
-const importPattern = /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']+)["']/g;
-
-/** File -> files it imports (relative imports only), for every .ts file the glob matches. */
-function importGraph(pattern = "src/**/*.ts"): Graph {
-  const graph: Graph = new Map();
-  for (const file of new Glob(pattern).scanSync(root)) {
-    const targets = new Set<string>();
-    for (const m of readFileSync(join(root, file), "utf8").matchAll(importPattern)) {
-      const spec = m[1]!;
-      const base = relative(root, resolve(root, dirname(file), spec));
-      // An import that leaves the checked tree has no layer (src/engine/native.ts -> native/, the
-      // addon and its generated declarations, which exist only after `bun run build:native`).
-      if (base.split("/")[0] !== file.split("/")[0]) continue;
-      const target = [`${base}.ts`, join(base, "index.ts"), base].find(
-        (c) => existsSync(join(root, c)) && !statSync(join(root, c)).isDirectory(),
-      );
-      if (!target) throw new Error(`${file}: cannot resolve import "${spec}"`);
-      if (target.endsWith(".ts")) targets.add(target); // modules only, not a stylesheet
-    }
-    graph.set(file, targets);
-  }
-  return graph;
-}
 
 /** The top-level entry of src/ a file belongs to: "src/queue/finish.ts" -> "queue". */
 function unitOf(file: string): string {
@@ -64,25 +34,6 @@ export function upwardEdges(graph: Graph, order: string[][]): string[] {
     }
   }
   return [...new Set(out)];
-}
-
-/** Every circle of the graph, each as the path that closes it (depth-first search). */
-export function cycles(graph: Graph): string[][] {
-  const found: string[][] = [];
-  const state = new Map<string, "open" | "done">();
-  const stack: string[] = [];
-  const visit = (n: string) => {
-    state.set(n, "open");
-    stack.push(n);
-    for (const m of graph.get(n) ?? []) {
-      if (state.get(m) === "open") found.push([...stack.slice(stack.indexOf(m)), m]);
-      else if (!state.has(m)) visit(m);
-    }
-    stack.pop();
-    state.set(n, "done");
-  };
-  for (const n of graph.keys()) if (!state.has(n)) visit(n);
-  return found;
 }
 
 function unitGraph(graph: Graph): Graph {
@@ -132,5 +83,11 @@ describe("imports under src/ point down the layers and form no circle", () => {
     const consoleGraph = importGraph("console/src/**/*.ts");
     expect(consoleGraph.size).toBeGreaterThan(5);
     expect(cycles(consoleGraph)).toEqual([]);
+  });
+
+  test("no files of the scripts (scripts/) import each other in a circle", () => {
+    const scriptsGraph = importGraph("scripts/**/*.ts");
+    expect(scriptsGraph.size).toBeGreaterThan(20);
+    expect(cycles(scriptsGraph)).toEqual([]);
   });
 });

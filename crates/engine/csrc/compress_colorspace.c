@@ -29,7 +29,7 @@
  * plate) are kept. */
 #include <math.h>
 #include <string.h>
-#include "compress.h"
+#include "compressor.h"
 
 /* Most work spent on one function (values x corners x inputs): about a second. */
 #define MAX_GRID_WORK (256u << 20)

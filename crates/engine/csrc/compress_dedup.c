@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compress.h"
+#include "compressor.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {

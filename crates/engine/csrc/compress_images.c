@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include "compress.h"
+#include "compressor.h"
 #include "caught.h"
-#include "locks.h"
 #include "mcid.h"
 
 /* As MuPDF's image rewriter: the dpi of one use, the smaller of the two axes. */
@@ -190,11 +189,7 @@ static void gather_image(fz_context *ctx, void *opaque, fz_image **image, fz_mat
 	z->cand[z->ncand++].info = info;
 }
 
-typedef void (image_use_fn)(fz_context *ctx, void *opaque, fz_image **image, fz_matrix ctm, pdf_obj *obj);
-
-/* Calls `fn` for every use of an image on one page, its annotations and widgets (the
- * largest use sets an image's dpi, so repeated uses count), without changing anything. */
-static void for_each_image_use(fz_context *ctx, pdf_document *doc, int page_num, image_use_fn *fn, void *opaque)
+void engine_cz_for_each_image_use(fz_context *ctx, pdf_document *doc, int page_num, image_use_fn *fn, void *opaque)
 {
 	pdf_page *page = pdf_load_page(ctx, doc, page_num);
 	pdf_filter_options options = { 0 };
@@ -235,6 +230,11 @@ void engine_cz_drop_candidates(engine_cz *z)
 	z->ncand = z->maxcand = z->nothers = z->maxothers = 0;
 }
 
+static int is_image(fz_context *ctx, pdf_obj *dict)
+{
+	return pdf_dict_get(ctx, dict, PDF_NAME(Subtype)) == PDF_NAME(Image);
+}
+
 /* Lists the candidate images of every page (content, annotations, widgets, forms
  * inside them). On any error the list is emptied: a page whose uses could not all be
  * seen could get an image downsampled below what that page needs. Returns the count.
@@ -243,95 +243,6 @@ void engine_cz_drop_candidates(engine_cz *z)
  * content filter changes the document even with no_update set (a Type3 font's or
  * form's /Resources are replaced by the filter's renamed copy while the content keeps
  * the old names: on geotopo-117-pages.pdf page 40 lost its figure's fonts). */
-/* True when `match` holds for some dictionary that can be reached from page
- * `page_num`'s dictionary (its resources, inherited ones included, forms, patterns,
- * fonts, annotations' appearances) without passing through /Parent or another page:
- * only such a page's content can select what `match` looks for, so the content walks
- * that look for images or fonts skip the other pages (geotopo-117-pages.pdf: 4 pages of
- * 117 reach an image, the gather walk 190 -> 38 ms). `seen` (xref length `n`, zeroed
- * before the first page, the same for every page of one match) holds the stamp (unique
- * per page, positive) of the page that last visited each object, or REACHES_NOTHING.
- * On error the page counts as one that may. */
-/* In engine_page_reaches' `seen`: an object from which no match can be reached. */
-#define REACHES_NOTHING (-1)
-
-int engine_page_reaches(fz_context *ctx, pdf_document *doc, int page_num, int *seen, int n, int stamp, engine_dict_match match)
-{
-	pdf_obj **stack = NULL;
-	int *visited = NULL;
-	int top = 0, cap = 64, found = 0, nvisited = 0, maxvisited = 64, i;
-	fz_var(stack);
-	fz_var(visited);
-	fz_var(found);
-	fz_var(nvisited);
-	fz_var(maxvisited);
-	fz_try(ctx)
-	{
-		/* Resolved: the page tree holds a reference, and the walk compares dictionaries. */
-		pdf_obj *page = pdf_resolve_indirect(ctx, pdf_lookup_page_obj(ctx, doc, page_num));
-		stack = fz_malloc_array(ctx, cap, pdf_obj *);
-		visited = fz_malloc_array(ctx, maxvisited, int);
-		stack[top++] = page;
-		stack[top++] = pdf_dict_get_inheritable(ctx, page, PDF_NAME(Resources));
-		while (top && !found)
-		{
-			pdf_obj *o = stack[--top];
-			if (pdf_is_indirect(ctx, o))
-			{
-				int num = pdf_to_num(ctx, o);
-				if (num > 0 && num < n)
-				{
-					if (seen[num] == stamp || seen[num] == REACHES_NOTHING)
-						continue;
-					seen[num] = stamp;
-					if (nvisited == maxvisited)
-					{
-						maxvisited *= 2;
-						visited = fz_realloc_array(ctx, visited, maxvisited, int);
-					}
-					visited[nvisited++] = num;
-				}
-				o = pdf_resolve_indirect(ctx, o);
-			}
-			if (!pdf_is_dict(ctx, o) && !pdf_is_array(ctx, o))
-				continue;
-			if (pdf_is_dict(ctx, o))
-			{
-				pdf_obj *type = pdf_dict_get(ctx, o, PDF_NAME(Type));
-				if (match(ctx, o))
-				{
-					found = 1;
-					break;
-				}
-				if ((type == PDF_NAME(Page) && o != page) || type == PDF_NAME(Pages))
-					continue;
-			}
-			engine_push_children(ctx, o, PDF_NAME(Parent), &stack, &top, &cap);
-		}
-	}
-	fz_always(ctx)
-		fz_free(ctx, stack);
-	fz_catch(ctx)
-	{
-		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
-		fz_report_error(ctx);
-		found = 1;
-	}
-	/* A walk that ended without a match went everywhere from each object it visited:
-	 * none of them leads to a match, and the next pages' walks skip them (the fonts and
-	 * resources most pages share are walked once, not once per page). */
-	if (!found)
-		for (i = 0; i < nvisited; i++)
-			seen[visited[i]] = REACHES_NOTHING;
-	fz_free(ctx, visited);
-	return found;
-}
-
-static int is_image(fz_context *ctx, pdf_obj *dict)
-{
-	return pdf_dict_get(ctx, dict, PDF_NAME(Subtype)) == PDF_NAME(Image);
-}
-
 int engine_cz_gather(engine_cz *z)
 {
 	fz_context *ctx = z->ctx;
@@ -354,7 +265,7 @@ int engine_cz_gather(engine_cz *z)
 		seen = fz_calloc(ctx, len > 0 ? len : 1, sizeof *seen);
 		for (i = 0; i < pages; i++)
 			if (engine_page_reaches(ctx, scan, i, seen, len, i + 1, is_image))
-				for_each_image_use(ctx, scan, i, gather_image, z);
+				engine_cz_for_each_image_use(ctx, scan, i, gather_image, z);
 		/* An image that is also used where the pass cannot take it stays MuPDF's. */
 		n = 0;
 		for (i = 0; i < z->ncand; i++)
@@ -491,267 +402,6 @@ int engine_cz_needs_rewriter(engine_cz *z)
 	return 0;
 }
 
-/* pdf_rewrite_images has no way to skip an image, except the kinds it cannot rewrite:
- * it returns at once for a colour-keyed image (/Mask array), before decoding it. So in
- * the opening the rewriter runs on (isolated_rewrite below, thrown away after), each
- * image the pass handled gets a placeholder colour key, its SMask removed (it takes
- * precedence over /Mask when the image is loaded). */
-static void hide_handled_in(engine_cz *z, pdf_document *doc)
-{
-	fz_context *ctx = z->ctx;
-	int i, k;
-	for (i = 0; i < z->ncand; i++) {
-		engine_candidate *c = &z->cand[i];
-		pdf_obj *dict, *key;
-		if (!c->handled)
-			continue;
-		dict = pdf_load_object(ctx, doc, c->info.num);
-		fz_try(ctx)
-		{
-			if (c->info.kind == ENGINE_IMG_BITONAL || c->info.kind == ENGINE_IMG_KEEP) {
-				/* Stencil masks ignore a colour key: these become a 1 x 1 image the
-				 * rewriter decodes at no cost (its result is not copied back). */
-				static const unsigned char zeros[16] = { 0 };
-				fz_buffer *tiny = fz_new_buffer_from_copied_data(ctx, zeros, sizeof zeros);
-				pdf_dict_put_int(ctx, dict, PDF_NAME(Width), 1);
-				pdf_dict_put_int(ctx, dict, PDF_NAME(Height), 1);
-				pdf_dict_del(ctx, dict, PDF_NAME(Filter));
-				pdf_dict_del(ctx, dict, PDF_NAME(DecodeParms));
-				pdf_dict_del(ctx, dict, PDF_NAME(SMask));
-				fz_try(ctx)
-					pdf_update_stream(ctx, doc, dict, tiny, 0);
-				fz_always(ctx)
-					fz_drop_buffer(ctx, tiny);
-				fz_catch(ctx)
-					fz_rethrow(ctx);
-			} else {
-				pdf_dict_del(ctx, dict, PDF_NAME(SMask));
-				key = pdf_dict_put_array(ctx, dict, PDF_NAME(Mask), 2 * c->info.comps);
-				for (k = 0; k < 2 * c->info.comps; k++)
-					pdf_array_push_int(ctx, key, 0);
-			}
-		}
-		fz_always(ctx)
-			pdf_drop_obj(ctx, dict);
-		fz_catch(ctx)
-			fz_rethrow(ctx);
-	}
-}
-
-/* An image MuPDF's rewriter may replace: one the pass does not take, or left. */
-static int is_other_or_unhandled(engine_cz *z, int num)
-{
-	int i;
-	for (i = 0; i < z->ncand; i++)
-		if (z->cand[i].info.num == num)
-			return !z->cand[i].handled;
-	return 1;
-}
-
-/* MuPDF's image rewriter on a second opening (isolated_rewrite below): the image object
- * of every use, in walk order. */
-typedef struct {
-	int *num;
-	int n, max;
-} use_list;
-
-static void record_use(fz_context *ctx, void *opaque, fz_image **image, fz_matrix ctm, pdf_obj *obj)
-{
-	use_list *l = opaque;
-	if (l->n == l->max) {
-		int m = l->max ? l->max * 2 : 64;
-		l->num = fz_realloc(ctx, l->num, m * sizeof *l->num);
-		l->max = m;
-	}
-	l->num[l->n++] = obj ? pdf_to_num(ctx, obj) : 0;
-}
-
-static void walk_uses(fz_context *ctx, pdf_document *doc, use_list *l)
-{
-	int i, pages = pdf_count_pages(ctx, doc);
-	for (i = 0; i < pages; i++)
-		for_each_image_use(ctx, doc, i, record_use, l);
-}
-
-/* The entries that describe an image's samples: taken from the rewriter's new image.
- * The rest of the original dictionary (SMask, Mask, Intent, OC, Metadata, StructParent
- * ...) is kept: pdf_add_image would drop them. */
-static void copy_image(fz_context *ctx, pdf_graft_map *map, pdf_document *doc, int num, pdf_document *src, int src_num)
-{
-	static pdf_obj *const keys[] = {
-		PDF_NAME(Width), PDF_NAME(Height), PDF_NAME(BitsPerComponent), PDF_NAME(ColorSpace),
-		PDF_NAME(Filter), PDF_NAME(DecodeParms), PDF_NAME(Decode), PDF_NAME(ImageMask)
-	};
-	pdf_obj *from = NULL, *to = NULL;
-	fz_buffer *raw = NULL;
-	size_t k;
-	fz_var(from);
-	fz_var(to);
-	fz_var(raw);
-	fz_try(ctx)
-	{
-		from = pdf_new_indirect(ctx, src, src_num, 0);
-		to = pdf_new_indirect(ctx, doc, num, 0);
-		raw = pdf_load_raw_stream_number(ctx, src, src_num);
-		for (k = 0; k < nelem(keys); k++) {
-			pdf_obj *v = pdf_dict_get(ctx, from, keys[k]);
-			if (v)
-				pdf_dict_put_drop(ctx, to, keys[k], pdf_graft_mapped_object(ctx, map, v));
-			else
-				pdf_dict_del(ctx, to, keys[k]);
-		}
-		pdf_dict_del(ctx, to, PDF_NAME(F));
-		pdf_dict_del(ctx, to, PDF_NAME(DP));
-		pdf_update_stream(ctx, doc, to, raw, 1);
-	}
-	fz_always(ctx)
-	{
-		fz_drop_buffer(ctx, raw);
-		pdf_drop_obj(ctx, to);
-		pdf_drop_obj(ctx, from);
-	}
-	fz_catch(ctx)
-		fz_rethrow(ctx);
-}
-
-/* True when image `num`'s stream decodes without error. MuPDF's rewriter re-encodes
- * whatever it could decode of a damaged image (a zlib error reads as an early end, the
- * rest padded): that image is kept as stored instead, as the engine's pass does, so a
- * reader that recovers more of it still can. */
-static int decodes_cleanly(fz_context *ctx, pdf_document *doc, int num)
-{
-	fz_stream *stm = NULL;
-	int ok = 0;
-	fz_var(stm);
-	fz_try(ctx)
-	{
-		unsigned char buf[16384];
-		stm = pdf_open_stream_number(ctx, doc, num);
-		while (fz_read(ctx, stm, buf, sizeof buf) > 0)
-			;
-		ok = !stm->error;
-	}
-	fz_always(ctx)
-		fz_drop_stream(ctx, stm);
-	fz_catch(ctx)
-		ok = 0;
-	return ok;
-}
-
-/* MuPDF's pdf_rewrite_images filters every page's content and rewrites its resources,
- * which damages some files (pdf20-utf8-test.pdf: the page's /Resources became null). So
- * it runs on a second opening of the file instead (the pass's images hidden there too),
- * and only its new image streams are copied into the document, each into the image
- * object it replaces: the document's contents and resources are never filtered. The
- * new image of each use is found by walking the second opening before and after the
- * rewrite (the filter keeps the operators in order); a walk that does not line up, or
- * an image given two different replacements, copies nothing for it, nor for an image
- * that does not decode cleanly. Inline images (in the content itself) are not
- * rewritten. */
-void engine_cz_isolated_rewrite(engine_cz *z, void (*rewrite)(fz_context *, pdf_document *, void *), void *opaque)
-{
-	fz_context *ctx = z->ctx;
-	pdf_document *scan = NULL;
-	pdf_graft_map *map = NULL;
-	use_list before = { 0 }, after = { 0 };
-	int i, j;
-	fz_var(scan);
-	fz_var(map);
-	fz_try(ctx)
-	{
-		scan = pdf_open_document(ctx, z->path);
-		/* Only its new image streams are copied back (see above), so the structure it
-		 * filters need not survive (csrc/mcid.c). */
-		pdf_drop_obj(ctx, engine_mcid_untag_costly(ctx, scan));
-		if (pdf_count_pages(ctx, scan) != pdf_count_pages(ctx, z->doc))
-			fz_throw(ctx, FZ_ERROR_GENERIC, "page count differs between openings");
-		hide_handled_in(z, scan);
-		walk_uses(ctx, scan, &before);
-		rewrite(ctx, scan, opaque);
-		walk_uses(ctx, scan, &after);
-		if (before.n == after.n) {
-			map = pdf_new_graft_map(ctx, z->doc);
-			for (i = 0; i < before.n; i++) {
-				int a = before.num[i], b = after.num[i], consistent = 1;
-				if (a <= 0 || b <= 0 || a == b || !is_other_or_unhandled(z, a))
-					continue;
-				for (j = 0; j < i; j++)
-					if (before.num[j] == a && after.num[j] != b)
-						consistent = 0;
-				for (j = i + 1; j < before.n && consistent; j++)
-					if (before.num[j] == a && after.num[j] != b)
-						consistent = 0;
-				if (!consistent)
-					continue;
-				/* done once per image: later uses find it already replaced */
-				for (j = 0; j < i; j++)
-					if (before.num[j] == a)
-						break;
-				if (j < i)
-					continue;
-				if (decodes_cleanly(ctx, z->doc, a))
-					copy_image(ctx, map, z->doc, a, scan, b);
-			}
-		}
-	}
-	fz_always(ctx)
-	{
-		pdf_drop_graft_map(ctx, map);
-		fz_free(ctx, before.num);
-		fz_free(ctx, after.num);
-		fz_drop_document(ctx, (fz_document *)scan);
-		fz_empty_store(ctx);
-	}
-	fz_catch(ctx)
-		fz_rethrow(ctx);
-}
-
-/* csrc/g4.c: MuPDF's G4 encoder, faster, without a context. */
-unsigned char *engine_g4(const unsigned char *src, int columns, int rows, ptrdiff_t stride, size_t *len);
-
-/* CCITT G4 of packed 1-bit rows (stride (w + 7) / 8; a 1 bit is G4 white); callable from
- * any thread. Returns malloc'ed data (engine_g4_free) and its length, or NULL. */
-unsigned char *engine_g4_encode(const unsigned char *packed, int w, int h, size_t *len)
-{
-	return engine_g4(packed, w, h, (w + 7) / 8, len);
-}
-
-/* The same by MuPDF's own encoder, in a context of its own: the reference the unit test
- * holds engine_g4 to. */
-unsigned char *engine_g4_encode_mupdf(const unsigned char *packed, int w, int h, size_t *len)
-{
-	fz_context *ctx = engine_new_private_context(FZ_STORE_UNLIMITED);
-	fz_buffer *buf = NULL;
-	unsigned char *out = NULL;
-	if (!ctx)
-		return NULL;
-	fz_var(buf);
-	fz_var(out);
-	fz_try(ctx)
-	{
-		buf = fz_compress_ccitt_fax_g4(ctx, packed, w, h, (w + 7) / 8);
-		out = malloc(buf->len ? buf->len : 1);
-		if (out) {
-			memcpy(out, buf->data, buf->len);
-			*len = buf->len;
-		}
-	}
-	fz_always(ctx)
-		fz_drop_buffer(ctx, buf);
-	fz_catch(ctx)
-	{
-		free(out);
-		out = NULL;
-	}
-	fz_drop_context(ctx);
-	return out;
-}
-
-void engine_g4_free(unsigned char *p)
-{
-	free(p);
-}
-
 /* Replaces candidate i with `len` bytes of a 1-bit w x h image, encoded as `mode`
  * (ENGINE_BITONAL_FLATE, _G4, or _G4_BLACK_IS_1: G4 of the inverted rows), when smaller
  * than the stored stream; else the image is kept as stored. *replaced says which.
@@ -807,73 +457,4 @@ int engine_cz_replace_bitonal(engine_cz *z, int i, const unsigned char *data, si
 		rc = ENGINE_FAILED;
 	}
 	return rc;
-}
-
-/* The document's XMP (the catalogue's /Metadata) without its embedded thumbnails
- * (<xmp:Thumbnails>, <xap:Thumbnails>: a base64 JPEG, 24 KB in a Photoshop file that
- * holds a 64 KB page image), stored unfiltered: compress.c's deflate_metadata deflates
- * it with the other metadata. For the lossy levels only. Metadata that cannot be read
- * is left as it is. */
-void engine_cz_slim_metadata(fz_context *ctx, pdf_document *doc)
-{
-	pdf_obj *md = pdf_dict_getp(ctx, pdf_trailer(ctx, doc), "Root/Metadata");
-	fz_buffer *xml = NULL, *out = NULL;
-	fz_var(xml);
-	fz_var(out);
-	if (!pdf_is_stream(ctx, md))
-		return;
-	fz_try(ctx)
-	{
-		unsigned char *data;
-		size_t len, pos = 0;
-		xml = pdf_load_stream(ctx, md);
-		len = fz_buffer_storage(ctx, xml, &data);
-		out = fz_new_buffer(ctx, len + 1);
-		while (pos < len) {
-			/* an element <prefix:Thumbnails ...> ... </prefix:Thumbnails> */
-			const char *hit = NULL;
-			size_t k;
-			for (k = pos; k + 12 <= len; k++)
-				if (data[k] == ':' && !memcmp(data + k + 1, "Thumbnails", 10)) {
-					hit = (const char *)data + k;
-					break;
-				}
-			if (hit) {
-				size_t colon = (const unsigned char *)hit - data, open = colon, end;
-				while (open > pos && data[open] != '<' && data[open] != '>' && data[open] != '/')
-					open--;
-				if (data[open] == '<' && (data[colon + 11] == '>' || data[colon + 11] == ' ' ||
-					data[colon + 11] == '\n' || data[colon + 11] == '\r' || data[colon + 11] == '\t')) {
-					/* the closing tag: "</" + the same qualified name + ">" */
-					size_t qlen = colon + 11 - (open + 1);
-					for (end = colon + 11; end + qlen + 3 <= len; end++)
-						if (data[end] == '<' && data[end + 1] == '/' &&
-							!memcmp(data + end + 2, data + open + 1, qlen) && data[end + 2 + qlen] == '>')
-							break;
-					if (end + qlen + 3 <= len) {
-						fz_append_data(ctx, out, data + pos, open - pos);
-						pos = end + qlen + 3;
-						continue;
-					}
-				}
-				fz_append_data(ctx, out, data + pos, colon + 1 - pos);
-				pos = colon + 1;
-				continue;
-			}
-			fz_append_data(ctx, out, data + pos, len - pos);
-			pos = len;
-		}
-		/* Unfiltered (compressed = 0 drops /Filter and /DecodeParms). */
-		pdf_update_stream(ctx, doc, md, out, 0);
-	}
-	fz_always(ctx)
-	{
-		fz_drop_buffer(ctx, xml);
-		fz_drop_buffer(ctx, out);
-	}
-	fz_catch(ctx)
-	{
-		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
-		fz_report_error(ctx);
-	}
 }

@@ -8,10 +8,13 @@
  *   code, on both lines: its encoder was 60% of compressing a one-page 300-dpi scan,
  *   linearized-epson-printout.pdf, and still 58% with whole bytes of one colour skipped);
  * - codes go to a plain growing buffer, so no MuPDF context is made per image.
- * A unit test (src/pagework/compress/ffi.rs) checks the bytes against MuPDF's encoder. */
+ * A unit test (src/pagework/compress/ffi.rs) checks the bytes against MuPDF's encoder,
+ * run by engine_g4_encode_mupdf. */
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include "mupdf/fitz.h"
+#include "locks.h"
 
 typedef struct
 {
@@ -301,4 +304,47 @@ unsigned char *engine_g4(const unsigned char *src, int columns, int rows, ptrdif
 	}
 	*len = b.len;
 	return b.data ? b.data : malloc(1);
+}
+
+/* CCITT G4 of packed 1-bit rows (stride (w + 7) / 8; a 1 bit is G4 white); callable from
+ * any thread. Returns malloc'ed data (engine_g4_free) and its length, or NULL. */
+unsigned char *engine_g4_encode(const unsigned char *packed, int w, int h, size_t *len)
+{
+	return engine_g4(packed, w, h, (w + 7) / 8, len);
+}
+
+/* The same by MuPDF's own encoder, in a context of its own: the reference the unit test
+ * holds engine_g4 to. */
+unsigned char *engine_g4_encode_mupdf(const unsigned char *packed, int w, int h, size_t *len)
+{
+	fz_context *ctx = engine_new_private_context(FZ_STORE_UNLIMITED);
+	fz_buffer *buf = NULL;
+	unsigned char *out = NULL;
+	if (!ctx)
+		return NULL;
+	fz_var(buf);
+	fz_var(out);
+	fz_try(ctx)
+	{
+		buf = fz_compress_ccitt_fax_g4(ctx, packed, w, h, (w + 7) / 8);
+		out = malloc(buf->len ? buf->len : 1);
+		if (out) {
+			memcpy(out, buf->data, buf->len);
+			*len = buf->len;
+		}
+	}
+	fz_always(ctx)
+		fz_drop_buffer(ctx, buf);
+	fz_catch(ctx)
+	{
+		free(out);
+		out = NULL;
+	}
+	fz_drop_context(ctx);
+	return out;
+}
+
+void engine_g4_free(unsigned char *p)
+{
+	free(p);
 }

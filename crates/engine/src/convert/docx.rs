@@ -37,13 +37,14 @@
 //!
 //! # Layout of this module
 //!
-//! [`pdf_to_docx`] runs the pages; `extract` reads what a page holds, `reading_order` puts
+//! [`pdf_to_docx`] runs the pages; `extract` reads what a page holds (as `items`), `reading_order` puts
 //! its blocks in order, `package` writes WordprocessingML and zips the package.
 
 use std::path::Path;
 
 mod extract;
 mod fields;
+mod items;
 mod package;
 mod reading_order;
 pub mod tables;
@@ -55,7 +56,7 @@ use crate::pdf::content::repair_page_contents;
 use crate::pdf::mcid::untag_costly_pages;
 use crate::pdf::open::{open_pdf, PasswordPolicy, Source};
 use crate::pdf::pages::selected_or_all;
-use extract::{Item, Line, Run, Style};
+use items::{Item, Line, Run, Style};
 use package::Writer;
 use reading_order::reading_order;
 

@@ -47,7 +47,7 @@
 //! its text), so only its new image streams are copied back into the image objects
 //! they replace; images that do not decode cleanly are kept as stored.
 //! Then MuPDF's `pdf_save_document` (object streams, garbage collection). The MuPDF
-//! calls go through `csrc/compress.c` and `csrc/compress_images.c` (the crate exposes
+//! calls go through `csrc/compress*.c` (the orchestration in `csrc/compress.c`; the crate exposes
 //! neither) in a private MuPDF context on the calling thread. Cancellation is checked
 //! between images; MuPDF's rewriter and the save cannot be interrupted.
 //! [`ImagePass::Mupdf`] skips the pass (MuPDF's rewriter does every image: for
@@ -63,7 +63,9 @@
 mod bitonal;
 mod cff_std;
 mod cff_write;
+mod dct_image;
 mod ffi;
+mod flate_rows;
 mod fonts;
 mod guard;
 mod images;
@@ -76,7 +78,7 @@ mod t2_write;
 mod tounicode;
 mod type1;
 
-// csrc/compress.c calls libdeflate, which this crate builds and links.
+// csrc/compress_deflate.c calls libdeflate, which this crate builds and links.
 use libdeflate_sys as _;
 
 use std::ffi::c_int;

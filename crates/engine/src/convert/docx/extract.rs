@@ -5,6 +5,7 @@
 use mupdf::pdf::PdfPage;
 use mupdf::{Colorspace, ImageFormat, Pixmap, TextPageFlags};
 
+use super::items::{Item, Line, Run, Style};
 use super::{fields, tables, unmapped};
 use crate::error::{MuPdfResultExt, Result};
 use crate::ocr::pipeline::{LineJson, PageJson, TEXT_PAGE_MIN_CHARS};
@@ -13,37 +14,6 @@ const MAX_IMAGE_PIXELS: u64 = 40_000_000;
 /// A picture covering at least this share of an OCRed page is the scan itself: the
 /// recognised text replaces it.
 const SCAN_IMAGE_AREA: f32 = 0.5;
-
-/// The style of a run of characters, as Word gets it.
-#[derive(Clone, PartialEq)]
-pub(super) struct Style {
-    pub(super) font: String,
-    pub(super) half_points: u32,
-    pub(super) bold: bool,
-    pub(super) italic: bool,
-    pub(super) underline: bool,
-    pub(super) strike: bool,
-    pub(super) color: u32,
-}
-
-/// Characters of one style.
-pub(super) struct Run {
-    pub(super) style: Style,
-    pub(super) text: String,
-}
-
-/// A line of text: its box (points, page coordinates), largest font size and runs.
-pub(super) struct Line {
-    pub(super) x0: f32,
-    pub(super) x1: f32,
-    pub(super) y0: f32,
-    pub(super) y1: f32,
-    pub(super) size: f32,
-    pub(super) runs: Vec<Run>,
-    /// Glyphs of the line whose codes have no usable Unicode mapping ([`unmapped::unusable`]),
-    /// left out of `runs`.
-    pub(super) unmapped_glyphs: u32,
-}
 
 /// The family name of a PDF font: no subset tag, no style suffix.
 fn family(name: &str) -> String {
@@ -134,15 +104,6 @@ fn image_png(image: &mupdf::Image) -> Option<Vec<u8>> {
         }
     }
     png_of(&rgb)
-}
-
-/// What a block of the page becomes in the document.
-pub(super) enum Item {
-    Text(Vec<Line>),
-    /// A detected table: column widths (points) and rows of cells (lines of each cell).
-    Table(Vec<f32>, Vec<Vec<Vec<Line>>>),
-    /// PNG bytes, or `None` when the image was left out.
-    Image(Option<Vec<u8>>),
 }
 
 /// Replaces the text blocks that form tables ([`tables::detect`]) by table items.

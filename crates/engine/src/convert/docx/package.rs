@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use super::extract::{Line, Run};
+use super::items::{Line, Run};
 use crate::control::JobControl;
 use crate::error::{EngineError, Result};
 use crate::pdf::save::write_atomically;

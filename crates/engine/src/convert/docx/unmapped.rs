@@ -6,7 +6,7 @@
 //! the recognised words where they differ from its text layer; a line whose text layer agrees
 //! with what is drawn (a formula, a row of figures) keeps its own text.
 
-use super::extract::{Item, Line, Run};
+use super::items::{Item, Line, Run};
 use crate::ocr::pipeline::PageJson;
 
 /// A line's glyphs above which a line that looks unmapped makes its page worth an OCR check:
@@ -175,7 +175,7 @@ pub(super) fn recognise_lines(items: &mut [(mupdf::Rect, Item)], read: &PageJson
 
 #[cfg(test)]
 mod tests {
-    use super::super::extract::Style;
+    use super::super::items::Style;
     use super::*;
 
     fn line(text: &str, unmapped: u32) -> Line {

@@ -1,4 +1,4 @@
-//! The C side of compress (`csrc/compress.c`, `csrc/compress_images.c`): a document
+//! The C side of compress (`csrc/compress*.c`, declared in `csrc/compressor.h`): a document
 //! opened in a private MuPDF context, its image list, stream replacement, MuPDF's image
 //! rewriter and the save. A [`Doc`] is used from one thread only (MuPDF contexts are
 //! not thread-safe); the bytes it hands out are plain copies.
@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::pdf::open::path_str;
 
-/// Return codes of the C side (csrc/compress.h).
+/// Return codes of the C side (csrc/compressor.h).
 pub(crate) const OK: c_int = 0;
 pub(crate) const OPEN_FAILED: c_int = 1;
 pub(crate) const NEEDS_PASSWORD: c_int = 2;
@@ -40,8 +40,8 @@ pub(crate) struct RawOptions {
 
 /// `len` bytes at `input` deflated by zlib-rs at level 9 (zlib format) into `out` (`cap`
 /// bytes); the bytes written, or 0 when they did not fit or the deflater failed (the C
-/// side then falls back to zlib). Called from csrc/compress.c's deflate threads: on
-/// pixels zlib-rs 9 is smaller than zlib 9 and faster (measured in csrc/compress.c).
+/// side then falls back to zlib). Called from csrc/compress_deflate.c's deflate threads: on
+/// pixels zlib-rs 9 is smaller than zlib 9 and faster (measured in csrc/compress_deflate.c).
 /// Level 9 but for its "nice" match length, 128 instead of 258 ([`PIXEL_NICE_MATCH`]).
 pub(crate) unsafe extern "C" fn deflate_pixels(
     input: *const c_uchar,
@@ -197,7 +197,7 @@ extern "C" {
     ) -> c_int;
 }
 
-/// How a bitonal image's new stream is encoded (`ENGINE_BITONAL_*` in csrc/compress.h).
+/// How a bitonal image's new stream is encoded (`ENGINE_BITONAL_*` in csrc/compressor.h).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum BitonalEncoding {
     Flate,
@@ -345,12 +345,20 @@ impl Doc {
         Ok(())
     }
 
-    /// Replaces image `index` with the 1-bit image `b`, when smaller than the stored
-    /// stream; true when replaced (else it is kept as stored, out of MuPDF's rewriter).
-    pub fn replace_bitonal(&mut self, index: usize, b: &super::bitonal::Bitonal) -> Result<bool> {
+    /// Replaces image `index` with the 1-bit `w` x `h` image `data`, encoded as `encoding`,
+    /// when smaller than the stored stream; true when replaced (else it is kept as stored,
+    /// out of MuPDF's rewriter).
+    pub fn replace_bitonal(
+        &mut self,
+        index: usize,
+        data: &[u8],
+        w: u32,
+        h: u32,
+        encoding: BitonalEncoding,
+    ) -> Result<bool> {
         let mut err = ErrBuf::new();
         let mut replaced: c_int = 0;
-        let mode = match b.encoding {
+        let mode = match encoding {
             BitonalEncoding::Flate => 0,
             BitonalEncoding::G4 => 1,
             BitonalEncoding::G4BlackIs1 => 2,
@@ -359,10 +367,10 @@ impl Doc {
             engine_cz_replace_bitonal(
                 self.z,
                 index as c_int,
-                b.data.as_ptr(),
-                b.data.len(),
-                b.w as c_int,
-                b.h as c_int,
+                data.as_ptr(),
+                data.len(),
+                w as c_int,
+                h as c_int,
                 mode,
                 &mut replaced,
                 err.ptr(),

@@ -2,7 +2,7 @@
 //! images stored as DCT (JPEG) or flate, and the bitonal (1-bit) images, are decoded,
 //! downsampled and re-encoded here, spread over the cores; MuPDF's rewriter then only
 //! sees the rest (indexed colour, CMYK, 16-bit, JPX, ...; inline images are kept as they
-//! are). Images too large to decode (csrc/compress.h, ENGINE_KEEP_ABOVE) are kept as
+//! are). Images too large to decode (csrc/compressor.h, ENGINE_KEEP_ABOVE) are kept as
 //! stored and hidden from the rewriter.
 //!
 //! Why: MuPDF's rewriter is single-threaded, decodes JPEG with IJG libjpeg (no SIMD)
@@ -10,7 +10,7 @@
 //! JPEG. Here JPEGs are decoded by libjpeg-turbo scaled in the DCT domain (1/2, 1/4,
 //! 1/8: only the low frequencies are transformed), the remaining ratio is an area
 //! average ([`super::resample`]), and the output is progressive JPEG (libjpeg-turbo,
-//! see [`JPEG_FLAGS`]) or flate (zlib-rs), streamed row by row.
+//! see [`super::dct_image::JPEG_FLAGS`]) or flate (zlib-rs), streamed row by row.
 //!
 //! Policy: the effective dpi is the image's largest use; above the level's threshold
 //! it is downsampled to the target dpi; JPEGs are re-encoded at the level's quality;
@@ -27,19 +27,19 @@
 //! stored bytes and writes the results back; workers only see bytes. At most
 //! `2 x threads` images are in flight, so memory stays bounded whatever the count.
 
-use std::io::Read;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 
-use flate2::read::DeflateDecoder;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 
 use super::bitonal::{self, deflate, Bitonal};
+use super::dct_image::{dct, dct_size, encode_jpeg};
 use super::ffi::{Coding, Doc, ImageInfo};
+use super::flate_rows::FlateRows;
 use super::jpeg;
-use super::resample::{downsample, Downsampler};
+use super::resample::Downsampler;
 use super::ssim::mean_ssim;
 use super::ImageSettings;
 use crate::control::JobControl;
@@ -49,13 +49,6 @@ use crate::error::Result;
 /// decodes (a JPEG that is not downsampled is decoded whole); bigger ones are left to
 /// the rewriter, as before the pass.
 const MAX_DECODED: u64 = 512 << 20;
-
-/// JPEG output: progressive (optimised Huffman tables). Measured on the 50-page photo
-/// set at balanced (load ~4, 3 interleaved runs): baseline 4.10 MB in 0.26-0.33 s,
-/// baseline with optimised tables 4.04 MB in 0.32-0.38 s, progressive 3.82 MB in
-/// 0.43-0.60 s: 5-7% smaller for about 0.1 s, while the time goal (half of Ghostscript's)
-/// is met with room and the size goal (no larger than Ghostscript /ebook) is the tight one.
-const JPEG_FLAGS: i32 = jpeg::PROGRESSIVE;
 
 /// What the pass did, for tests and tuning.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -186,7 +179,7 @@ fn apply(doc: &mut Doc, info: &ImageInfo, out: Outcome, stats: &mut PassStats) {
             Ok(()) => stats.replaced += 1,
             Err(_) => stats.left += 1,
         },
-        Outcome::Bitonal(b) => match doc.replace_bitonal(info.index, &b) {
+        Outcome::Bitonal(b) => match doc.replace_bitonal(info.index, &b.data, b.w, b.h, b.encoding) {
             Ok(true) => stats.replaced += 1,
             Ok(false) => stats.kept += 1,
             Err(_) => stats.left += 1,
@@ -214,30 +207,6 @@ pub(crate) fn target_size(info: &ImageInfo, s: &ImageSettings) -> (u32, u32) {
     } else {
         (tw, th)
     }
-}
-
-/// A downsampled JPEG lands within this share below its target size on a DCT scale
-/// (1/2, 1/4, 1/8) when it is taken to that scale instead ([`dct_size`]).
-const DCT_SNAP: f32 = 0.95;
-
-/// A JPEG's output size: the DCT scale just under the target `(tw, th)` when it is within
-/// [`DCT_SNAP`] of it, else the target. At a DCT scale libjpeg-turbo decodes straight to
-/// the output size, without the full-size decode and the area average after it
-/// (wikipedia-printout-masks.pdf: a 2464 x 3456 scan used at 290 dpi, target 1274 x 1788
-/// for 150 dpi; half is 1232 x 1728, 145 dpi; the file's balanced run 0.09 -> 0.04 s, its
-/// re-encoding not smaller than the stored JPEG either way). No corpus output changed.
-fn dct_size(info: &ImageInfo, (tw, th): (u32, u32)) -> (u32, u32) {
-    let (w, h) = (info.width, info.height);
-    if (tw, th) == (w, h) {
-        return (tw, th);
-    }
-    for d in [2u32, 4, 8] {
-        let (sw, sh) = (w.div_ceil(d), h.div_ceil(d));
-        if sw <= tw && sh <= th && sw as f32 >= DCT_SNAP * tw as f32 && sh as f32 >= DCT_SNAP * th as f32 {
-            return (sw, sh);
-        }
-    }
-    (tw, th)
 }
 
 fn process(info: &ImageInfo, raw: Vec<u8>, s: &ImageSettings) -> Outcome {
@@ -274,48 +243,6 @@ enum Encoded {
     Bitonal(Bitonal),
     /// Kept as stored (the save re-deflates it).
     Keep,
-}
-
-fn encode_jpeg(px: &[u8], w: u32, h: u32, comps: u32, quality: u32, s: &ImageSettings) -> Option<Vec<u8>> {
-    jpeg::encode(px, w, h, comps, quality, s.target_dpi, JPEG_FLAGS).ok()
-}
-
-fn dct(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> Option<(Vec<u8>, Coding)> {
-    let c = info.comps;
-    let inflated;
-    let data = if info.flate_wrapped {
-        // JPEG data is at most about the size of its pixels; more is a bomb.
-        let cap = info.width as u64 * info.height as u64 * c as u64 + (1 << 20);
-        let mut v = Vec::new();
-        flate2::read::ZlibDecoder::new(raw).take(cap).read_to_end(&mut v).ok()?;
-        inflated = v;
-        &inflated[..]
-    } else {
-        raw
-    };
-    // DCT scaling straight to the target when a factor lands on it exactly (300 -> 150
-    // dpi); otherwise to at least twice the target, so that the area average that
-    // finishes the job spans two or more pixels per output pixel (at a ratio just above
-    // 1 it would only blur: strong's 300 -> 72 dpi via 1/4 lost 0.04 SSIM on the photos).
-    let exact = [2u32, 4, 8].iter().any(|&d| info.width.div_ceil(d) == tw && info.height.div_ceil(d) == th);
-    let (min_w, min_h) = if exact || (tw, th) == (info.width, info.height) {
-        (tw, th)
-    } else {
-        ((2 * tw).min(info.width), (2 * th).min(info.height))
-    };
-    let (w, h, decoded) = jpeg::decode(data, info.width, info.height, c, info.color_transform, min_w, min_h)?;
-    let scaled;
-    let px: &[u8] = if (w, h) == (tw, th) {
-        &decoded
-    } else {
-        scaled = downsample(&decoded, w, h, tw, th, c);
-        drop(decoded);
-        &scaled
-    };
-    // A JPEG kept at its size is decoded and encoded again: that second generation's
-    // loss is on top of the first, so it gets the level's higher same-size quality.
-    let q = if (tw, th) == (info.width, info.height) { s.jpeg_quality_same_size } else { s.jpeg_quality };
-    Some((encode_jpeg(px, tw, th, c, q, s)?, Coding::Dct))
 }
 
 /// True when every sample is 0 or 255 (and, for colour, R = G = B): MuPDF's rewriter
@@ -502,81 +429,12 @@ fn flate(info: &ImageInfo, raw: &[u8], tw: u32, th: u32, s: &ImageSettings) -> O
     }
 }
 
-/// The rows of a flate image, PNG predictors undone. The zlib wrapper is read here and
-/// its Adler-32 checksum not checked (as MuPDF does not fail on it; checking cost 20% of
-/// the time on a 243 MB image): short or corrupt data still fails the row reads.
-struct FlateRows<'a> {
-    z: Option<DeflateDecoder<&'a [u8]>>,
-    predictor: bool,
-    bpp: usize,
-    /// Predictor byte + row, and the previous row (zeros above the first).
-    buf: Vec<u8>,
-    prev: Vec<u8>,
-}
-
-impl<'a> FlateRows<'a> {
-    fn new(raw: &'a [u8], row_len: usize, bpp: usize, predictor: bool) -> Self {
-        // zlib header: deflate method, no preset dictionary, header check.
-        let z = (raw.len() >= 2
-            && raw[0] & 0x0f == 8
-            && raw[1] & 0x20 == 0
-            && (raw[0] as u16 * 256 + raw[1] as u16).is_multiple_of(31))
-        .then(|| DeflateDecoder::new(&raw[2..]));
-        FlateRows { z, predictor, bpp, buf: vec![0; row_len + predictor as usize], prev: vec![0; row_len] }
-    }
-
-    /// The next row, or `None` when the data ends early or is corrupt.
-    fn next_row(&mut self) -> Option<&[u8]> {
-        self.z.as_mut()?.read_exact(&mut self.buf).ok()?;
-        if !self.predictor {
-            return Some(&self.buf);
-        }
-        let (kind, row) = self.buf.split_first_mut()?;
-        let (bpp, prev) = (self.bpp, &self.prev);
-        match *kind {
-            0 => {}
-            1 => {
-                for i in bpp..row.len() {
-                    row[i] = row[i].wrapping_add(row[i - bpp]);
-                }
-            }
-            2 => row.iter_mut().zip(prev).for_each(|(r, &p)| *r = r.wrapping_add(p)),
-            3 => {
-                for i in 0..row.len() {
-                    let left = if i >= bpp { row[i - bpp] as u16 } else { 0 };
-                    row[i] = row[i].wrapping_add(((left + prev[i] as u16) / 2) as u8);
-                }
-            }
-            4 => {
-                for i in 0..row.len() {
-                    let (a, b) = (if i >= bpp { row[i - bpp] } else { 0 }, prev[i]);
-                    let c = if i >= bpp { prev[i - bpp] } else { 0 };
-                    row[i] = row[i].wrapping_add(paeth(a, b, c));
-                }
-            }
-            _ => return None,
-        }
-        self.prev.copy_from_slice(row);
-        Some(&self.buf[1..])
-    }
-}
-
-fn paeth(a: u8, b: u8, c: u8) -> u8 {
-    let p = a as i16 + b as i16 - c as i16;
-    let (pa, pb, pc) = ((p - a as i16).abs(), (p - b as i16).abs(), (p - c as i16).abs());
-    if pa <= pb && pa <= pc {
-        a
-    } else if pb <= pc {
-        b
-    } else {
-        c
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::io::{Read, Write};
+
+    use super::super::resample::downsample;
     use super::*;
-    use std::io::Write;
 
     fn info(w: u32, h: u32, comps: u32, dpi: f32, png: bool) -> ImageInfo {
         ImageInfo {
@@ -627,20 +485,6 @@ mod tests {
         // A size kept stays.
         let kept = info(3000, 2000, 3, 200.0, false);
         assert_eq!(dct_size(&kept, target_size(&kept, &s)), (3000, 2000));
-    }
-
-    #[test]
-    fn png_predictors_are_undone() {
-        // Two grey rows of 3 pixels: Sub, then Paeth over the first.
-        let plain = [10u8, 20, 30, 40, 50, 60];
-        let coded = [1u8, 10, 10, 10, 4, 30, 10, 10];
-        let z = deflate(&coded);
-        let mut rows = FlateRows::new(&z, 3, 1, true);
-        let mut got = Vec::new();
-        got.extend_from_slice(rows.next_row().unwrap());
-        got.extend_from_slice(rows.next_row().unwrap());
-        assert_eq!(got, plain);
-        assert!(rows.next_row().is_none());
     }
 
     #[test]
