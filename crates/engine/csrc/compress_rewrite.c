@@ -87,6 +87,26 @@ static void walk_uses(fz_context *ctx, pdf_document *doc, use_list *l)
 		engine_cz_for_each_image_use(ctx, doc, i, record_use, l);
 }
 
+/* True when an image stored in a device space (/DeviceGray, /DeviceRGB, /DeviceCMYK) came
+ * out of the rewriter in an ICCBased space of as many components: MuPDF backs each device
+ * space with an ICC profile of its own and writes that profile out (187 KB for CMYK), though
+ * the samples never changed space. The image keeps its device space instead. */
+static int keeps_device_space(fz_context *ctx, pdf_obj *before, pdf_obj *after)
+{
+	int n;
+	if (!pdf_is_array(ctx, after) || !pdf_name_eq(ctx, pdf_array_get(ctx, after, 0), PDF_NAME(ICCBased)))
+		return 0;
+	if (pdf_name_eq(ctx, before, PDF_NAME(DeviceGray)))
+		n = 1;
+	else if (pdf_name_eq(ctx, before, PDF_NAME(DeviceRGB)))
+		n = 3;
+	else if (pdf_name_eq(ctx, before, PDF_NAME(DeviceCMYK)))
+		n = 4;
+	else
+		return 0;
+	return pdf_dict_get_int(ctx, pdf_array_get(ctx, after, 1), PDF_NAME(N)) == n;
+}
+
 /* The entries that describe an image's samples: taken from the rewriter's new image.
  * The rest of the original dictionary (SMask, Mask, Intent, OC, Metadata, StructParent
  * ...) is kept: pdf_add_image would drop them. */
@@ -109,6 +129,8 @@ static void copy_image(fz_context *ctx, pdf_graft_map *map, pdf_document *doc, i
 		raw = pdf_load_raw_stream_number(ctx, src, src_num);
 		for (k = 0; k < nelem(keys); k++) {
 			pdf_obj *v = pdf_dict_get(ctx, from, keys[k]);
+			if (keys[k] == PDF_NAME(ColorSpace) && keeps_device_space(ctx, pdf_dict_get(ctx, to, keys[k]), v))
+				continue;
 			if (v)
 				pdf_dict_put_drop(ctx, to, keys[k], pdf_graft_mapped_object(ctx, map, v));
 			else

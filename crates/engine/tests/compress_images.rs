@@ -154,6 +154,67 @@ fn balanced_halves_a_300_dpi_jpeg_into_a_smaller_jpeg_and_keeps_the_text() {
     assert!(qpdf_ok(&out));
 }
 
+/// A CMYK JPEG (the jpeg-encoder crate writes Adobe's inverted CMYK, as Photoshop does).
+fn cmyk_jpeg(w: u32, h: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    Encoder::new(&mut out, 95).encode(&pixels(w, h, 4), w as u16, h as u16, ColorType::Cmyk).unwrap();
+    out
+}
+
+#[test]
+fn a_device_cmyk_image_keeps_its_device_space_at_the_lossy_levels() {
+    // MuPDF backs DeviceCMYK with its own 187 KB ICC profile, which its rewriter wrote out as
+    // the new image's ICCBased space: a small CMYK image came out larger than the input.
+    let scratch = Scratch::new("compress-img-cmyk");
+    let img = stream(
+        "/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceCMYK /BitsPerComponent 8 /Decode [1 0 1 0 1 0 1 0] /Filter /DCTDecode",
+        &cmyk_jpeg(1200, 1200),
+    );
+    let pdf = pdf_with(&[AT_300], "/Im1 6 0 R", vec![img]);
+    let (light, _) = run(&scratch, "cmyk", &pdf, "light");
+    let light_bytes = std::fs::metadata(&light).unwrap().len();
+    for level in ["balanced", "strong"] {
+        let (out, r) = run(&scratch, "cmyk", &pdf, level);
+        assert!(!r.kept_original && r.output_bytes < light_bytes / 2, "{level}: {r:?} against light's {light_bytes} B");
+        let im = images(&out, 0);
+        let cs = entry(&im[0], "ColorSpace").unwrap();
+        assert!(cs.is_name().unwrap(), "{level}: the colour space is {cs:?}");
+        assert_eq!(cs.as_name().unwrap(), b"DeviceCMYK", "{level}");
+        assert!(int(&im[0], "Width") < 1200, "{level}: downsampled");
+        assert!(!std::fs::read(&out).unwrap().windows(8).any(|w| w == b"ICCBased"), "{level}: no profile added");
+        assert!(qpdf_ok(&out));
+        let (a, b) = (grey_page(&light), grey_page(&out));
+        let mean = a.iter().zip(&b).map(|(x, y)| x.abs_diff(*y) as f64).sum::<f64>() / a.len() as f64;
+        assert!(mean < 3.0, "{level}: the page looks different (mean grey difference {mean:.1})");
+    }
+}
+
+/// Page 1 of `path` in grey at 36 dpi, drawn by poppler's pdftoppm (a renderer other than
+/// the MuPDF that wrote the file).
+fn grey_page(path: &Path) -> Vec<u8> {
+    let stem = path.with_extension("grey");
+    let ok = common::tool("pdftoppm")
+        .args(["-gray", "-r", "36", "-f", "1", "-l", "1", "-singlefile"])
+        .args([path, &stem])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "pdftoppm {}", path.display());
+    let pgm = std::fs::read(stem.with_extension("grey.pgm")).unwrap();
+    // P5, width, height, maxval, then one whitespace byte before the samples.
+    let mut fields = 0;
+    let mut at = 0;
+    while fields < 4 {
+        while pgm[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        while !pgm[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        fields += 1;
+    }
+    pgm[at + 1..].to_vec()
+}
+
 #[test]
 fn strong_takes_a_300_dpi_jpeg_to_72_dpi() {
     let scratch = Scratch::new("compress-img-strong");
