@@ -34,7 +34,13 @@ if [ -z "${ENGINE:-}" ]; then
     ENGINE=podman
   fi
 fi
+# Asked for podman (ENGINE=podman, as scripts/test-containers.sh does on a Debian machine without
+# a container engine) but it is not installed: install it.
+if [ "$ENGINE" = podman ] && ! command -v podman >/dev/null; then
+  ./scripts/apt-install.sh podman buildah runc slirp4netns uidmap netavark aardvark-dns
+fi
 if [ "$ENGINE" = podman ] && [ "$(id -u)" = 0 ] && [ ! -e /etc/containers/containers.conf ]; then
+  mkdir -p /etc/containers
   # runc rather than crun, and fixed limits instead of the host's: crun and the inherited
   # nofile/nproc limits fail on some virtual machines and sandboxes (one of them is our CI).
   log "writing /etc/containers/containers.conf (runtime runc, default_ulimits)"
