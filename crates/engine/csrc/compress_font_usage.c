@@ -76,12 +76,30 @@ static pdf_obj *simple_tounicode(fz_context *ctx, pdf_obj *dict)
 	return pdf_is_indirect(ctx, tu) && pdf_is_stream(ctx, tu) ? tu : NULL;
 }
 
+pdf_obj *engine_type1_program(fz_context *ctx, pdf_obj *dict, int *cff)
+{
+	pdf_obj *subtype = pdf_dict_get(ctx, dict, PDF_NAME(Subtype));
+	pdf_obj *fd = pdf_dict_get(ctx, dict, PDF_NAME(FontDescriptor));
+	pdf_obj *file = pdf_dict_get(ctx, fd, PDF_NAME(FontFile));
+	*cff = 0;
+	if (subtype != PDF_NAME(Type1) && subtype != PDF_NAME(MMType1))
+		return NULL;
+	if (pdf_is_indirect(ctx, file))
+		return file;
+	file = pdf_dict_get(ctx, fd, PDF_NAME(FontFile3));
+	if (!pdf_is_indirect(ctx, file) || !pdf_name_eq(ctx, pdf_dict_get(ctx, file, PDF_NAME(Subtype)), PDF_NAME(Type1C)))
+		return NULL;
+	*cff = 1;
+	return file;
+}
+
 static void t1_Tf(fz_context *ctx, pdf_processor *proc, const char *name, pdf_font_desc *font, float size)
 {
 	t1_processor *p = (t1_processor *)proc;
 	pdf_obj *dict = pdf_lookup_resource(ctx, proc->rstack, PDF_NAME(Font), name);
 	pdf_obj *subtype = pdf_dict_get(ctx, dict, PDF_NAME(Subtype));
-	pdf_obj *file = pdf_dict_get(ctx, pdf_dict_get(ctx, dict, PDF_NAME(FontDescriptor)), PDF_NAME(FontFile));
+	int cff;
+	pdf_obj *file = engine_type1_program(ctx, dict, &cff);
 	t1_usage *u = p->usage;
 	pdf_obj *tu = simple_tounicode(ctx, dict);
 	int i, num;
@@ -92,10 +110,11 @@ static void t1_Tf(fz_context *ctx, pdf_processor *proc, const char *name, pdf_fo
 	p->gs->font = NULL;
 	if (pdf_is_indirect(ctx, dict))
 		push_int(ctx, &u->dicts, &u->ndicts, &u->maxdicts, pdf_to_num(ctx, dict));
-	if ((subtype != PDF_NAME(Type1) && subtype != PDF_NAME(MMType1)) || !pdf_is_indirect(ctx, file) || !font || !font->font)
+	if (!file || !font || !font->font)
 		return;
 	num = pdf_to_num(ctx, file);
 	i = find_use(ctx, u, num, 1);
+	u->use[i].cff = cff;
 	if (!u->use[i].font)
 		u->use[i].font = fz_keep_font(ctx, font->font);
 	p->gs->current = i;
@@ -384,14 +403,16 @@ void engine_font_usage_gather(fz_context *ctx, pdf_document *doc, t1_usage *u)
 	{
 		pdf_obj *obj = engine_load_object_quiet(ctx, doc, i);
 		pdf_obj *subtype = pdf_dict_get(ctx, obj, PDF_NAME(Subtype));
-		pdf_obj *file = pdf_dict_get(ctx, pdf_dict_get(ctx, obj, PDF_NAME(FontDescriptor)), PDF_NAME(FontFile));
+		int cff;
+		pdf_obj *file = engine_type1_program(ctx, obj, &cff);
 		int unseen = pdf_dict_get(ctx, obj, PDF_NAME(Type)) == PDF_NAME(Font) && (!seen_dict(u, i) || whole);
 		/* The index first: find_* may move the array (`u->x[find_x(...)]` may read
 		 * the pointer before the call). */
 		int at;
-		if ((subtype == PDF_NAME(Type1) || subtype == PDF_NAME(MMType1)) && pdf_is_indirect(ctx, file) && unseen)
+		if (file && unseen)
 		{
 			at = find_use(ctx, u, pdf_to_num(ctx, file), 1);
+			u->use[at].cff = cff;
 			u->use[at].keep_all = 1;
 		}
 		if (simple_tounicode(ctx, obj) && unseen)
@@ -406,14 +427,26 @@ void engine_font_usage_gather(fz_context *ctx, pdf_document *doc, t1_usage *u)
 		}
 		pdf_drop_obj(ctx, obj);
 	}
-	/* A form's default fonts show what a user types later: their CMaps are kept. */
+	/* A form's default fonts show what a user types later: their programs and CMaps are
+	 * kept whole. */
 	dr = pdf_dict_getp(ctx, pdf_trailer(ctx, doc), "Root/AcroForm/DR/Font");
 	for (i = 0; i < pdf_dict_len(ctx, dr); i++)
-		if (simple_tounicode(ctx, pdf_dict_get_val(ctx, dr, i)))
+	{
+		pdf_obj *font = pdf_dict_get_val(ctx, dr, i);
+		int cff, at;
+		pdf_obj *file = engine_type1_program(ctx, font, &cff);
+		if (file)
 		{
-			int at = find_code_use(ctx, &u->tu, pdf_to_num(ctx, simple_tounicode(ctx, pdf_dict_get_val(ctx, dr, i))));
+			at = find_use(ctx, u, pdf_to_num(ctx, file), 1);
+			u->use[at].cff = cff;
+			u->use[at].keep_all = 1;
+		}
+		if (simple_tounicode(ctx, font))
+		{
+			at = find_code_use(ctx, &u->tu, pdf_to_num(ctx, simple_tounicode(ctx, font)));
 			u->tu.items[at].keep = 1;
 		}
+	}
 }
 
 void engine_font_usage_drop(fz_context *ctx, t1_usage *u)

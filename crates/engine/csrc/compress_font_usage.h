@@ -9,7 +9,8 @@
 #include "mupdf/pdf.h"
 
 typedef struct {
-	int num;         /* the /FontFile stream's object number */
+	int num;         /* the program's object number: /FontFile, or /FontFile3 when `cff` */
+	int cff;         /* a bare CFF program (/FontFile3 /Type1C) of a simple font */
 	fz_font *font;   /* as MuPDF loaded it: glyph ids are FreeType's */
 	int *gids;
 	int len, max;
@@ -39,6 +40,9 @@ typedef struct {
 	int ndicts, maxdicts;
 } t1_usage;
 
+/* The Type 1 program of simple font `dict`: its /FontFile, else its /FontFile3 when that is a
+ * bare CFF (/Type1C: `*cff` set); NULL for other fonts and programs. */
+pdf_obj *engine_type1_program(fz_context *ctx, pdf_obj *dict, int *cff);
 /* Fills `u` (zeroed) with the glyphs and codes every font of `doc` shows; a font whose
  * uses could not all be seen is marked to be kept whole. Throws when a page cannot be
  * read (nothing may then be cut). */

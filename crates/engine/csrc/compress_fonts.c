@@ -129,6 +129,105 @@ static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use)
 	return done;
 }
 
+/* A six-letter subset tag drawn from the bytes of the new program. */
+static void subset_tag(const fz_buffer *buf, char tag[8])
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+	for (i = 0; i < buf->len; i++)
+		h = (h ^ buf->data[i]) * 16777619u;
+	for (i = 0; i < 6; i++, h /= 26)
+		tag[i] = 'A' + h % 26;
+	tag[6] = '+';
+	tag[7] = 0;
+}
+
+/* `name` with `tag` in front, or with its own tag replaced. */
+static void put_tagged(fz_context *ctx, pdf_obj *dict, pdf_obj *key, const char *tag)
+{
+	const char *name = pdf_dict_get_name(ctx, dict, key);
+	char tagged[256];
+	size_t n = strlen(name);
+	if (n > 7 && name[6] == '+')
+		name += 7;
+	fz_snprintf(tagged, sizeof tagged, "%s%s", tag, name);
+	pdf_dict_put_name(ctx, dict, key, tagged);
+}
+
+/* A simple font's bare CFF program (/FontFile3 /Type1C) cut to the glyphs shown, by MuPDF's
+ * CFF subsetter (pdf_subset_fonts takes only CID-keyed CFF): glyphs keep their numbers and
+ * names (the dropped ones are empty), so codes select what they did; the glyphs an accented
+ * glyph is built from (seac) are kept. The font and its descriptor get a subset tag. A
+ * program FreeType cannot read before or after, or that comes out no smaller, is left as it
+ * is. Returns 1 when it was cut. */
+static int subset_cff_one(fz_context *ctx, pdf_document *doc, t1_use *use)
+{
+	fz_buffer *buf = NULL, *cut = NULL;
+	fz_font *check = NULL;
+	pdf_obj *file = NULL;
+	int *gids = NULL;
+	int done = 0, i, n, ngids = 0;
+	char tag[8];
+	if (use->keep_all || use->len == 0)
+		return 0;
+	fz_var(gids);
+	fz_var(buf);
+	fz_var(cut);
+	fz_var(check);
+	fz_var(file);
+	fz_try(ctx)
+	{
+		file = pdf_new_indirect(ctx, doc, use->num, 0);
+		buf = pdf_load_stream(ctx, file);
+		check = fz_new_font_from_buffer(ctx, NULL, buf, 0, 0);
+		fz_drop_font(ctx, check);
+		check = NULL;
+		/* .notdef (glyph 0) is kept too: a code whose glyph is missing draws it. */
+		gids = fz_malloc(ctx, sizeof(int) * (use->len + 1));
+		memcpy(gids, use->gids, sizeof(int) * use->len);
+		gids[use->len] = 0;
+		qsort(gids, use->len + 1, sizeof(int), cmp_int);
+		for (i = 0; i <= use->len; i++)
+			if (ngids == 0 || gids[i] != gids[ngids - 1])
+				gids[ngids++] = gids[i];
+		cut = fz_subset_cff_for_gids(ctx, buf, gids, ngids, 0, 0);
+		check = fz_new_font_from_buffer(ctx, NULL, cut, 0, 0);
+		if (cut->len < buf->len)
+		{
+			pdf_update_stream(ctx, doc, file, cut, 0);
+			subset_tag(cut, tag);
+			n = pdf_xref_len(ctx, doc);
+			for (i = 1; i < n; i++)
+			{
+				pdf_obj *obj = engine_load_object_quiet(ctx, doc, i);
+				pdf_obj *fd = pdf_dict_get(ctx, obj, PDF_NAME(FontDescriptor));
+				if (pdf_to_num(ctx, pdf_dict_get(ctx, obj, PDF_NAME(FontFile3))) == use->num &&
+						pdf_dict_get(ctx, obj, PDF_NAME(FontName)))
+					put_tagged(ctx, obj, PDF_NAME(FontName), tag);
+				if (pdf_to_num(ctx, pdf_dict_get(ctx, fd, PDF_NAME(FontFile3))) == use->num &&
+						pdf_dict_get(ctx, obj, PDF_NAME(BaseFont)))
+					put_tagged(ctx, obj, PDF_NAME(BaseFont), tag);
+				pdf_drop_obj(ctx, obj);
+			}
+			done = 1;
+		}
+	}
+	fz_always(ctx)
+	{
+		fz_free(ctx, gids);
+		fz_drop_font(ctx, check);
+		fz_drop_buffer(ctx, cut);
+		fz_drop_buffer(ctx, buf);
+		pdf_drop_obj(ctx, file);
+	}
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+	return done;
+}
+
 /* Cuts one ToUnicode CMap to the codes shown; returns 1 when it did. */
 static int cut_one(fz_context *ctx, pdf_document *doc, code_use *tu)
 {
@@ -243,7 +342,7 @@ int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
 	{
 		engine_font_usage_gather(ctx, doc, &u);
 		for (i = 0; i < u.len; i++)
-			converted += convert_one(ctx, doc, &u.use[i]);
+			converted += u.use[i].cff ? subset_cff_one(ctx, doc, &u.use[i]) : convert_one(ctx, doc, &u.use[i]);
 		for (i = 0; i < u.tu.len; i++)
 			if (!u.tu.items[i].keep)
 				converted += cut_one(ctx, doc, &u.tu.items[i]);

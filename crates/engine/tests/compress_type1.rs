@@ -409,3 +409,70 @@ fn corpus_files_with_type1_fonts_get_smaller_render_identically_and_keep_levels_
         assert!(balanced <= light && strong <= balanced, "{name}: levels {sizes:?}");
     }
 }
+
+/// The BaseFont names of the fonts of `path`.
+fn base_fonts(path: &Path) -> Vec<String> {
+    let doc = PdfDocument::open(path.to_str().unwrap()).unwrap();
+    let mut names = Vec::new();
+    for i in 1..doc.count_objects().unwrap() {
+        let Ok(obj) = doc.new_indirect(i as i32, 0) else { continue };
+        let Ok(Some(font)) = obj.resolve() else { continue };
+        if font.is_dict().unwrap_or(false)
+            && font.get_dict("Type").ok().flatten().map(|t| t.to_string()) == Some("/Font".into())
+        {
+            names.push(font.get_dict("BaseFont").unwrap().unwrap().to_string());
+        }
+    }
+    names.sort();
+    names
+}
+
+#[test]
+fn a_simple_fonts_whole_cff_program_is_cut_to_the_glyphs_shown_at_every_level_rendering_the_same() {
+    // Ghostscript embeds whole CFF programs (/FontFile3 /Type1C) when told not to subset:
+    // MuPDF's pdf_subset_fonts takes only CID-keyed CFF, so these were kept whole.
+    let s = Scratch::new("compress-cff-simple");
+    let ps = s.path("t.ps");
+    std::fs::write(
+        &ps,
+        "%!PS\n/NimbusSans-Regular findfont 24 scalefont setfont 72 700 moveto (Hello subset world) show\n\
+         /NimbusRoman-Regular findfont 18 scalefont setfont 72 650 moveto (Caf\\351 na\\357ve) show showpage\n",
+    )
+    .unwrap();
+    let input = s.path("in.pdf");
+    let st = common::tool("gs")
+        .args([
+            "-q",
+            "-dNOPAUSE",
+            "-dBATCH",
+            "-dSAFER",
+            "-sDEVICE=pdfwrite",
+            "-dSubsetFonts=false",
+            "-dEmbedAllFonts=true",
+        ])
+        .arg(format!("-sOutputFile={}", input.display()))
+        .arg(&ps)
+        .status()
+        .unwrap();
+    assert!(st.success(), "gs made the input");
+    let (_, whole) = font_programs(&input);
+    assert_eq!(whole.len(), 2, "two whole CFF programs");
+    let whole_bytes: usize = whole.iter().map(Vec::len).sum();
+    let (before, text_before) = (grey_pixels(&input, 150.0), text(&input));
+    for level in LEVELS {
+        let out = s.path("out.pdf");
+        compress_at(&input, &out, level);
+        let (type1, cut) = font_programs(&out);
+        assert_eq!((type1, cut.len()), (0, 2), "{level:?}");
+        let cut_bytes: usize = cut.iter().map(Vec::len).sum();
+        assert!(cut_bytes < whole_bytes / 4, "{level:?}: {whole_bytes} -> {cut_bytes} bytes");
+        assert!(grey_pixels(&out, 150.0) == before, "{level:?}: a rendered pixel changed");
+        assert_eq!(text(&out), text_before, "{level:?}");
+        for name in base_fonts(&out) {
+            assert!(
+                name.as_bytes()[7] == b'+' && name[1..7].bytes().all(|b| b.is_ascii_uppercase()),
+                "{level:?}: {name} has a subset tag"
+            );
+        }
+    }
+}
