@@ -39,7 +39,7 @@
 //! # Languages
 //!
 //! [`OcrOptions::languages`] (Tesseract-style codes) chooses the recognition model once per
-//! document ([`recogniser_for`]; the rules are in `ocr::languages`): none is the default
+//! document ([`reader_for`]; the rules are in `ocr::languages`): none is the default
 //! recogniser; a model other than the default is loaded at its first use in the process.
 //! The JSON's `engine` names the model that read the pages. Words of such a request that
 //! the languages' Hunspell dictionaries reject are corrected where one dictionary word
