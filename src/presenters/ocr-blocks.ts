@@ -68,7 +68,7 @@ export function xmlText(s: string): string {
 }
 
 /** Whether a character is of a right-to-left script; the ranges of the engine's text layer
- * (crates/engine/src/ocr/searchable.rs, is_rtl_char). */
+ * (crates/engine/src/ocr/searchable/rtl.rs, is_rtl_char). */
 function isRtlChar(c: string): boolean {
   const n = c.codePointAt(0)!;
   return (

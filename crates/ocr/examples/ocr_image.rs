@@ -51,7 +51,7 @@ fn main() {
             std::env::var("OCR_LANGUAGES").ok().map(|l| l.split(',').map(str::to_owned).collect());
         let recogniser = engine.recogniser_for(languages.as_deref()).unwrap();
         let mut page = engine.recognise_with(&im, recogniser).unwrap();
-        // As the service reads a page (crates/engine/src/ocr/pipeline.rs).
+        // As the service reads a page (crates/engine/src/ocr/pipeline/page.rs).
         let corrected = match &languages {
             Some(l) => ocr::lexicon::correct_page(&mut page, l),
             None => ocr::lexicon::correct_unnamed_page(&mut page),

@@ -1,5 +1,5 @@
 // OCR executors: `ocr` (output blocks -> JSON result; searchable_pdf, hocr, alto -> a file)
-// and `searchable_pdf`. The engine (crates/engine/src/ocr/pipeline.rs over crates/ocr) does the
+// and `searchable_pdf`. The engine (crates/engine/src/ocr/pipeline/ over crates/ocr) does the
 // work; this file resolves ONNX Runtime and the models from node_modules, hands them to the
 // engine once per worker process, and applies the sandbox fixture switch.
 //

@@ -29,7 +29,7 @@ pub(super) fn to_unicode_cmap(chars: &[char]) -> String {
 }
 
 /// A TrueType font with two empty glyphs (`.notdef` and the one every CID in use maps to
-/// through the layer's `/CIDToGIDMap` stream, see `searchable.rs`): the embedded program of
+/// through the layer's `/CIDToGIDMap` stream, see `searchable/mod.rs`): the embedded program of
 /// the glyph-less font. Nothing is ever drawn with it
 /// (render mode 3); it is there so readers need no substitute and the PDF names no font it
 /// does not carry. Built here rather than copied, so the project ships no third-party

@@ -117,7 +117,7 @@ pub(crate) fn add_turned_page(
 
 /// Adds `rotation` (clockwise, a multiple of 90) to the page's `/Rotate`.
 fn rotate_upright(page: &mut PdfObject, rotation: u32) -> Result<()> {
-    if rotation % 360 == 0 {
+    if rotation.is_multiple_of(360) {
         return Ok(());
     }
     let turned = (page_rotation(page)? + rotation as i32).rem_euclid(360);

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use super::api::{Osd, TessBlock};
 use super::words::{is_rtl_line, join_unspaced, separate};
+use crate::assemble::assemble;
 use crate::det::RotRect;
 use crate::gutter::{RecLine, RecWord};
-use crate::{assemble, Image, Ocr, OcrError, PageText, Result, Rotation, MAX_INPUT_SIDE};
+use crate::{Image, Ocr, OcrError, PageText, Result, Rotation, MAX_INPUT_SIDE};
 
 /// Orientation confidence (Tesseract's OSD scale) from which a page is turned before it is
 /// read: OSD reports about 1-2 on a sideways page with little text and well above 5 on a full

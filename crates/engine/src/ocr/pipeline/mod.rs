@@ -39,7 +39,7 @@
 //! # Languages
 //!
 //! [`OcrOptions::languages`] (Tesseract-style codes) chooses the recognition model once per
-//! document ([`recogniser_for`]; the rules are in `ocr::languages`): none is the default
+//! document ([`reader_for`]; the rules are in `ocr::languages`): none is the default
 //! recogniser; a model other than the default is loaded at its first use in the process.
 //! The JSON's `engine` names the model that read the pages. Words of such a request that
 //! the languages' Hunspell dictionaries reject are corrected where one dictionary word
@@ -59,18 +59,16 @@
 //! corner of the page as displayed (after its `/Rotate`), like `width`/`height`.
 
 use std::collections::BTreeSet;
-use std::io::{BufReader, BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 use std::time::Duration;
 
-use mupdf::pdf::{Encryption, PdfDocument, PdfObject};
-use mupdf::{Colorspace, Matrix, TextPageFlags};
-use serde::{Deserialize, Serialize};
+use mupdf::pdf::{Encryption, PdfDocument};
+use mupdf::TextPageFlags;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
+use crate::pdf::mcid::untag_costly_pages;
 use crate::pdf::pages::selected_or_all;
 use crate::pdf::save::{save_pdf, write_options};
 
@@ -79,97 +77,21 @@ pub use crate::ocr::input::MAX_IMAGE_PIXELS;
 use crate::ocr::json::blocks_json;
 pub use crate::ocr::json::{BlockJson, LineJson, OcrJson, PageError, PageJson, ScriptJson, WordJson};
 pub use crate::ocr::pdfa::PdfaLevel;
-use crate::ocr::turn;
 pub use crate::ocr::turn::PageTurn;
-use crate::pdf::mcid::untag_costly_pages;
 
-/// Resolution of pages without images.
-pub const DEFAULT_OCR_DPI: f32 = 300.0;
-/// Resolution up to which a small scan (its raster under [`MIN_OCR_SIDE`]) is enlarged.
-pub const MIN_OCR_DPI: f32 = 150.0;
-/// Longest side under which a scan's raster is enlarged (towards [`MIN_OCR_DPI`]). Small
-/// scans of small print (the SROIE receipts, 1,500-1,700 px) read better from MuPDF's
-/// enlargement than from the recogniser's bilinear crop of their own pixels (bag-of-words
-/// 9.2% and 7.9% vs 11.8% and 11.9%), while a full-page scan read at its own pixels is
-/// read faster and, for the LinnSequencer brochure (3,300 px, no resolution tag, enlarged
-/// 1.3x before), better (CER 1.8% vs 14.6%).
-pub const MIN_OCR_SIDE: f32 = 2400.0;
-/// Highest render resolution (a 2400-dpi scan is read at this).
-pub const MAX_OCR_DPI: f32 = 400.0;
-/// Longest side of an OCR raster, in pixels.
-pub const MAX_OCR_SIDE: f32 = 4200.0;
-/// Non-blank characters from which a page counts as already carrying text.
-pub const TEXT_PAGE_MIN_CHARS: usize = 16;
+mod init;
+mod layer_pages;
+mod page;
+mod render;
 
-/// Where the engine finds ONNX Runtime and the models (handed over once per process).
-#[derive(Debug, Clone)]
-pub struct OcrInit {
-    /// Path of `libonnxruntime.so.1`, used when the manifest's OpenVINO build is not
-    /// (`ocr::OcrConfig::ort_library`).
-    pub ort_library: PathBuf,
-    /// `models/manifest.json`.
-    pub manifest: PathBuf,
-    /// Directory the manifest's `file` entries are relative to (`node_modules`).
-    pub model_root: PathBuf,
-    /// ONNX Runtime intra-op threads per model.
-    pub intra_threads: usize,
-    /// Longest side of the detection input in pixels (default [`ocr::DET_MAX_SIDE`]).
-    pub det_max_side: Option<usize>,
-    /// File locked around every model run by every process on the machine (see
-    /// [`ocr::OcrConfig::machine_lock`]); `None` runs without it.
-    pub machine_lock: Option<PathBuf>,
-    /// Settings for comparisons and diagnostics (default: what the service runs).
-    pub tuning: OcrTuning,
-    /// Tesseract's traineddata directory; `None`: Debian's (`ocr::OcrConfig::tessdata`).
-    pub tessdata: Option<PathBuf>,
-}
-
-pub use ocr::OcrTuning;
-
-static OCR: OnceLock<ocr::Ocr> = OnceLock::new();
-static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn ocr_failed(e: ocr::OcrError) -> EngineError {
-    let code = match e {
-        ocr::OcrError::Init(_) => ErrorCode::OcrUnavailable,
-        ocr::OcrError::Cancelled => ErrorCode::Cancelled,
-        ocr::OcrError::Timeout(_) => ErrorCode::OcrTimeout,
-        _ => ErrorCode::EngineError,
-    };
-    EngineError::new(code, e.to_string())
-}
-
-/// Loads ONNX Runtime and the models (verifying their hashes). Idempotent: later calls
-/// return at once.
-pub fn ocr_init(init: &OcrInit) -> Result<()> {
-    let _guard = INIT_LOCK.lock().map_err(|_| EngineError::new(ErrorCode::EngineError, "OCR init lock"))?;
-    if OCR.get().is_some() {
-        return Ok(());
-    }
-    let models = ocr::ModelFiles::from_manifest(&init.manifest, &init.model_root).map_err(ocr_failed)?;
-    let engine = ocr::Ocr::new(&ocr::OcrConfig {
-        ort_library: init.ort_library.clone(),
-        models,
-        intra_threads: init.intra_threads.max(1),
-        det_max_side: init.det_max_side.unwrap_or(ocr::DET_MAX_SIDE),
-        machine_lock: init.machine_lock.clone(),
-        tuning: init.tuning.clone(),
-        tessdata: init.tessdata.clone(),
-    })
-    .map_err(ocr_failed)?;
-    let _ = OCR.set(engine);
-    Ok(())
-}
-
-/// Whether [`ocr_init`] succeeded in this process.
-pub fn ocr_ready() -> bool {
-    OCR.get().is_some()
-}
-
-fn engine() -> Result<&'static ocr::Ocr> {
-    OCR.get()
-        .ok_or_else(|| EngineError::new(ErrorCode::OcrUnavailable, "OCR is not initialised in this process (ocrInit)"))
-}
+use init::{engine, ocr_failed};
+pub use init::{ocr_init, ocr_ready, OcrInit, OcrTuning};
+use layer_pages::add_layer_page;
+pub use layer_pages::{read_layer_pages, write_layer_pages, LayerPage};
+use page::{correct_words, engine_label, layer_text, read_image};
+pub use page::{has_text_layer, ocr_page, reader_for, TEXT_PAGE_MIN_CHARS};
+use render::render_for_ocr;
+pub use render::{DEFAULT_OCR_DPI, MAX_OCR_DPI, MAX_OCR_SIDE, MIN_OCR_DPI, MIN_OCR_SIDE};
 
 /// What to produce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -230,203 +152,6 @@ pub struct OcrResult {
     pub json: String,
     /// Size of the searchable PDF, 0 for blocks.
     pub output_bytes: u64,
-}
-
-/// One recognised page as [`ocr_layer_pages`] read it: what [`apply_text_layer`] needs to
-/// write its text layer without rendering or recognising it again.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct LayerPage {
-    /// 0-based page index.
-    pub page: usize,
-    /// Raster pixel -> displayed point scales (x, y) of the page's recognition.
-    pub scale: [f32; 2],
-    /// The recognition (words corrected), in raster pixels.
-    pub text: ocr::PageText,
-}
-
-/// Largest image side on the page divided by the page's largest side in inches.
-fn native_dpi(page: &PdfObject, page_w: f32, page_h: f32) -> Option<f32> {
-    let res = page.get_dict_inheritable("Resources").ok()??;
-    let xobjects = res.get_dict("XObject").ok()??;
-    let mut best: Option<f32> = None;
-    let n = xobjects.dict_len().ok()?;
-    for i in 0..n {
-        let Some(x) = xobjects.get_dict_val(i as i32).ok().flatten() else { continue };
-        let is_image =
-            x.get_dict("Subtype").ok().flatten().and_then(|s| s.as_name().ok()).is_some_and(|n| n == b"Image");
-        if !is_image {
-            continue;
-        }
-        let w = x.get_dict("Width").ok().flatten().and_then(|v| v.as_int().ok()).unwrap_or(0);
-        let h = x.get_dict("Height").ok().flatten().and_then(|v| v.as_int().ok()).unwrap_or(0);
-        let side = w.max(h) as f32;
-        let page_side = page_w.max(page_h) / 72.0;
-        if side > 0.0 && page_side > 0.0 {
-            let dpi = side / page_side;
-            best = Some(best.map_or(dpi, |b: f32| b.max(dpi)));
-        }
-    }
-    best
-}
-
-/// Whether a page's text (as MuPDF extracts it) makes it a page that already carries text:
-/// at least [`TEXT_PAGE_MIN_CHARS`] non-blank characters. The rule of [`ocr_document`],
-/// shared with pdf -> docx.
-pub fn has_text_layer(text: &str) -> bool {
-    text.chars().filter(|c| !c.is_whitespace()).count() >= TEXT_PAGE_MIN_CHARS
-}
-
-/// A text layer as MuPDF extracts it, in the JSON's form: lines without trailing blanks,
-/// runs of blank lines (MuPDF's block breaks) as one empty line, no blank start or end.
-fn layer_text(text: &str) -> String {
-    let mut out = String::new();
-    let mut blank = false;
-    for line in text.lines().map(str::trim_end) {
-        if line.trim().is_empty() {
-            blank = !out.is_empty();
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(if blank { "\n\n" } else { "\n" });
-        }
-        out.push_str(line);
-        blank = false;
-    }
-    out
-}
-
-/// Renders a loaded page in grey at its OCR resolution. Returns the dpi, the pixel ->
-/// displayed point scales (x, y) and the pixels.
-fn render_for_ocr(
-    timing: bool,
-    page: &mupdf::Page,
-    page_obj: &PdfObject,
-    bounds: mupdf::Rect,
-) -> Result<(f32, f32, f32, ocr::Image)> {
-    let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
-    let longest_pts = pw.max(ph).max(1.0);
-    let mut dpi = match native_dpi(page_obj, pw, ph) {
-        // A scan is read at its own pixels: rendering it larger only costs time (MuPDF's
-        // scaler, a bigger raster to shrink for detection and to crop lines from) and adds
-        // no detail. Only a small image (see [`MIN_OCR_SIDE`]) is enlarged, up to
-        // MIN_OCR_DPI.
-        Some(native) => {
-            let small = (MIN_OCR_SIDE * 72.0 / longest_pts).min(MIN_OCR_DPI);
-            native.max(small).min(MAX_OCR_DPI)
-        }
-        None => DEFAULT_OCR_DPI,
-    };
-    if longest_pts * dpi / 72.0 > MAX_OCR_SIDE {
-        dpi = MAX_OCR_SIDE * 72.0 / longest_pts;
-    }
-    let scale = dpi / 72.0;
-    let mut timer = ocr::StageTimer::new(timing);
-    // Displayed page coordinates start at the bounds' origin.
-    let mut ctm = Matrix::new_translate(-bounds.x0, -bounds.y0);
-    ctm.concat(Matrix::new_scale(scale, scale));
-    let pix = page.to_pixmap(&ctm, &Colorspace::device_gray(), false, true).ctx("rendering the page")?;
-    let (w, h) = (pix.width() as usize, pix.height() as usize);
-    let n = pix.n() as usize;
-    let stride = pix.stride() as usize;
-    let samples = pix.samples();
-    let mut grey = Vec::with_capacity(w * h);
-    for y in 0..h {
-        let row = &samples[y * stride..y * stride + w * n];
-        grey.extend(row.chunks_exact(n).map(|p| p[0]));
-    }
-    drop(pix);
-    timer.mark(&format!("render {w}x{h} {dpi:.0}dpi"));
-    let image = ocr::Image::new(w, h, 1, grey).map_err(ocr_failed)?;
-    Ok((dpi, pw / w.max(1) as f32, ph / h.max(1) as f32, image))
-}
-
-/// Renders a loaded page and recognises it with the default recogniser. Returns the dpi, the
-/// pixel -> displayed point scales (x, y) and the engine's result.
-fn recognise_loaded(
-    engine: &ocr::Ocr,
-    page: &mupdf::Page,
-    page_obj: &PdfObject,
-    bounds: mupdf::Rect,
-) -> Result<(f32, f32, f32, ocr::PageText)> {
-    let (dpi, sx, sy, image) = render_for_ocr(engine.timing(), page, page_obj, bounds)?;
-    let result = engine.recognise_with(&image, 0).map_err(ocr_failed)?;
-    Ok((dpi, sx, sy, result))
-}
-
-/// The OCR of one page of an open PDF: blocks (lines, words, boxes in displayed points from
-/// the top-left of the page) in reading order. Works on any page (it does not check for a
-/// text layer; see [`has_text_layer`]). Needs [`ocr_init`].
-pub fn ocr_page(doc: &PdfDocument, index: usize) -> Result<PageJson> {
-    let engine = engine()?;
-    let page = doc.load_page(index as i32).ctx("loading the page")?;
-    let bounds = page.bounds().ctx("measuring the page")?;
-    let (pw, ph) = (bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
-    let page_obj = doc.find_page(index as i32).ctx("finding the page")?;
-    let (dpi, sx, sy, mut result) = recognise_loaded(engine, &page, &page_obj, bounds)?;
-    correct_words(&mut result, None);
-    let blocks = blocks_json(&result, sx, sy, pw, ph);
-    Ok(PageJson::recognised(index, pw, ph, dpi, &result, blocks))
-}
-
-/// The word corrections of a recognised page: against the named languages' dictionaries
-/// (and Spanish opening marks), or, without languages, against English when the page is
-/// English; the same for every output (JSON, searchable PDF, pdf -> docx).
-fn correct_words(result: &mut ocr::PageText, languages: Option<&[String]>) {
-    match languages {
-        Some(languages) => {
-            ocr::lexicon::correct_page(result, languages);
-            ocr::inverted_marks::open_sentences(result, languages);
-        }
-        None => {
-            ocr::lexicon::correct_unnamed_page(result);
-        }
-    }
-}
-
-/// What reads a request's languages (an ONNX recogniser or Tesseract), or `invalid_options`
-/// naming the supported codes and how to install a missing one (the API checks them first;
-/// this guards every other caller).
-pub fn reader_for(engine: &ocr::Ocr, languages: Option<&[String]>) -> Result<ocr::Reader> {
-    engine.reader_for(languages).map_err(|e| {
-        EngineError::invalid_options(format!("{e}; supported: {}", engine.supported_languages().join(", ")))
-    })
-}
-
-/// The name the JSON gives the engine of a reader (`pp-ocrv6-tiny`, `tesseract-5.3.0`).
-fn engine_label(engine: &ocr::Ocr, reader: &ocr::Reader) -> String {
-    match reader {
-        ocr::Reader::Model(i) => engine.engine_name(*i).to_string(),
-        ocr::Reader::Tesseract(_) => format!("tesseract-{}", ocr::tesseract::Tesseract::version()),
-    }
-}
-
-/// Reads a rendered page with `reader`: the text and what script detection said.
-fn read_image(
-    engine: &ocr::Ocr,
-    reader: &ocr::Reader,
-    image: &ocr::Image,
-    dpi: f32,
-    timeout: Duration,
-    control: &JobControl,
-    osd: Option<&ocr::tesseract::Osd>,
-) -> std::result::Result<(ocr::PageText, Option<ocr::tesseract::Osd>), ocr::OcrError> {
-    match reader {
-        ocr::Reader::Model(i) => Ok((engine.recognise_with(image, *i)?, osd.cloned())),
-        ocr::Reader::Tesseract(languages) => {
-            let read = engine.recognise_tesseract(
-                image,
-                &ocr::tesseract::TessPage {
-                    languages,
-                    dpi,
-                    timeout,
-                    cancel: &|| control.is_cancelled(),
-                    layout: None,
-                    osd: osd.cloned(),
-                },
-            )?;
-            Ok((read.page, read.osd))
-        }
-    }
 }
 
 /// OCRs the selected pages of `input` (PDF, JPEG, PNG or WebP).
@@ -526,47 +251,6 @@ fn refuse_unless_pdfa(doc: &PdfDocument, level: PdfaLevel) -> Result<()> {
         ErrorCode::PdfaUnsupported,
         format!("this PDF cannot be written as PDF/A-2b: it has {}; these are not converted", problems.join(", ")),
     ))
-}
-
-/// Writes [`LayerPage`]s to a JSON file (an array) for [`read_layer_pages`].
-pub fn write_layer_pages(path: &Path, pages: &[LayerPage]) -> Result<()> {
-    let failed =
-        |e: &dyn std::fmt::Display| EngineError::new(ErrorCode::EngineError, format!("writing the text layer: {e}"));
-    let file = std::fs::File::create(path).map_err(|e| failed(&e))?;
-    let mut w = BufWriter::new(file);
-    serde_json::to_writer(&mut w, pages).map_err(|e| failed(&e))?;
-    w.flush().map_err(|e| failed(&e))
-}
-
-/// Reads the [`LayerPage`]s [`write_layer_pages`] wrote.
-pub fn read_layer_pages(path: &Path) -> Result<Vec<LayerPage>> {
-    let failed =
-        |e: &dyn std::fmt::Display| EngineError::new(ErrorCode::EngineError, format!("reading the text layer: {e}"));
-    let file = std::fs::File::open(path).map_err(|e| failed(&e))?;
-    serde_json::from_reader(BufReader::new(file)).map_err(|e| failed(&e))
-}
-
-/// Appends a recognised page's words to its text layer, and turns the page as `turn` asks.
-/// `scale` maps raster pixels to displayed points from the top-left of `bounds`.
-fn add_layer_page(
-    layer: &mut crate::ocr::searchable::TextLayer,
-    doc: &mut PdfDocument,
-    page_obj: &mut PdfObject,
-    bounds: mupdf::Rect,
-    scale: [f32; 2],
-    text: &ocr::PageText,
-    turn: PageTurn,
-) -> Result<()> {
-    let [sx, sy] = scale;
-    // Displayed points -> PDF user space of this page.
-    let page_ctm = page_obj.page_ctm().ctx("reading the page matrix")?;
-    let inv = page_ctm.invert().unwrap_or(Matrix::IDENTITY);
-    let to_user = |p: [f32; 2]| -> [f32; 2] {
-        let (x, y) = inv.transform_xy(p[0] * sx + bounds.x0, p[1] * sy + bounds.y0);
-        [x, y]
-    };
-    let centre = to_user([(bounds.x1 - bounds.x0) / 2.0 / sx, (bounds.y1 - bounds.y0) / 2.0 / sy]);
-    turn::add_turned_page(layer, doc, page_obj, text, &to_user, centre, turn)
 }
 
 fn read_document(
