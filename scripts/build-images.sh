@@ -30,14 +30,15 @@ if [ -z "${ENGINE:-}" ]; then
   if command -v podman >/dev/null; then ENGINE=podman
   elif command -v docker >/dev/null && docker info >/dev/null 2>&1; then ENGINE=docker
   else
-    ./scripts/apt-install.sh podman buildah runc slirp4netns uidmap netavark aardvark-dns
+    ./scripts/apt-install.sh podman buildah runc slirp4netns uidmap netavark aardvark-dns iptables
     ENGINE=podman
   fi
 fi
 # Asked for podman (ENGINE=podman, as scripts/test-containers.sh does on a Debian machine without
-# a container engine) but it is not installed: install it.
+# a container engine) but it is not installed: install it. netavark, podman's network backend,
+# runs iptables: without it no container starts ("netavark: No such file or directory").
 if [ "$ENGINE" = podman ] && ! command -v podman >/dev/null; then
-  ./scripts/apt-install.sh podman buildah runc slirp4netns uidmap netavark aardvark-dns
+  ./scripts/apt-install.sh podman buildah runc slirp4netns uidmap netavark aardvark-dns iptables
 fi
 if [ "$ENGINE" = podman ] && [ "$(id -u)" = 0 ] && [ ! -e /etc/containers/containers.conf ]; then
   mkdir -p /etc/containers
