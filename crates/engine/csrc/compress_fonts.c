@@ -55,6 +55,21 @@ static fz_buffer *glyph_names(fz_context *ctx, t1_use *use)
 	return names;
 }
 
+/* The font program stream `file`, decoded; throws when FreeType cannot read it (such a program
+ * is drawn with a substitute, and is left alone). */
+static fz_buffer *readable_program(fz_context *ctx, pdf_obj *file)
+{
+	fz_buffer *buf = pdf_load_stream(ctx, file);
+	fz_try(ctx)
+		fz_drop_font(ctx, fz_new_font_from_buffer(ctx, NULL, buf, 0, 0));
+	fz_catch(ctx)
+	{
+		fz_drop_buffer(ctx, buf);
+		fz_rethrow(ctx);
+	}
+	return buf;
+}
+
 /* Replaces one font program; returns 1 when it did. */
 static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use)
 {
@@ -73,11 +88,7 @@ static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use)
 	fz_try(ctx)
 	{
 		file = pdf_new_indirect(ctx, doc, use->num, 0);
-		buf = pdf_load_stream(ctx, file);
-		/* A program FreeType cannot read is drawn with a substitute: left alone. */
-		check = fz_new_font_from_buffer(ctx, NULL, buf, 0, 0);
-		fz_drop_font(ctx, check);
-		check = NULL;
+		buf = readable_program(ctx, file);
 		names = glyph_names(ctx, use);
 		if (convert_fn(buf->data, buf->len, pdf_dict_get_int(ctx, file, PDF_NAME(Length1)),
 				pdf_dict_get_int(ctx, file, PDF_NAME(Length2)), names->data, names->len, use->keep_all, &out, &out_len))
@@ -178,10 +189,7 @@ static int subset_cff_one(fz_context *ctx, pdf_document *doc, t1_use *use)
 	fz_try(ctx)
 	{
 		file = pdf_new_indirect(ctx, doc, use->num, 0);
-		buf = pdf_load_stream(ctx, file);
-		check = fz_new_font_from_buffer(ctx, NULL, buf, 0, 0);
-		fz_drop_font(ctx, check);
-		check = NULL;
+		buf = readable_program(ctx, file);
 		/* .notdef (glyph 0) is kept too: a code whose glyph is missing draws it. */
 		gids = fz_malloc(ctx, sizeof(int) * (use->len + 1));
 		memcpy(gids, use->gids, sizeof(int) * use->len);

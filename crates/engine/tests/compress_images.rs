@@ -183,36 +183,10 @@ fn a_device_cmyk_image_keeps_its_device_space_at_the_lossy_levels() {
         assert!(int(&im[0], "Width") < 1200, "{level}: downsampled");
         assert!(!std::fs::read(&out).unwrap().windows(8).any(|w| w == b"ICCBased"), "{level}: no profile added");
         assert!(qpdf_ok(&out));
-        let (a, b) = (grey_page(&light), grey_page(&out));
+        let (a, b) = (common::poppler_grey(&light, 36), common::poppler_grey(&out, 36));
         let mean = a.iter().zip(&b).map(|(x, y)| x.abs_diff(*y) as f64).sum::<f64>() / a.len() as f64;
         assert!(mean < 3.0, "{level}: the page looks different (mean grey difference {mean:.1})");
     }
-}
-
-/// Page 1 of `path` in grey at 36 dpi, drawn by poppler's pdftoppm (a renderer other than
-/// the MuPDF that wrote the file).
-fn grey_page(path: &Path) -> Vec<u8> {
-    let stem = path.with_extension("grey");
-    let ok = common::tool("pdftoppm")
-        .args(["-gray", "-r", "36", "-f", "1", "-l", "1", "-singlefile"])
-        .args([path, &stem])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(ok, "pdftoppm {}", path.display());
-    let pgm = std::fs::read(stem.with_extension("grey.pgm")).unwrap();
-    // P5, width, height, maxval, then one whitespace byte before the samples.
-    let mut fields = 0;
-    let mut at = 0;
-    while fields < 4 {
-        while pgm[at].is_ascii_whitespace() {
-            at += 1;
-        }
-        while !pgm[at].is_ascii_whitespace() {
-            at += 1;
-        }
-        fields += 1;
-    }
-    pgm[at + 1..].to_vec()
 }
 
 #[test]

@@ -297,42 +297,12 @@ fn palette(path: &Path) -> (String, String) {
     (family, tint.get_dict("Size").unwrap().unwrap().to_string())
 }
 
-/// The grey pixels of page 1 of `path` at 72 dpi, drawn by poppler's `pdftoppm` in a process of
-/// its own. Not through the mupdf crate: its contexts share one resource store per process, and
-/// MuPDF's store finds a colour space written inline (a direct array, as this palette's DeviceN
-/// base) by comparing the array's contents, where a reference inside compares by object number
-/// alone, not by document. Two documents open at once whose inline arrays read alike then share
-/// one colour space, the first one's tint transform included: the two tint tests, run at once on
-/// the crate's contexts, drew each other's spot colours (up to 21 grey levels off). Not Debian's
-/// `mutool` either: version 1.21 draws the flattened CMYK palette 178 levels off where MuPDF 1.27,
-/// poppler and Ghostscript agree with the input.
-fn grey_page(path: &Path) -> Vec<u8> {
-    let stem = path.with_extension("");
-    let st = common::tool("pdftoppm")
-        .args(["-gray", "-r", "72", "-f", "1", "-l", "1", "-singlefile"])
-        .args([path, &stem])
-        .status()
-        .unwrap();
-    assert!(st.success(), "pdftoppm {}", path.display());
-    let pgm = path.with_extension("pgm");
-    let bytes = std::fs::read(&pgm).unwrap();
-    // P5 <width> <height> <maxval> and one whitespace byte, then the samples.
-    let mut fields = 0;
-    let mut at = 0;
-    while fields < 4 {
-        while bytes[at].is_ascii_whitespace() {
-            at += 1;
-        }
-        while !bytes[at].is_ascii_whitespace() {
-            at += 1;
-        }
-        fields += 1;
-    }
-    bytes[at + 1..].to_vec()
-}
-
+/// Pages drawn by poppler ([`common::poppler_grey`]), not on the mupdf crate's shared store: the
+/// two tint tests, run at once on the crate's contexts, drew each other's spot colours (up to 21
+/// grey levels off). Not by Debian's `mutool` either: version 1.21 draws the flattened CMYK
+/// palette 178 levels off where MuPDF 1.27, poppler and Ghostscript agree with the input.
 fn worst_pixel_difference(a: &Path, b: &Path) -> u8 {
-    let (a, b) = (grey_page(a), grey_page(b));
+    let (a, b) = (common::poppler_grey(a, 72), common::poppler_grey(b, 72));
     assert_eq!(a.len(), b.len(), "page sizes");
     a.iter().zip(&b).map(|(x, y)| x.abs_diff(*y)).max().unwrap()
 }

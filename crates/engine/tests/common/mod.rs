@@ -194,6 +194,36 @@ pub fn grey_pixels(path: &Path, dpi: f32) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The grey pixels of page 1 of `path` at `dpi`, drawn by poppler's `pdftoppm` in a process of
+/// its own: a renderer other than the MuPDF that wrote the file, with a resource store of its
+/// own. (The mupdf crate's contexts share one store per process, and MuPDF's store finds a colour
+/// space written inline, a direct array, by comparing the array's contents, where a reference
+/// inside compares by object number alone, not by document: two documents open at once whose
+/// inline arrays read alike share one colour space, tint transform included.)
+pub fn poppler_grey(path: &Path, dpi: u32) -> Vec<u8> {
+    let stem = path.with_extension(format!("{dpi}dpi"));
+    let ok = tool("pdftoppm")
+        .args(["-gray", "-r", &dpi.to_string(), "-f", "1", "-l", "1", "-singlefile"])
+        .args([path, &stem])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "pdftoppm {}", path.display());
+    let pgm = std::fs::read(stem.with_extension(format!("{dpi}dpi.pgm"))).unwrap();
+    // P5, width, height, maxval, then one whitespace byte before the samples.
+    let mut fields = 0;
+    let mut at = 0;
+    while fields < 4 {
+        while pgm[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        while !pgm[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        fields += 1;
+    }
+    pgm[at + 1..].to_vec()
+}
+
 /// A PDF from object bodies (object i + 1 = `objects[i]`); object 1 must be the catalog.
 pub fn build_pdf(objects: &[Vec<u8>]) -> Vec<u8> {
     let mut out = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
