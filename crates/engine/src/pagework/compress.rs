@@ -13,7 +13,9 @@
 //! Font subsetting is MuPDF's `pdf_subset_fonts` (TrueType, OpenType and CID-keyed CFF
 //! programs, fonts of annotations included); bare Type 1 programs (`/FontFile`, what
 //! LaTeX embeds) are converted to CFF subsets of the glyphs used by the engine
-//! (`src/pagework/compress/fonts.rs`). A font that cannot be parsed is left as it is;
+//! (`src/pagework/compress/fonts.rs`), and simple fonts' whole CFF programs (`/FontFile3
+//! /Type1C`, which `pdf_subset_fonts` leaves) are cut by MuPDF's CFF subsetter
+//! (`csrc/compress_fonts.c`). A font that cannot be parsed is left as it is;
 //! encrypted documents are not subset. After subsetting the content guard (below) compares every page's words, and
 //! a loss redoes the run without subsetting. [`CompressOptions::subset_fonts`] turns it
 //! off (for comparisons).
