@@ -145,7 +145,7 @@ static void strip_ascii_layer(fz_context *ctx, pdf_document *doc, int num)
  * their PNG predictor) zlib-rs 9 wrote 2,972,898 bytes against zlib 9's 3,014,390,
  * smaller on 16 and equal on 2, and in less time on the large ones (the 2400-dpi
  * typewriter scan 0.83 against 2.05 s, a 1.4 MB scan 0.16-0.21 against 0.50-0.60 s):
- * see docs/render.md. zlib is kept as the fallback. zlib-rs runs level 9 with a nice
+ * see docs/compress.md. zlib is kept as the fallback. zlib-rs runs level 9 with a nice
  * match length of 128 instead of 258 (deflateTune; PIXEL_NICE_MATCH in
  * pagework/compress/ffi.rs): the chart 36,109 bytes in 17 ms instead of 36,163 in 26. */
 typedef struct
