@@ -3,7 +3,7 @@
 // --object-streams=generate --recompress-flate (light), Ghostscript -dPDFSETTINGS=/ebook
 // (balanced) and /screen (strong), every tool a whole process, interleaved per file. Per file:
 // output bytes, wall time and CPU-seconds, SSIM and PSNR of 100-dpi renders against the
-// original's, content kept (pages, pdftotext words, images drawn, form fields). The goals are
+// original's, content kept (pages, pdftotext words, images drawn, form fields, tagged structure). The goals are
 // judged on the report half of the evaluation set; the corpus, which the compressor was tuned
 // on, follows as the development table.
 // Default: every file of the report half and every corpus PDF plus the generated inputs (about
@@ -129,6 +129,12 @@ function hasForm(pdf: string): boolean {
   return /\d+ 0 R/.test(r.stdout ?? "");
 }
 
+/** Whether the PDF is tagged: its structure tree has elements (what screen readers read). */
+function hasStructure(pdf: string): boolean {
+  const r = spawnSync("mutool", ["show", pdf, "trailer/Root/StructTreeRoot/K"], { encoding: "utf8", timeout: 30_000 });
+  return /\d+ 0 R|<</.test(r.stdout ?? "");
+}
+
 /** Every tool on one input, interleaved (each round runs every tool once, in the same order). */
 function measure(input: string, name: string, tools: Tool[], dir: string, limit: number): FileResult {
   const inBytes = bytesOf(input),
@@ -136,6 +142,7 @@ function measure(input: string, name: string, tools: Tool[], dir: string, limit:
     inWords = wordCount(input);
   const img = imageInfo(input);
   const inForm = hasForm(input);
+  const inTagged = hasStructure(input);
   const reference = inPages > 0 ? renderGrey(input, dir, "ref", Math.min(3, inPages)) : [];
   const out = (t: Tool) => join(dir, `${t.name.replace(/\W+/g, "_")}.pdf`);
   const times: Record<string, { ms: number[]; cpu: number[]; rss: number; code: number; msg: string }> = {};
@@ -173,6 +180,7 @@ function measure(input: string, name: string, tools: Tool[], dir: string, limit:
       if (inWords && words < 0.95 * inWords) lost.push(`words ${f2(words / inWords)}`);
       if (img.uses > 0 && images < img.uses) lost.push(`images ${images}/${img.uses}`);
       if (inForm && !hasForm(o)) lost.push("form fields");
+      if (inTagged && !hasStructure(o)) lost.push("tagged structure");
       // Renders far from the input's (PSNR under 10 dB): an image or text gone.
       if (q.psnr > 0 && q.psnr < 10) lost.push(`renders ${f1(q.psnr)} dB`);
       if (reference.length && !(q.ssim > 0)) lost.push("pages do not render");
@@ -337,7 +345,7 @@ function goalLines(j: Judged, missing: boolean): string[] {
     `- **strong <= gs /screen bytes on every file**: ${f2(s.bytes)} in sum over ${s.compared} files ${v(sizeOk("strong"))}.${larger("strong")}`,
     `- **balanced time <= 0.5x gs /ebook's** (whole process both sides, median of the runs per file; in sum and on every file): ${f2(b.time)} in sum (CPU-seconds ${f2(b.cpu)}) ${v(b.time <= 0.5 && b.slower.length === 0)}. Over 0.5x on ${b.slower.length} of ${j.files}: ${list(b.slower, (x) => `${x.file} ${sec(x.ours)} vs ${sec(x.ref)} s`)}.`,
     `- **balanced SSIM >= gs /ebook's** (100 dpi, first 3 pages; mean and on every file): ${b.ssimOurs.toFixed(3)} vs ${b.ssimRef.toFixed(3)} ${v(b.ssimOurs >= b.ssimRef && b.blurrier.length === 0)}. Lower on ${b.blurrier.length}: ${list(b.blurrier, (x) => `${x.file} ${x.ours.toFixed(3)} vs ${x.ref.toFixed(3)}`)}.`,
-    `- **Content kept by every level of ours on every file** (pages, >= 95% of pdftotext's words, every image drawn, form fields, renders): ${v(j.oursLost.length === 0)}${j.oursLost.length ? `: lost on ${list(j.oursLost, (x) => `${x.file} ${x.tool} (${x.lost.join(", ")})`)}` : ""}.`,
+    `- **Content kept by every level of ours on every file** (pages, >= 95% of pdftotext's words, every image drawn, form fields, tagged structure, renders): ${v(j.oursLost.length === 0)}${j.oursLost.length ? `: lost on ${list(j.oursLost, (x) => `${x.file} ${x.tool} (${x.lost.join(", ")})`)}` : ""}.`,
     `- **Levels ordered on every file** (light >= balanced >= strong bytes): ${v(j.disorder.length === 0)}${j.disorder.length ? `: ${j.disorder.join("; ")}` : ""}.`,
     `- **strong < balanced wherever the file has an image above strong's target** (${STRONG.target} dpi colour/grey, ${STRONG.bitonalTarget} dpi bitonal, by \`pdfimages -list\`): ${v(j.strongNotSmaller.length === 0)}${j.strongNotSmaller.length ? `: not smaller on ${list(j.strongNotSmaller, (x) => `${x.file} (${x.why})`)}` : ""}.`,
     `- **Every file ours processes where a reference tool does** (bad input refused with a code by every tool is listed below, not counted): ${v(j.oursFailedAlone.length === 0)}${j.oursFailedAlone.length ? `: ours failed on ${list(j.oursFailedAlone, (x) => `${x.file} (${x.error})`)}` : ""}.`,
@@ -436,7 +444,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       : ["Every tool wrote a PDF for every file."];
   const dj = devJudged.pairs;
   const markdown = [
-    `Ours light / balanced / strong against \`qpdf --object-streams=generate --recompress-flate --compression-level=9\`, \`gs -dPDFSETTINGS=/ebook\` and \`/screen\` (pdfwrite), every tool timed as a whole process (start, load, work, write) and stopped after ${limitS} s (counted as failed), the tools interleaved on each file; a run under 3 s is timed three times and its median kept, every tool alike. Sums are of the per-file medians. SSIM (8x8 windows) and PSNR of 100-dpi greyscale renders (mutool draw) of the first 3 pages against the original's. Content: page count, pdftotext words (>= 95%), images drawn (\`pdfimages -list\`), form fields; a tool's output that lost any is named.`,
+    `Ours light / balanced / strong against \`qpdf --object-streams=generate --recompress-flate --compression-level=9\`, \`gs -dPDFSETTINGS=/ebook\` and \`/screen\` (pdfwrite), every tool timed as a whole process (start, load, work, write) and stopped after ${limitS} s (counted as failed), the tools interleaved on each file; a run under 3 s is timed three times and its median kept, every tool alike. Sums are of the per-file medians. SSIM (8x8 windows) and PSNR of 100-dpi greyscale renders (mutool draw) of the first 3 pages against the original's. Content: page count, pdftotext words (>= 95%), images drawn (\`pdfimages -list\`), form fields, the structure tree of a tagged PDF; a tool's output that lost any is named.`,
     "",
     half.line,
     "",
