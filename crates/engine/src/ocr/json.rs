@@ -87,8 +87,8 @@ pub struct ScriptJson {
     pub name: String,
     /// Tesseract's script confidence (not a probability: above about 1 it is sure).
     pub confidence: f32,
-    /// Whether the confidence reaches [`ocr::tesseract::SCRIPT_SURE_FROM`]; a page read on an
-    /// unsure verdict was read with the best guess.
+    /// Whether the confidence reaches [`ocr::tesseract::SCRIPT_SURE_FROM`]; an unsure verdict's
+    /// reader keeps the page only where it read it more confidently than the default one.
     pub sure: bool,
     /// Clockwise turn of the page's text that detection found (0, 90, 180, 270).
     pub orientation: u32,

@@ -21,7 +21,7 @@ use std::time::Duration;
 use crate::{Grey, OcrError, Result};
 pub use api::{Osd, Segmentation, Stopped, TessBlock, TessLine, TessWord};
 pub use page::{layout_for, Layout, TessPage, TessRead, LEVEL_BELOW_DEGREES, TURN_FROM_CONFIDENCE};
-pub use script::{reader_for_script, ScriptReader, SCRIPT_SURE_FROM};
+pub use script::{guess_replaces_default, reader_for_script, ScriptReader, SCRIPT_SURE_FROM};
 
 /// Initialised handles kept between pages (each holds its languages' models, 10-100 MB).
 pub const IDLE_HANDLES: usize = 4;

@@ -122,9 +122,26 @@ pub fn reader_for_script(script: &str, installed: &[String]) -> ScriptReader {
         .map_or(ScriptReader::Default, |(_, code)| ScriptReader::Languages(vec![code.to_string()]))
 }
 
+/// Whether the read of a page by its detected script's reader replaces the default
+/// recogniser's: always on a sure verdict (`script_confidence` from [`SCRIPT_SURE_FROM`]); on
+/// an unsure one (a guess, as on a page of text in mixed orientations) only when the guessed
+/// reader read the page more confidently than the default one (mean character confidences).
+pub fn guess_replaces_default(script_confidence: f32, default_confidence: f32, guessed_confidence: f32) -> bool {
+    script_confidence >= SCRIPT_SURE_FROM || guessed_confidence > default_confidence
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unsure_script_verdict_replaces_the_default_read_only_when_read_more_confidently() {
+        // A Latin page of mixed orientations that OSD took for Cyrillic (confidence 0.28).
+        assert!(!guess_replaces_default(0.28, 0.71, 0.52));
+        assert!(guess_replaces_default(0.28, 0.55, 0.9));
+        // A sure verdict is followed whatever the confidences.
+        assert!(guess_replaces_default(0.7, 0.8, 0.6));
+    }
 
     fn installed(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()

@@ -324,13 +324,26 @@ fn read_document(
                     page_reader = engine.reader_for_script(o);
                 }
             }
-            if page_reader == reader {
-                default_read = Some(read);
-            }
+            default_read = Some(read);
         }
-        let read = match default_read {
-            Some(read) => Ok((read, detected)),
-            None => read_image(engine, &page_reader, &image, dpi, timeout, control, detected.as_ref()),
+        let read = match (default_read, &detected) {
+            (Some(read), _) if page_reader == reader => Ok((read, detected)),
+            (Some(read), Some(verdict)) => {
+                match read_image(engine, &page_reader, &image, dpi, timeout, control, detected.as_ref()) {
+                    Ok((guessed, osd))
+                        if !ocr::tesseract::guess_replaces_default(
+                            verdict.script_confidence,
+                            read.mean_confidence(),
+                            guessed.mean_confidence(),
+                        ) =>
+                    {
+                        page_reader = reader.clone();
+                        Ok((read, osd))
+                    }
+                    other => other,
+                }
+            }
+            _ => read_image(engine, &page_reader, &image, dpi, timeout, control, detected.as_ref()),
         };
         let (mut result, osd) = match read {
             Ok(read) => read,
