@@ -58,6 +58,9 @@ export const config = {
   /** Not in the contract: a request body (upload or JSON) that sends no byte for this long is cut
    * with 408 request_timeout and nothing is stored (a stalled client behind a load balancer). */
   bodyStallTimeoutS: int("BODY_STALL_TIMEOUT_S", 10, 1),
+  /** Not in the contract: how long a worker's call to the object store is tried again while the
+   * store is unreachable, before the job fails with store_unavailable. */
+  storeRetryS: int("STORE_RETRY_S", 30, 0),
   /** Not in the contract: wall-clock limit per job (spec: "not shown"). */
   jobTimeoutS: int("JOB_TIMEOUT_S", 600, 1),
   /** Not in the contract: port of the embedded Postgres when DATABASE_URL is unset. */

@@ -14,7 +14,8 @@ import type { JobControl } from "../engine/native";
 import type { JobRow } from "../queue/jobs";
 import { findJob } from "../queue/jobs";
 import { completeTask, doneTasks, forgetPartial, liveWorkers, splitJob, type TaskRow } from "../queue/tasks";
-import { blobStore, partialKey, scratchDir } from "../storage/blobs";
+import { partialKey, scratchDir } from "../storage/blobs";
+import { workerStore } from "../storage/retry";
 import { log } from "../log";
 import { ocrBlocksRunner, ocrSearchableRunner } from "./operations/ocr";
 import { pdfToJpgRunner, redactRunner } from "./operations/pagework";
@@ -119,14 +120,14 @@ export async function runTask(
   const out = await runners[family].task(executionInput(job, inputs, workDir, control), task.pages);
   if (control.cancelled) return null;
   const key = partialKey(job.id, task.seq, task.attempts, "partial");
-  await blobStore().put(key, out.partialPath, "application/json");
+  await workerStore().put(key, out.partialPath, "application/json");
   const outcome = await completeTask(task, workerId, {
     key,
     pagesProcessed: out.pagesProcessed,
     summary: out.summary,
   });
   if (outcome === "lost") {
-    await blobStore()
+    await workerStore()
       .delete(key)
       .catch(() => {});
     control.cancel();
@@ -144,7 +145,7 @@ export async function assemble(job: JobRow, workDir: string, control: JobControl
   const family = familyOrThrow(job, inputs);
   const partials = [];
   for (const t of tasks) {
-    const path = await blobStore().localCopy(t.partial_key!, join(workDir, "partials", `${t.seq}`));
+    const path = await workerStore().localCopy(t.partial_key!, join(workDir, "partials", `${t.seq}`));
     partials.push({ path, summary: t.summary ?? {} });
   }
   const out = await runners[family].assemble(executionInput(job, inputs, workDir, control), partials);
@@ -155,7 +156,7 @@ export async function assemble(job: JobRow, workDir: string, control: JobControl
 export async function deletePartials(jobId: string): Promise<void> {
   for (const t of await doneTasks(jobId)) {
     if (!t.partial_key) continue;
-    await blobStore().delete(t.partial_key);
+    await workerStore().delete(t.partial_key);
     await forgetPartial(jobId, t.seq);
   }
 }

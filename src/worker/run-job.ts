@@ -9,7 +9,8 @@ import { type OperationName, withDefaults } from "../domain/operations";
 import type { JobControl } from "../engine/native";
 import { completeJob } from "../queue/finish";
 import type { JobRow, StoredResult } from "../queue/jobs";
-import { blobStore, deletePrefix, resultKey } from "../storage/blobs";
+import { deletePrefix, resultKey } from "../storage/blobs";
+import { workerStore } from "../storage/retry";
 import { executors } from "./operations";
 import type { ExecutionInput, ExecutionOutput, ExecutorMap, InputOnDisk } from "./operations/types";
 
@@ -34,7 +35,7 @@ export async function stageInputs(job: JobRow, workDir: string): Promise<InputOn
     const f = byId.get(id);
     if (f?.status !== "ready")
       throw new JobError("not_found", `Input file ${id} was deleted or expired before the job ran.`);
-    const path = await blobStore().localCopy(f.storage_key, join(workDir, "inputs", `${i}-${id}`));
+    const path = await workerStore().localCopy(f.storage_key, join(workDir, "inputs", `${i}-${id}`));
     inputs.push({ id, path, kind: f.kind, pageCount: f.page_count, filename: f.filename });
   }
   return inputs;
@@ -85,7 +86,7 @@ export async function storeResult(job: JobRow, workerId: string, out: ExecutionO
   if (out.result.type === "file") {
     const { path, note, ...file } = out.result;
     const key = resultKey(job.id, job.attempts, file.filename);
-    const bytes = await blobStore().put(key, path, file.content_type);
+    const bytes = await workerStore().put(key, path, file.content_type);
     stored = {
       type: "file",
       storage_key: key,

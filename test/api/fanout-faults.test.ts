@@ -4,9 +4,11 @@
 // flight, stays down 4 s and starts again: the job succeeds once, every task is done once (the cut
 // attempts ran again, none completed twice), billed once, one event, the same ZIP entries as a run
 // without the fault, and no partial is left (the one whose completion never committed is swept);
-// (2) its object store (Garage) is stopped until the job ends and then started again: the job
-// fails once with store_unavailable, no task runs on, nothing is charged, one event, and once the
-// store is back the sweeper leaves no partial object in the bucket; the next job succeeds.
+// (2) its object store (Garage) stops for a few seconds, shorter than STORE_RETRY_S: the workers'
+// store calls wait it out and the job succeeds once, every task run once, billed once, the same
+// ZIP entries; (3) the store stays down past STORE_RETRY_S until the job ends: the job fails once
+// with store_unavailable, no task runs on, nothing is charged, one event, and once the store is
+// back the sweeper leaves no partial object in the bucket; the next job succeeds.
 // JOB_TEST_PAGE_DELAY_MS slows each task so that the faults land while tasks run.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
@@ -35,6 +37,8 @@ const faultEnv = {
   JOB_TEST_PAGE_DELAY_MS: "100",
 };
 const convert = { operation: "convert", options: { target: "jpg", dpi: 40 } };
+/** STORE_RETRY_S of the store outage tests: above a stop-and-start of Garage, below the tests' patience. */
+const retryS = 15;
 
 let tmp: ReturnType<typeof tempDir>;
 let pdf = "";
@@ -223,30 +227,64 @@ describe.skipIf(!ready || !garageAvailable)("the object store stopped during a p
 
   beforeAll(async () => {
     garage = await startGarage();
-    svc = await startService({ workers: 2, env: { ...garage.env, ...faultEnv } });
+    svc = await startService({ workers: 2, env: { ...garage.env, ...faultEnv, STORE_RETRY_S: String(retryS) } });
   }, 120_000);
   afterAll(async () => {
     await svc?.stop();
     await garage?.stop();
   }, 60_000);
 
-  test("the job fails once with store_unavailable: no task runs on, nothing charged, one event; no partial object is left", async () => {
-    const sandbox = await svc.newKey();
-    const { key } = await keyFor(svc, sandbox.accountId, "live");
-    const file = await uploadOk(svc, key, pdf);
-    const job = await createJob(svc, key, { file_id: file.id, ...convert });
-    // A task done (its partial in the bucket) and one running: the job cannot end without the store.
-    await waitFor(
+  /** Resolves once a task of the job is done (its partial in the bucket) and another is running. */
+  const midJob = (jobId: string) =>
+    waitFor(
       "a task done and one running",
       async () => {
-        const tasks = await svc.sql`SELECT status FROM job_tasks WHERE job_id = ${job.id}`;
+        const tasks = await svc.sql`SELECT status FROM job_tasks WHERE job_id = ${jobId}`;
         return tasks.some((t) => t.status === "done") && tasks.some((t) => t.status === "running");
       },
       60_000,
       50,
     );
+
+  test("an outage shorter than STORE_RETRY_S costs a delay: the job succeeds once, each task run once, billed once", async () => {
+    const sandbox = await svc.newKey();
+    const { key } = await keyFor(svc, sandbox.accountId, "live");
+    const file = await uploadOk(svc, key, pdf);
+    const job = await createJob(svc, key, { file_id: file.id, ...convert });
+    await midJob(job.id);
+    const down = Date.now();
     await garage.stopServer();
-    const done = await finishedJob(svc, key, job.id, 60_000);
+    await Bun.sleep(2000);
+    await garage.startServer();
+    expect(Date.now() - down).toBeLessThan(retryS * 1000);
+    const done = await finishedJob(svc, key, job.id, 120_000);
+    expect({ status: done.status, error: done.error ?? null }).toEqual({ status: "succeeded", error: null });
+
+    const { tasks, job: row, ledger } = await settled(svc.sql, job.id);
+    expect(tasks.map((t) => [t.status, t.attempts])).toEqual([
+      ["done", 1],
+      ["done", 1],
+      ["done", 1],
+    ]);
+    expect(row).toEqual({ tasks_total: 3, tasks_done: 3, pages_processed: 96 });
+    expect(ledger).toEqual([
+      ["reserve", 96],
+      ["release", 96],
+      ["charge", 96],
+    ]);
+    expect((await eventsFor(svc, job.id)).map((e) => e.type)).toEqual(["job.succeeded"]);
+    expect(zipEntries((await download(svc, key, job.id)).bytes).length).toBe(96);
+  }, 240_000);
+
+  test("an outage past STORE_RETRY_S fails the job once with store_unavailable: no task runs on, nothing charged, one event; no partial object is left", async () => {
+    const sandbox = await svc.newKey();
+    const { key } = await keyFor(svc, sandbox.accountId, "live");
+    const file = await uploadOk(svc, key, pdf);
+    const job = await createJob(svc, key, { file_id: file.id, ...convert });
+    // A task done (its partial in the bucket) and one running: the job cannot end without the store.
+    await midJob(job.id);
+    await garage.stopServer();
+    const done = await finishedJob(svc, key, job.id, 120_000);
     await garage.startServer();
     expect(done.status).toBe("failed");
     expect(done.error.code).toBe("store_unavailable");
