@@ -1,58 +1,46 @@
-/* Compression of a whole PDF with MuPDF's image rewriter and writer, behind fz_try.
- * The mupdf crate exposes neither pdf_rewrite_images nor object streams, and a MuPDF
- * exception must never unwind through Rust. Each handle (engine_cz) has a private
- * fz_context (no state shared with the mupdf crate) and is used from one thread.
- * Between engine_cz_open and engine_cz_finish the engine's own image pass
- * (src/pagework/compress/images.rs, csrc/compress_images.c) may replace image streams.
- * This file runs the passes in their order (engine_cz_finish); each pass is a file of its
- * own (compressor.h). */
+/* Compression of a whole PDF as passes over one opened document, each behind fz_try (a
+ * MuPDF exception must never unwind through Rust). The engine (src/pagework/compress.rs,
+ * through src/pagework/compress/ffi.rs) calls them in this order:
+ *
+ *   engine_cz_open              the document, in a private fz_context
+ *   (compress_images.c)         the engine's image pass (lossy levels)
+ *   engine_cz_reduce_functions  sampled functions stored by their corners
+ *   engine_cz_other_images      lossy levels: MuPDF's rewriter for the images the pass left,
+ *                               /OutputIntents dropped, spot palettes made process colours
+ *   engine_cz_prune             private data (lossy levels) and unreachable objects deleted
+ *   engine_cz_fonts_collect     (compress_fonts.c) fonts subset; Type 1 programs and CMaps
+ *   engine_cz_fonts_install       copied out, and what the engine made of them put back
+ *   engine_cz_streams           metadata deflated, ASCII layers off, flate re-deflated
+ *   engine_cz_save              duplicates merged, the /ID settled, saved
+ *   engine_cz_close
+ *
+ * A pass reads only its arguments and, where the engine decides on it, writes a result
+ * of its own (engine_images_result: whether the rewriter ran; the fonts pass's what it
+ * found and changed); on a failure (ENGINE_FAILED, message in err) the engine stops the
+ * run. Nothing here calls back into the engine. The mupdf crate exposes
+ * neither pdf_rewrite_images nor object streams; the private context shares no state with
+ * the mupdf crate, and a handle is used from one thread. */
 #include <stdio.h>
 #include <string.h>
 #include "compressor.h"
 #include "caught.h"
 #include "locks.h"
 
+/* How MuPDF's rewriter treats the images the engine's pass left (layout shared with
+ * src/pagework/compress/ffi.rs). */
 typedef struct {
-	int rewrite_images;   /* 0 = lossless only */
 	int threshold_dpi;    /* images above this effective dpi are downsampled ... */
 	int target_dpi;       /* ... to this dpi */
 	int jpeg_quality;     /* JPEG quality for colour and grey images */
 	int lossless_stays_lossless; /* flate images re-encoded losslessly (not as JPEG) */
-	int recompress_flate; /* re-deflate FlateDecode streams at the best level when smaller */
-	int garbage;          /* MuPDF garbage level: 3 = merge duplicate objects, 4 = and duplicate streams */
-	int object_streams;
-	int skip_rewriter;    /* images the engine's pass did not take are kept as they are */
-	int rewrite_in_place; /* MuPDF's rewriter on the document itself, as before the pass
-	                       * existed (for comparisons; only without the pass) */
-	int subset_fonts;     /* subset embedded TrueType/OpenType/CFF fonts to the glyphs used */
-	int drop_private;     /* drop what no viewer shows: thumbnails, PieceInfo, non-document metadata */
-	int page_count;       /* out */
-	int rewriter_ran;     /* out: MuPDF's image rewriter ran (the content guard checks) */
-	int fonts_subset;     /* out: MuPDF's font subsetter changed the document (the guard checks) */
-	pixel_deflater deflate_pixels; /* set by the Rust side (zlib-rs); NULL: MuPDF's zlib */
-} engine_compress_options;
+	int rewriter;         /* 0: the images the pass did not take are kept as they are */
+	int in_place;         /* the rewriter on the document itself (for comparisons; only
+	                       * without the engine's pass) */
+} engine_image_options;
 
-/* Subsets the embedded fonts to the glyphs the pages (and their annotations) use, with
- * MuPDF's pdf_subset_fonts (TrueType, OpenType and CFF programs; a bare Type 1 program
- * is left as it is). A font it cannot parse is left alone by MuPDF; a failure of the
- * whole pass (a page that cannot be read) leaves the document unchanged, as the fonts
- * are rewritten only after every page was read. Returns 1 when it ran through. */
-static int subset_fonts(fz_context *ctx, pdf_document *doc)
-{
-	int ok = 0;
-	fz_var(ok);
-	fz_try(ctx)
-	{
-		pdf_subset_fonts(ctx, doc, 0, NULL);
-		ok = 1;
-	}
-	fz_catch(ctx)
-	{
-		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
-		fz_report_error(ctx);
-	}
-	return ok;
-}
+typedef struct {
+	int rewriter_ran;     /* MuPDF's rewriter ran, or failed (the content guard checks) */
+} engine_images_result;
 
 /* The trailer's /ID made a function of its first string (kept: an encrypted file's key
  * depends on it): MuPDF's save puts random bytes in the second, which the xref stream
@@ -128,6 +116,7 @@ void engine_cz_close(engine_cz *z)
 		return;
 	ctx = z->ctx;
 	engine_cz_drop_candidates(z);
+	engine_cz_drop_font_work(z);
 	fz_drop_document(ctx, (fz_document *)z->doc);
 	fz_free(ctx, z->path);
 	fz_free(ctx, z);
@@ -136,7 +125,7 @@ void engine_cz_close(engine_cz *z)
 
 static void rewrite_images(fz_context *ctx, pdf_document *doc, void *opaque)
 {
-	engine_compress_options *o = opaque;
+	const engine_image_options *o = opaque;
 	pdf_image_rewriter_options r;
 	char q[8];
 	memset(&r, 0, sizeof r);
@@ -171,89 +160,128 @@ static void rewrite_images(fz_context *ctx, pdf_document *doc, void *opaque)
 	pdf_rewrite_images(ctx, doc, &r);
 }
 
-/* Runs MuPDF's image rewriter over the images the engine's pass left (all of them when
- * there was no pass), the structural clean-up, and saves to `output`. Returns ENGINE_OK
- * or ENGINE_FAILED (message in err). */
-int engine_cz_finish(engine_cz *z, const char *output, engine_compress_options *o, char *err, int errlen)
+/* A pass's frame: the statement after `errlen` runs behind fz_try, and a MuPDF exception
+ * becomes ENGINE_FAILED with its message in err. */
+#define PASS(ctx, err, errlen, ...) \
+	do { \
+		int pass_rc_ = ENGINE_OK; \
+		fz_try(ctx) { __VA_ARGS__; } \
+		fz_catch(ctx) \
+		{ \
+			copy_message(ctx, err, errlen); \
+			pass_rc_ = ENGINE_FAILED; \
+		} \
+		return pass_rc_; \
+	} while (0)
+
+/* Multilinear sampled functions stored by their corners (compress_colorspace.c); lossless,
+ * so at every level, and before spot palettes are flattened, which only a tint transform
+ * left large warrants. Encrypted documents are left alone (their streams would have to be
+ * re-encrypted). */
+int engine_cz_reduce_functions(engine_cz *z, char *err, int errlen)
+{
+	fz_context *ctx = z->ctx;
+	PASS(ctx, err, errlen, if (!z->doc->crypt) engine_cz_reduce_sampled_functions(ctx, z->doc));
+}
+
+static void other_images(engine_cz *z, const engine_image_options *o, engine_images_result *r)
 {
 	fz_context *ctx = z->ctx;
 	pdf_document *doc = z->doc;
-	int rc = ENGINE_OK;
-	fz_var(rc);
-	fz_try(ctx)
+	/* The rewriter filters every page's content and rewrites its resources, which damages
+	 * some files: it runs on a second opening and only its new images are copied over;
+	 * the engine still checks the output. */
+	if (o->rewriter && engine_cz_needs_rewriter(z))
 	{
-		pdf_write_options w;
-		o->page_count = pdf_count_pages(ctx, doc);
-		o->rewriter_ran = 0;
-		o->fonts_subset = 0;
-		/* Lossless, so at every level (compress_colorspace.c); before the palettes are
-		 * flattened, which only a tint transform left large warrants. */
-		if (!doc->crypt)
-			engine_cz_reduce_sampled_functions(ctx, doc);
-		if (o->rewrite_images)
-		{
-			/* The rewriter filters every page's content and rewrites its resources,
-			 * which damages some files: it runs on a second opening and only its
-			 * new images are copied over; the caller still checks the output. */
-			if (!o->skip_rewriter && engine_cz_needs_rewriter(z))
-			{
-				o->rewriter_ran = 1;
-				if (o->rewrite_in_place)
-					rewrite_images(ctx, doc, o);
-				else
-					engine_cz_isolated_rewrite(z, rewrite_images, o);
-			}
-			/* The print-condition ICC profiles of PDF/X and PDF/A (/OutputIntents,
-			 * often several hundred KB) are dropped, as Ghostscript's presets do;
-			 * the pages' own colour spaces are kept. */
-			pdf_dict_del(ctx, pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root)), PDF_NAME(OutputIntents));
-			/* Spot colours of indexed palettes become process colours, as those presets
-			 * convert them too (compress_colorspace.c); after the rewriter, whose new
-			 * images may carry copies of such palettes. */
-			if (!doc->crypt)
-				engine_cz_flatten_spot_palettes(ctx, doc);
-		}
-		if (o->drop_private && !doc->crypt)
-			engine_cz_slim_metadata(ctx, doc);
-		/* One walk drops the private keys (lossy levels) and then what is unreachable,
-		 * including what only those keys led to. */
-		engine_cz_drop_unreachable(ctx, doc, o->drop_private ? engine_cz_drop_private_keys : NULL);
-		/* New font programs are stored unfiltered and deflated by the save below at
-		 * the highest level. Encrypted documents are left alone (their streams would
-		 * have to be re-encrypted). */
-		if (o->subset_fonts && !doc->crypt)
-		{
-			o->fonts_subset = subset_fonts(ctx, doc);
-			o->fonts_subset |= engine_cz_convert_type1(ctx, doc) > 0;
-		}
-		if (o->recompress_flate)
-			engine_cz_deflate_metadata(ctx, doc, o->drop_private);
-		if (o->recompress_flate && !doc->crypt)
-			engine_cz_recompress_streams(z, o->deflate_pixels);
-		pdf_parse_write_options(ctx, &w, "compress=yes,compress-fonts=yes,compress-images=yes");
-		w.do_garbage = o->garbage;
-		/* Duplicates merged here by hash; the save's own merge (garbage 3 and 4) compares
-		 * every pair of objects. Not for encrypted files, whose raw stream bytes are
-		 * encrypted per object. */
-		if (o->garbage >= 3 && !doc->crypt)
-		{
-			engine_cz_merge_icc_profiles(ctx, doc);
-			engine_cz_merge_duplicates(ctx, doc);
-			w.do_garbage = 2;
-		}
-		w.do_use_objstms = o->object_streams;
-		w.do_encrypt = PDF_ENCRYPT_KEEP;
-		/* What the save deflates (object streams, unfiltered streams, new font
-		 * programs) at zlib level 9, as qpdf --compression-level=9. */
-		w.compression_effort = 100;
-		settle_identity(ctx, doc);
-		w.dont_regenerate_id = 1;
-		pdf_save_document(ctx, doc, output, &w);
+		r->rewriter_ran = 1;
+		if (o->in_place)
+			rewrite_images(ctx, doc, (void *)o);
+		else
+			engine_cz_isolated_rewrite(z, rewrite_images, (void *)o);
 	}
-	fz_catch(ctx)
+	/* The print-condition ICC profiles of PDF/X and PDF/A (/OutputIntents, often several
+	 * hundred KB) are dropped, as Ghostscript's presets do; the pages' own colour spaces
+	 * are kept. */
+	pdf_dict_del(ctx, pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root)), PDF_NAME(OutputIntents));
+	/* Spot colours of indexed palettes become process colours, as those presets convert
+	 * them too (compress_colorspace.c); after the rewriter, whose new images may carry
+	 * copies of such palettes. */
+	if (!doc->crypt)
+		engine_cz_flatten_spot_palettes(ctx, doc);
+}
+
+/* Lossy levels: MuPDF's image rewriter over the images the engine's pass left (all of them
+ * when there was no pass), /OutputIntents dropped, spot palettes flattened. r->rewriter_ran
+ * is set before the rewriter starts, so a failure in it is seen as the rewriter's. */
+int engine_cz_other_images(engine_cz *z, const engine_image_options *o, engine_images_result *r, char *err,
+	int errlen)
+{
+	memset(r, 0, sizeof *r);
+	PASS(z->ctx, err, errlen, other_images(z, o, r));
+}
+
+static void prune(engine_cz *z, int drop_private)
+{
+	fz_context *ctx = z->ctx;
+	if (drop_private && !z->doc->crypt)
+		engine_cz_slim_metadata(ctx, z->doc);
+	/* One walk drops the private keys and then what is unreachable, including what only
+	 * those keys led to. */
+	engine_cz_drop_unreachable(ctx, z->doc, drop_private ? engine_cz_drop_private_keys : NULL);
+}
+
+/* What no viewer shows (lossy levels, `drop_private`: thumbnails, PieceInfo, XMP of
+ * anything but the document, the document XMP's thumbnails) and every unreachable object
+ * deleted, before the passes that look at every object. */
+int engine_cz_prune(engine_cz *z, int drop_private, char *err, int errlen)
+{
+	PASS(z->ctx, err, errlen, prune(z, drop_private));
+}
+
+static void streams(engine_cz *z, int pdfa_too)
+{
+	engine_cz_deflate_metadata(z->ctx, z->doc, pdfa_too);
+	if (!z->doc->crypt)
+		engine_cz_recompress_streams(z);
+}
+
+/* The XMP metadata deflated (a PDF/A file's too when `pdfa_too`), the ASCII layers taken
+ * off and the flate streams re-deflated at the best level when smaller (compress_deflate.c;
+ * not the images the pass wrote, not in encrypted documents). */
+int engine_cz_streams(engine_cz *z, int pdfa_too, char *err, int errlen)
+{
+	PASS(z->ctx, err, errlen, streams(z, pdfa_too));
+}
+
+static void save(engine_cz *z, const char *output)
+{
+	fz_context *ctx = z->ctx;
+	pdf_document *doc = z->doc;
+	pdf_write_options w;
+	pdf_parse_write_options(ctx, &w, "compress=yes,compress-fonts=yes,compress-images=yes");
+	/* Duplicate objects and streams merged: here by hash, as the save's own merge (garbage
+	 * 3 and 4) compares every pair of objects. Not for encrypted files, whose raw stream
+	 * bytes are encrypted per object: the save merges those. */
+	w.do_garbage = 4;
+	if (!doc->crypt)
 	{
-		copy_message(ctx, err, errlen);
-		rc = ENGINE_FAILED;
+		engine_cz_merge_icc_profiles(ctx, doc);
+		engine_cz_merge_duplicates(ctx, doc);
+		w.do_garbage = 2;
 	}
-	return rc;
+	w.do_use_objstms = 1;
+	w.do_encrypt = PDF_ENCRYPT_KEEP;
+	/* What the save deflates (object streams, unfiltered streams, new font programs) at
+	 * zlib level 9, as qpdf --compression-level=9. */
+	w.compression_effort = 100;
+	settle_identity(ctx, doc);
+	w.dont_regenerate_id = 1;
+	pdf_save_document(ctx, doc, output, &w);
+}
+
+/* Duplicates merged, the /ID settled, and the document saved to `output` with object
+ * streams and garbage collection. */
+int engine_cz_save(engine_cz *z, const char *output, char *err, int errlen)
+{
+	PASS(z->ctx, err, errlen, save(z, output));
 }

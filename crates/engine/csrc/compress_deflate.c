@@ -4,7 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libdeflate.h>
+/* zlib-rs's copy of zlib.h (the libz-rs-sys crate's include directory): z_stream and the
+ * constants. Its functions are called by the names libz-rs-sys exports them under (its
+ * `semver-prefix` feature: ENGINE_ZRS_PREFIX, set by build.rs), which do not meet those
+ * of MuPDF's bundled zlib. */
+#include "zlib.h"
 #include "compressor.h"
+
+#define ENGINE_PASTE2(a, b) a##b
+#define ENGINE_PASTE(a, b) ENGINE_PASTE2(a, b)
+#define ZRS(name) ENGINE_PASTE(ENGINE_ZRS_PREFIX, name)
+extern int ZRS(deflateInit2_)(z_streamp strm, int level, int method, int window_bits, int mem_level, int strategy,
+	const char *version, int stream_size);
+extern int ZRS(deflateTune)(z_streamp strm, int good_length, int max_lazy, int nice_length, int max_chain);
+extern int ZRS(deflate)(z_streamp strm, int flush);
+extern int ZRS(deflateEnd)(z_streamp strm);
 
 /* Largest decoded stream re-deflated (bigger ones, or decompression bombs, are copied). */
 #define RECOMPRESS_CAP ((size_t)256 << 20)
@@ -135,7 +149,7 @@ static void strip_ascii_layer(fz_context *ctx, pdf_document *doc, int num)
  * most of the run on small files (chart-slanted-text.pdf: 63%).
  *
  * Which deflater: libdeflate (level 9) for everything but images, zlib-rs (level 9,
- * through options->deflate_pixels) for images. On the 847 flate streams of
+ * engine_deflate_pixels) for images. On the 847 flate streams of
  * geotopo-117-pages.pdf (content streams and fonts, 6.6 MB inflated) libdeflate 9 gave
  * 926,788 bytes in 115 ms, zlib 9 954,816 bytes in 196 ms (zlib-rs 9: 958,779 in 97
  * ms); libdeflate's levels 10-12 (optimal parsing) were 3x slower still. On pixels the
@@ -146,8 +160,8 @@ static void strip_ascii_layer(fz_context *ctx, pdf_document *doc, int num)
  * smaller on 16 and equal on 2, and in less time on the large ones (the 2400-dpi
  * typewriter scan 0.83 against 2.05 s, a 1.4 MB scan 0.16-0.21 against 0.50-0.60 s):
  * see docs/compress.md. zlib is kept as the fallback. zlib-rs runs level 9 with a nice
- * match length of 128 instead of 258 (deflateTune; PIXEL_NICE_MATCH in
- * pagework/compress/ffi.rs): the chart 36,109 bytes in 17 ms instead of 36,163 in 26. */
+ * match length of 128 instead of 258 (deflateTune, PIXEL_NICE_MATCH below): the chart
+ * 36,109 bytes in 17 ms instead of 36,163 in 26. */
 typedef struct
 {
 	int num;
@@ -160,22 +174,47 @@ typedef struct
 	int pixels;           /* an image: zlib-rs (zlib as fallback), not libdeflate */
 } deflate_job;
 
-/* MuPDF's bundled zlib (libmupdf-third). */
-extern int compress2(unsigned char *dest, unsigned long *dest_len, const unsigned char *source, unsigned long source_len, int level);
-extern unsigned long compressBound(unsigned long source_len);
+/* The match length at which engine_deflate_pixels stops looking for a longer match (zlib's
+ * `nice_length`; 258 at level 9). Measured on chart-slanted-text.pdf's 1.15 MB chart,
+ * plain / with its PNG predictor: 258: 36,163 / 36,490 bytes in 26 / 27 ms; 192: 36,049 /
+ * 36,374 in 21 / 23; 128: 36,109 / 36,451 in 17 / 18; 96: 36,194 / 36,551 in 15 / 16 (a
+ * shorter chain instead: 2048 +0.3%, 1024 +2%). Pixel rows repeat the row above for long
+ * runs, where level 9 walks its whole chain for a longer match that hardly pays. */
+#define PIXEL_NICE_MATCH 128
 
-/* `in` deflated at level 9 (zlib format): pixels by `px` (zlib when it is NULL or
- * fails), the rest by libdeflate with `ld` (NULL when it could not be allocated: zlib
- * then); NULL on failure. */
-static unsigned char *deflate_best(const fz_buffer *in, int pixels, struct libdeflate_compressor *ld, pixel_deflater px, unsigned long *len)
+size_t engine_deflate_pixels(const unsigned char *in, size_t len, unsigned char *out, size_t cap)
+{
+	z_stream s;
+	size_t written;
+	if (!in || !out || len > 0xffffffffu)
+		return 0;
+	/* Zeroed: no allocator set, zlib-rs's own. */
+	memset(&s, 0, sizeof s);
+	if (ZRS(deflateInit2_)(&s, 9, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, (int)sizeof s) != Z_OK)
+		return 0;
+	ZRS(deflateTune)(&s, 32, 258, PIXEL_NICE_MATCH, 4096);
+	s.next_in = (unsigned char *)in;
+	s.avail_in = (unsigned int)len;
+	s.next_out = out;
+	s.avail_out = cap > 0xffffffffu ? 0xffffffffu : (unsigned int)cap;
+	written = ZRS(deflate)(&s, Z_FINISH) == Z_STREAM_END ? (size_t)s.total_out : 0;
+	ZRS(deflateEnd)(&s);
+	return written;
+}
+
+/* `in` deflated at level 9 (zlib format): pixels by zlib-rs (MuPDF's bundled zlib when
+ * that fails), the rest by libdeflate with `ld` (NULL when it could not be allocated:
+ * zlib then); NULL on failure. compress2 and compressBound are MuPDF's zlib's
+ * (libmupdf-third), declared by zlib.h under their own names. */
+static unsigned char *deflate_best(const fz_buffer *in, int pixels, struct libdeflate_compressor *ld, unsigned long *len)
 {
 	unsigned long cap;
 	unsigned char *out;
-	if (pixels && px)
+	if (pixels)
 	{
 		cap = compressBound((unsigned long)in->len);
 		out = malloc(cap);
-		*len = out ? (unsigned long)px(in->data, in->len, out, cap) : 0;
+		*len = out ? (unsigned long)engine_deflate_pixels(in->data, in->len, out, cap) : 0;
 		if (*len)
 			return out;
 		free(out);
@@ -219,7 +258,6 @@ typedef struct
 	pthread_t helper;
 	pthread_mutex_t lock;
 	pthread_cond_t more;
-	pixel_deflater px;
 } deflate_queue;
 
 /* Deflates published items until the batch is closed and every item taken. Items are
@@ -242,9 +280,9 @@ static void *deflate_worker(void *arg)
 			break;
 		j = &q->jobs[item / 2];
 		if (item % 2 == 0)
-			j->out = deflate_best(j->buf, j->pixels, ld, q->px, &j->out_len);
+			j->out = deflate_best(j->buf, j->pixels, ld, &j->out_len);
 		else if (j->plain)
-			j->out2 = deflate_best(j->plain, j->pixels, ld, q->px, &j->out2_len);
+			j->out2 = deflate_best(j->plain, j->pixels, ld, &j->out2_len);
 	}
 	if (ld)
 		libdeflate_free_compressor(ld);
@@ -400,7 +438,7 @@ static void deflate_job_apply(fz_context *ctx, pdf_document *doc, deflate_job *j
 
 /* Takes the ASCII layer off every stream and re-deflates the flate ones (not the images
  * the engine's pass wrote), in batches. */
-void engine_cz_recompress_streams(engine_cz *z, pixel_deflater px)
+void engine_cz_recompress_streams(engine_cz *z)
 {
 	fz_context *ctx = z->ctx;
 	pdf_document *doc = z->doc;
@@ -408,7 +446,7 @@ void engine_cz_recompress_streams(engine_cz *z, pixel_deflater px)
 	size_t held = 0;
 	/* Zeroed: on an exception every slot is freed, the one being filled included. */
 	deflate_job *jobs = fz_calloc(ctx, cap, sizeof *jobs);
-	deflate_queue q = { .jobs = jobs, .px = px };
+	deflate_queue q = { .jobs = jobs };
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_cond_init(&q.more, NULL);
 	fz_try(ctx)

@@ -1,29 +1,63 @@
-/* Embedded Type 1 fonts (/FontFile) replaced by CFF subsets (/FontFile3 /Type1C): the
- * glyphs used are found by compress_font_usage.c (their names from FreeType, as MuPDF
- * draws them), the conversion is
- * the engine's (src/pagework/compress/fonts.rs, handed over once with
- * engine_cz_set_type1_converter). A font whose program cannot be converted, or whose
- * new program FreeType does not load, is left as it is. The same pass drops the glyph
- * procedures of Type 3 fonts that no code shown selects, and cuts ToUnicode CMaps. */
+/* The fonts pass, in two halves around the engine's conversion (the engine's side:
+ * src/pagework/compress/fonts.rs):
+ *
+ * engine_cz_fonts_collect runs MuPDF's subsetter (TrueType, OpenType and CID-keyed CFF
+ * programs), finds the glyphs and codes the content shows (compress_font_usage.c; glyph
+ * names from FreeType, as MuPDF draws them) and copies out, without changing anything,
+ * each Type 1 program in use (/FontFile, with /Length1 and /Length2 and the names of its
+ * glyphs shown) and each one-byte ToUnicode CMap of a simple font with the codes shown.
+ *
+ * engine_cz_fonts_install then puts back what the engine made of them: a CFF program
+ * (/FontFile3 /Type1C) in place of each Type 1 program, when FreeType reads it and it is
+ * smaller; each cut CMap. It also does the cuts that need no engine: bare CFF programs of
+ * simple fonts cut by MuPDF's CFF subsetter, and the glyph procedures of Type 3 fonts no
+ * code shown selects dropped. A font that cannot be read or converted is left as it is. */
 #include <string.h>
 #include "compressor.h"
+#include "caught.h"
 #include "compress_font_usage.h"
 
-typedef int (*engine_type1_convert)(const unsigned char *data, size_t len, size_t len1, size_t len2,
-	const unsigned char *names, size_t names_len, int keep_all, unsigned char **out, size_t *out_len);
-typedef void (*engine_type1_free)(unsigned char *data, size_t len);
-typedef int (*engine_tounicode_cut)(const unsigned char *data, size_t len, const unsigned char *used,
-	unsigned char **out, size_t *out_len);
+/* A Type 1 program copied out, and where it came from. */
+typedef struct {
+	engine_t1_copy out; /* what the engine reads (points into the buffers below) */
+	int use;                  /* its entry in the usage's list */
+	fz_buffer *program, *names;
+} type1_item;
 
-static engine_type1_convert convert_fn;
-static engine_type1_free free_fn;
-static engine_tounicode_cut cut_fn;
+/* A ToUnicode CMap copied out. */
+typedef struct {
+	engine_cmap_copy out;
+	fz_buffer *cmap;
+} cmap_item;
 
-void engine_cz_set_type1_converter(engine_type1_convert convert, engine_type1_free fr, engine_tounicode_cut cut)
+/* What engine_cz_fonts_collect found, kept in the handle until engine_cz_fonts_install. */
+struct engine_font_work {
+	t1_usage usage;
+	type1_item *type1;
+	int ntype1;
+	cmap_item *cmaps;
+	int ncmaps;
+};
+
+void engine_cz_drop_font_work(engine_cz *z)
 {
-	convert_fn = convert;
-	free_fn = fr;
-	cut_fn = cut;
+	fz_context *ctx = z->ctx;
+	struct engine_font_work *w = z->fonts;
+	int i;
+	if (!w)
+		return;
+	for (i = 0; i < w->ntype1; i++)
+	{
+		fz_drop_buffer(ctx, w->type1[i].program);
+		fz_drop_buffer(ctx, w->type1[i].names);
+	}
+	for (i = 0; i < w->ncmaps; i++)
+		fz_drop_buffer(ctx, w->cmaps[i].cmap);
+	fz_free(ctx, w->type1);
+	fz_free(ctx, w->cmaps);
+	engine_font_usage_drop(ctx, &w->usage);
+	fz_free(ctx, w);
+	z->fonts = NULL;
 }
 
 /* FreeType, which MuPDF links (its headers are not on this build's include path). */
@@ -70,67 +104,190 @@ static fz_buffer *readable_program(fz_context *ctx, pdf_obj *file)
 	return buf;
 }
 
-/* Replaces one font program; returns 1 when it did. */
-static int convert_one(fz_context *ctx, pdf_document *doc, t1_use *use)
+/* MuPDF's subsetter: a font it cannot parse is left alone by MuPDF; a failure of the
+ * whole subsetter (a page that cannot be read) leaves the document unchanged, as the
+ * fonts are rewritten only after every page was read. Returns 1 when it ran through. */
+static int subset_fonts(fz_context *ctx, pdf_document *doc)
 {
-	fz_buffer *buf = NULL, *names = NULL, *cff = NULL;
+	int ok = 0;
+	fz_var(ok);
+	fz_try(ctx)
+	{
+		pdf_subset_fonts(ctx, doc, 0, NULL);
+		ok = 1;
+	}
+	fz_catch(ctx)
+	{
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+	return ok;
+}
+
+/* Copies out Type 1 program `use` of the usage (when FreeType reads it) and its glyph names. */
+static void collect_type1(fz_context *ctx, pdf_document *doc, struct engine_font_work *w, int use)
+{
+	t1_use *u = &w->usage.use[use];
+	type1_item *item = &w->type1[w->ntype1];
+	pdf_obj *file = NULL;
+	fz_var(file);
+	fz_try(ctx)
+	{
+		file = pdf_new_indirect(ctx, doc, u->num, 0);
+		memset(item, 0, sizeof *item);
+		item->program = readable_program(ctx, file);
+		item->names = glyph_names(ctx, u);
+		item->use = use;
+		item->out.num = u->num;
+		item->out.data = item->program->data;
+		item->out.len = item->program->len;
+		item->out.length1 = pdf_dict_get_int(ctx, file, PDF_NAME(Length1));
+		item->out.length2 = pdf_dict_get_int(ctx, file, PDF_NAME(Length2));
+		item->out.names = item->names->data;
+		item->out.names_len = item->names->len;
+		item->out.keep_all = u->keep_all;
+		w->ntype1++;
+	}
+	fz_always(ctx)
+		pdf_drop_obj(ctx, file);
+	fz_catch(ctx)
+	{
+		fz_drop_buffer(ctx, item->program);
+		fz_drop_buffer(ctx, item->names);
+		memset(item, 0, sizeof *item);
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+}
+
+/* Copies out ToUnicode CMap `tu` and its codes shown. */
+static void collect_cmap(fz_context *ctx, pdf_document *doc, struct engine_font_work *w, code_use *tu)
+{
+	cmap_item *item = &w->cmaps[w->ncmaps];
+	pdf_obj *ref = NULL;
+	fz_var(ref);
+	fz_try(ctx)
+	{
+		ref = pdf_new_indirect(ctx, doc, tu->num, 0);
+		item->cmap = pdf_load_stream(ctx, ref);
+		item->out.num = tu->num;
+		item->out.data = item->cmap->data;
+		item->out.len = item->cmap->len;
+		item->out.used = tu->used;
+		w->ncmaps++;
+	}
+	fz_always(ctx)
+		pdf_drop_obj(ctx, ref);
+	fz_catch(ctx)
+	{
+		memset(item, 0, sizeof *item);
+		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+		fz_report_error(ctx);
+	}
+}
+
+int engine_cz_fonts_collect(engine_cz *z, engine_fonts_found *r, char *err, int errlen)
+{
+	fz_context *ctx = z->ctx;
+	pdf_document *doc = z->doc;
+	int rc = ENGINE_OK;
+	memset(r, 0, sizeof *r);
+	engine_cz_drop_font_work(z);
+	/* Encrypted documents are left alone (their streams would have to be re-encrypted). */
+	if (doc->crypt)
+		return ENGINE_OK;
+	fz_try(ctx)
+	{
+		struct engine_font_work *w;
+		int i;
+		r->subset = subset_fonts(ctx, doc);
+		w = z->fonts = fz_malloc_struct(ctx, struct engine_font_work);
+		fz_try(ctx)
+			engine_font_usage_gather(ctx, doc, &w->usage);
+		fz_catch(ctx)
+		{
+			/* A page that cannot be read: nothing may be cut. */
+			fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
+			fz_report_error(ctx);
+			engine_font_usage_drop(ctx, &w->usage);
+			memset(&w->usage, 0, sizeof w->usage);
+		}
+		w->type1 = fz_calloc(ctx, w->usage.len + 1, sizeof *w->type1);
+		w->cmaps = fz_calloc(ctx, w->usage.tu.len + 1, sizeof *w->cmaps);
+		for (i = 0; i < w->usage.len; i++)
+			if (!w->usage.use[i].cff)
+				collect_type1(ctx, doc, w, i);
+		for (i = 0; i < w->usage.tu.len; i++)
+			if (!w->usage.tu.items[i].keep)
+				collect_cmap(ctx, doc, w, &w->usage.tu.items[i]);
+		r->type1 = w->ntype1;
+		r->cmaps = w->ncmaps;
+	}
+	fz_catch(ctx)
+	{
+		copy_message(ctx, err, errlen);
+		engine_cz_drop_font_work(z);
+		r->type1 = r->cmaps = 0;
+		rc = ENGINE_FAILED;
+	}
+	return rc;
+}
+
+const engine_t1_copy *engine_cz_type1_program(engine_cz *z, int i)
+{
+	return z->fonts && i >= 0 && i < z->fonts->ntype1 ? &z->fonts->type1[i].out : NULL;
+}
+
+const engine_cmap_copy *engine_cz_cmap_program(engine_cz *z, int i)
+{
+	return z->fonts && i >= 0 && i < z->fonts->ncmaps ? &z->fonts->cmaps[i].out : NULL;
+}
+
+/* Puts the engine's CFF program `cff` in place of Type 1 program `item` when FreeType
+ * reads it and it is smaller; returns 1 when it did. */
+static int install_type1(fz_context *ctx, pdf_document *doc, type1_item *item, const engine_bytes *cff_bytes)
+{
+	fz_buffer *cff = NULL;
 	fz_font *check = NULL;
-	pdf_obj *file = NULL, *ff3 = NULL;
-	unsigned char *out = NULL;
-	size_t out_len = 0;
-	int done = 0, i, n;
-	fz_var(buf);
-	fz_var(names);
+	pdf_obj *ff3 = NULL;
+	int done = 0, i, n, num = item->out.num;
+	if (!cff_bytes->data || !cff_bytes->len)
+		return 0;
 	fz_var(cff);
 	fz_var(check);
-	fz_var(file);
 	fz_var(ff3);
 	fz_try(ctx)
 	{
-		file = pdf_new_indirect(ctx, doc, use->num, 0);
-		buf = readable_program(ctx, file);
-		names = glyph_names(ctx, use);
-		if (convert_fn(buf->data, buf->len, pdf_dict_get_int(ctx, file, PDF_NAME(Length1)),
-				pdf_dict_get_int(ctx, file, PDF_NAME(Length2)), names->data, names->len, use->keep_all, &out, &out_len))
+		cff = fz_new_buffer_from_copied_data(ctx, cff_bytes->data, cff_bytes->len);
+		/* FreeType must read the new program. */
+		check = fz_new_font_from_buffer(ctx, NULL, cff, 0, 0);
+		if (cff->len < item->program->len)
 		{
-			cff = fz_new_buffer_from_copied_data(ctx, out, out_len);
-			free_fn(out, out_len);
-			out = NULL;
-			/* FreeType must read the new program. */
-			check = fz_new_font_from_buffer(ctx, NULL, cff, 0, 0);
-			if (cff->len < buf->len)
+			ff3 = pdf_add_stream(ctx, doc, cff, NULL, 0);
+			pdf_dict_put(ctx, ff3, PDF_NAME(Subtype), PDF_NAME(Type1C));
+			/* Every font descriptor of the program points at the new one. */
+			n = pdf_xref_len(ctx, doc);
+			for (i = 1; i < n; i++)
 			{
-				ff3 = pdf_add_stream(ctx, doc, cff, NULL, 0);
-				pdf_dict_put(ctx, ff3, PDF_NAME(Subtype), PDF_NAME(Type1C));
-				/* Every font descriptor of the program points at the new one. */
-				n = pdf_xref_len(ctx, doc);
-				for (i = 1; i < n; i++)
+				pdf_obj *obj = engine_load_object_quiet(ctx, doc, i);
+				pdf_obj *fd = pdf_dict_get(ctx, obj, PDF_NAME(FontDescriptor));
+				if (pdf_is_dict(ctx, obj) && pdf_to_num(ctx, pdf_dict_get(ctx, obj, PDF_NAME(FontFile))) == num)
+					fd = obj;
+				if (pdf_to_num(ctx, pdf_dict_get(ctx, fd, PDF_NAME(FontFile))) == num)
 				{
-					pdf_obj *obj = engine_load_object_quiet(ctx, doc, i);
-					pdf_obj *fd = pdf_dict_get(ctx, obj, PDF_NAME(FontDescriptor));
-					if (pdf_is_dict(ctx, obj) && pdf_to_num(ctx, pdf_dict_get(ctx, obj, PDF_NAME(FontFile))) == use->num)
-						fd = obj;
-					if (pdf_to_num(ctx, pdf_dict_get(ctx, fd, PDF_NAME(FontFile))) == use->num)
-					{
-						pdf_dict_put(ctx, fd, PDF_NAME(FontFile3), ff3);
-						pdf_dict_del(ctx, fd, PDF_NAME(FontFile));
-					}
-					pdf_drop_obj(ctx, obj);
+					pdf_dict_put(ctx, fd, PDF_NAME(FontFile3), ff3);
+					pdf_dict_del(ctx, fd, PDF_NAME(FontFile));
 				}
-				done = 1;
+				pdf_drop_obj(ctx, obj);
 			}
+			done = 1;
 		}
 	}
 	fz_always(ctx)
 	{
-		if (out)
-			free_fn(out, out_len);
 		fz_drop_font(ctx, check);
 		fz_drop_buffer(ctx, cff);
-		fz_drop_buffer(ctx, names);
-		fz_drop_buffer(ctx, buf);
 		pdf_drop_obj(ctx, ff3);
-		pdf_drop_obj(ctx, file);
 	}
 	fz_catch(ctx)
 	{
@@ -236,36 +393,26 @@ static int subset_cff_one(fz_context *ctx, pdf_document *doc, t1_use *use)
 	return done;
 }
 
-/* Cuts one ToUnicode CMap to the codes shown; returns 1 when it did. */
-static int cut_one(fz_context *ctx, pdf_document *doc, code_use *tu)
+/* Puts the cut CMap `cut` in place of CMap `item`; returns 1 when it did. */
+static int install_cmap(fz_context *ctx, pdf_document *doc, cmap_item *item, const engine_bytes *cut_bytes)
 {
-	fz_buffer *buf = NULL, *cut = NULL;
+	fz_buffer *cut = NULL;
 	pdf_obj *ref = NULL;
-	unsigned char *out = NULL;
-	size_t out_len = 0;
 	int done = 0;
-	fz_var(buf);
+	if (!cut_bytes->data)
+		return 0;
 	fz_var(cut);
 	fz_var(ref);
 	fz_try(ctx)
 	{
-		ref = pdf_new_indirect(ctx, doc, tu->num, 0);
-		buf = pdf_load_stream(ctx, ref);
-		if (cut_fn(buf->data, buf->len, tu->used, &out, &out_len))
-		{
-			cut = fz_new_buffer_from_copied_data(ctx, out, out_len);
-			free_fn(out, out_len);
-			out = NULL;
-			pdf_update_stream(ctx, doc, ref, cut, 0);
-			done = 1;
-		}
+		ref = pdf_new_indirect(ctx, doc, item->out.num, 0);
+		cut = fz_new_buffer_from_copied_data(ctx, cut_bytes->data, cut_bytes->len);
+		pdf_update_stream(ctx, doc, ref, cut, 0);
+		done = 1;
 	}
 	fz_always(ctx)
 	{
-		if (out)
-			free_fn(out, out_len);
 		fz_drop_buffer(ctx, cut);
-		fz_drop_buffer(ctx, buf);
 		pdf_drop_obj(ctx, ref);
 	}
 	fz_catch(ctx)
@@ -336,34 +483,44 @@ static int trim_type3(fz_context *ctx, pdf_document *doc, code_use *t)
 	return dropped;
 }
 
-/* Converts the document's Type 1 fonts in use, cuts the ToUnicode CMaps of simple
- * fonts to the codes shown and drops unused Type 3 glyphs; returns how many fonts were
- * changed. A page that cannot be read stops the pass before anything changed. */
-int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc)
+int engine_cz_fonts_install(engine_cz *z, const engine_bytes *type1, int ntype1, const engine_bytes *cmaps,
+	int ncmaps, engine_fonts_installed *r, char *err, int errlen)
 {
-	t1_usage u;
-	int i, converted = 0;
-	if (!convert_fn || !cut_fn)
-		return 0;
-	memset(&u, 0, sizeof u);
+	fz_context *ctx = z->ctx;
+	pdf_document *doc = z->doc;
+	struct engine_font_work *w = z->fonts;
+	int rc = ENGINE_OK;
+	memset(r, 0, sizeof *r);
+	if (!w)
+		return ENGINE_OK;
 	fz_try(ctx)
 	{
-		engine_font_usage_gather(ctx, doc, &u);
-		for (i = 0; i < u.len; i++)
-			converted += u.use[i].cff ? subset_cff_one(ctx, doc, &u.use[i]) : convert_one(ctx, doc, &u.use[i]);
-		for (i = 0; i < u.tu.len; i++)
-			if (!u.tu.items[i].keep)
-				converted += cut_one(ctx, doc, &u.tu.items[i]);
-		for (i = 0; i < u.t3.len; i++)
-			if (!u.t3.items[i].keep)
-				converted += trim_type3(ctx, doc, &u.t3.items[i]);
+		t1_usage *u = &w->usage;
+		int i, k = 0;
+		/* In the usage's order, as the new programs get their object numbers. */
+		for (i = 0; i < u->len; i++)
+		{
+			if (u->use[i].cff)
+				r->cff_subset += subset_cff_one(ctx, doc, &u->use[i]);
+			else if (k < w->ntype1 && w->type1[k].use == i)
+			{
+				if (k < ntype1)
+					r->type1_converted += install_type1(ctx, doc, &w->type1[k], &type1[k]);
+				k++;
+			}
+		}
+		for (i = 0; i < w->ncmaps && i < ncmaps; i++)
+			r->cmaps_cut += install_cmap(ctx, doc, &w->cmaps[i], &cmaps[i]);
+		for (i = 0; i < u->t3.len; i++)
+			if (!u->t3.items[i].keep)
+				r->type3_trimmed += trim_type3(ctx, doc, &u->t3.items[i]);
 	}
 	fz_always(ctx)
-		engine_font_usage_drop(ctx, &u);
+		engine_cz_drop_font_work(z);
 	fz_catch(ctx)
 	{
-		fz_rethrow_if(ctx, FZ_ERROR_SYSTEM);
-		fz_report_error(ctx);
+		copy_message(ctx, err, errlen);
+		rc = ENGINE_FAILED;
 	}
-	return converted;
+	return rc;
 }

@@ -1,7 +1,10 @@
 /* The compressor's shared declarations: return codes, the handle (engine_cz) with its
- * image list, and the passes that csrc/compress.c (open, order of the passes, save) runs,
- * each in a file of its own. Calls go one way: compress.c calls the passes; a pass calls
- * only the walks (compress_walk.c) and the image list (compress_images.c). */
+ * image list, and the passes, each in a file of its own. The engine
+ * (src/pagework/compress/ffi.rs) is the only caller of the entry points, which are in
+ * compress.c (open, the passes in their order, save), compress_images.c (the image pass)
+ * and compress_fonts.c (the fonts pass); nothing here calls back into the engine. Calls go
+ * one way: compress.c calls the passes; a pass calls only the walks (compress_walk.c) and
+ * the image list (compress_images.c). */
 #ifndef ENGINE_COMPRESSOR_H
 #define ENGINE_COMPRESSOR_H
 
@@ -63,11 +66,8 @@ typedef struct {
 	int nothers, maxothers;
 	int inline_images; /* inline images seen (kept as they are) */
 	int gathered;   /* the list is complete (every page read through) */
+	struct engine_font_work *fonts; /* the fonts pass between its two halves (compress_fonts.c) */
 } engine_cz;
-
-/* Deflates `len` bytes of pixels at level 9 (zlib format) into `out` (`cap` bytes),
- * from any thread; returns the bytes written, 0 when it could not (zlib is used then). */
-typedef size_t (*pixel_deflater)(const unsigned char *in, size_t len, unsigned char *out, size_t cap);
 
 /* compress_images.c: the image list of the engine's pass. */
 void engine_cz_drop_candidates(engine_cz *z);
@@ -98,12 +98,58 @@ void engine_cz_deflate_metadata(fz_context *ctx, pdf_document *doc, int pdfa_too
 void engine_cz_slim_metadata(fz_context *ctx, pdf_document *doc);
 
 /* compress_deflate.c: takes the ASCII layer off every stream and re-deflates the flate
- * ones at the best level (not the images the pass wrote); pixels by `px`. */
-void engine_cz_recompress_streams(engine_cz *z, pixel_deflater px);
+ * ones at the best level (not the images the pass wrote). */
+void engine_cz_recompress_streams(engine_cz *z);
+/* `len` bytes of pixels deflated by zlib-rs at level 9 (zlib format) into `out` (`cap`
+ * bytes), from any thread; the bytes written, 0 when they did not fit. */
+size_t engine_deflate_pixels(const unsigned char *in, size_t len, unsigned char *out, size_t cap);
 
-/* compress_fonts.c: Type 1 programs replaced by CFF subsets, ToUnicode CMaps cut,
- * unused Type 3 glyphs dropped; returns how many fonts changed. */
-int engine_cz_convert_type1(fz_context *ctx, pdf_document *doc);
+/* compress_fonts.c: the fonts pass, in two halves around the engine's conversion of Type 1
+ * programs to CFF and its cut of ToUnicode CMaps (layouts shared with
+ * src/pagework/compress/ffi.rs). */
+typedef struct {
+	int num;                    /* the /FontFile stream */
+	const unsigned char *data;  /* the program, decoded */
+	size_t len;
+	int length1, length2;       /* its /Length1 and /Length2 */
+	const unsigned char *names; /* the names of the glyphs shown, each ended by a NUL */
+	size_t names_len;
+	int keep_all;               /* a font of it that no content selects: every glyph kept */
+} engine_t1_copy;
+typedef struct {
+	int num;                    /* the ToUnicode stream */
+	const unsigned char *data;  /* the CMap, decoded */
+	size_t len;
+	const unsigned char *used;  /* 256 flags: the one-byte codes shown */
+} engine_cmap_copy;
+/* Bytes the engine hands in (NULL: keep what is there). */
+typedef struct {
+	const unsigned char *data;
+	size_t len;
+} engine_bytes;
+typedef struct {
+	int subset;                 /* MuPDF's subsetter ran through (the guard checks) */
+	int type1;                  /* Type 1 programs copied out (engine_cz_type1_program) */
+	int cmaps;                  /* CMaps copied out (engine_cz_cmap_program) */
+} engine_fonts_found;
+typedef struct {
+	int type1_converted;        /* Type 1 programs replaced by CFF */
+	int cff_subset;             /* bare CFF programs cut by MuPDF's CFF subsetter */
+	int cmaps_cut;
+	int type3_trimmed;          /* Type 3 fonts that lost unused glyph procedures */
+} engine_fonts_installed;
+/* First half: MuPDF's subsetter, then copies of the Type 1 programs and ToUnicode CMaps in
+ * use (valid until the second half); changes nothing else. */
+int engine_cz_fonts_collect(engine_cz *z, engine_fonts_found *r, char *err, int errlen);
+const engine_t1_copy *engine_cz_type1_program(engine_cz *z, int i);
+const engine_cmap_copy *engine_cz_cmap_program(engine_cz *z, int i);
+/* Second half: `type1[i]` (a CFF program) replaces Type 1 program i when FreeType reads it
+ * and it is smaller, `cmaps[i]` replaces CMap i; bare CFF programs are cut by MuPDF and
+ * unused Type 3 glyphs dropped. */
+int engine_cz_fonts_install(engine_cz *z, const engine_bytes *type1, int ntype1, const engine_bytes *cmaps,
+	int ncmaps, engine_fonts_installed *r, char *err, int errlen);
+/* Frees what the first half kept (engine_cz_close calls it too). */
+void engine_cz_drop_font_work(engine_cz *z);
 /* compress_dedup.c: merges duplicate objects by hash (what the save does at garbage
  * level 3 and 4, in linear rather than quadratic time). Returns how many. */
 int engine_cz_merge_duplicates(fz_context *ctx, pdf_document *doc);

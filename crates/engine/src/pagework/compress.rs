@@ -49,8 +49,9 @@
 //! its text), so only its new image streams are copied back into the image objects
 //! they replace; images that do not decode cleanly are kept as stored.
 //! Then MuPDF's `pdf_save_document` (object streams, garbage collection). The MuPDF
-//! calls go through `csrc/compress*.c` (the orchestration in `csrc/compress.c`; the crate exposes
-//! neither) in a private MuPDF context on the calling thread. Cancellation is checked
+//! calls go through `csrc/compress*.c` (the crate exposes neither): passes called in order
+//! on one opened document, in a private MuPDF context on the calling thread
+//! (`src/pagework/compress/ffi.rs`: Rust calls C, C never calls back). Cancellation is checked
 //! between images; MuPDF's rewriter and the save cannot be interrupted.
 //! [`ImagePass::Mupdf`] skips the pass (MuPDF's rewriter does every image: for
 //! comparisons; [`ImagePass::MupdfInPlace`] also runs it on the document itself, the damage
@@ -69,6 +70,7 @@ mod dct_image;
 mod ffi;
 mod flate_rows;
 mod fonts;
+mod g4;
 mod guard;
 mod images;
 pub(crate) mod jpeg;
@@ -83,11 +85,11 @@ mod type1;
 // csrc/compress_deflate.c calls libdeflate, which this crate builds and links.
 use libdeflate_sys as _;
 
-use std::ffi::c_int;
+use std::ffi::{c_int, CStr};
 use std::fs;
 use std::path::Path;
 
-use ffi::{Doc, RawOptions};
+use ffi::{Doc, ImageOptions, Pass};
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, Result};
@@ -357,9 +359,38 @@ fn compress_file(
     })
 }
 
+/// The choices of one run: the level's, less those a failed run took back.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// The level's image settings; `None` for a lossless run.
+    images: Option<ImageSettings>,
+    /// The engine's image pass runs (lossy runs with [`ImagePass::Engine`]).
+    engine_pass: bool,
+    /// MuPDF's rewriter runs for the images the engine's pass left (lossy runs).
+    rewriter: bool,
+    /// The rewriter runs on the document itself ([`ImagePass::MupdfInPlace`]).
+    in_place: bool,
+    /// Fonts subset (and Type 1 converted, CMaps cut).
+    subset_fonts: bool,
+    /// What no viewer shows is dropped: the level's choice, kept by a lossless fallback.
+    drop_private: bool,
+}
+
+/// What one run's passes did, as far as they got: what decides the guard and the next path.
+#[derive(Debug, Default, Clone, Copy)]
+struct RunReport {
+    /// MuPDF's rewriter ran (or failed).
+    rewriter_ran: bool,
+    /// The fonts pass may have changed fonts (MuPDF's subsetter ran through, or a font changed).
+    fonts_changed: bool,
+}
+
 /// Writes `tmp` on the first path, in this order, whose output keeps every page (and,
-/// after MuPDF's image rewriter, every word: [`guard`]): the level's images (the
-/// engine's pass, MuPDF's rewriter for the rest), the engine's pass alone, lossless.
+/// after MuPDF's image rewriter or font subsetter, every word: [`guard`]): the level's
+/// choices (the engine's image pass, MuPDF's rewriter for the rest, fonts subset), then
+/// without font subsetting (when it ran), without MuPDF's rewriter (when it ran), lossless.
+/// Each path is a fresh run on a new opening of the source: a failed run has changed its
+/// document, and MuPDF keeps no copy of a document to go back to.
 /// Returns the path and the bytes written; `None` when no path kept the content (the
 /// caller copies the input).
 fn run_guarded(
@@ -370,26 +401,17 @@ fn run_guarded(
     control: &JobControl,
 ) -> Result<(Option<CompressPath>, u64)> {
     let settings = options.level.image_settings();
-    let mut raw = RawOptions {
-        rewrite_images: settings.is_some() as c_int,
-        threshold_dpi: settings.map_or(0, |s| s.threshold_dpi as c_int),
-        target_dpi: settings.map_or(0, |s| s.target_dpi as c_int),
-        jpeg_quality: settings.map_or(0, |s| s.jpeg_quality as c_int),
-        lossless_stays_lossless: settings.map_or(0, |s| s.lossless_stays_lossless as c_int),
-        // Every level does what light does (so a lossy level is never larger than
-        // light for want of it): existing flate streams re-deflated at level 9 when
-        // smaller, fonts subset, duplicates merged (streams too: garbage 4), object streams.
-        recompress_flate: 1,
-        garbage: 4,
-        object_streams: 1,
-        rewrite_in_place: (options.images == ImagePass::MupdfInPlace) as c_int,
-        subset_fonts: options.subset_fonts as c_int,
+    // Every level does what light does (so a lossy level is never larger than light for
+    // want of it): streams re-deflated, fonts subset, duplicates merged, object streams.
+    let mut plan = Plan {
+        images: settings,
+        engine_pass: options.images == ImagePass::Engine,
+        rewriter: true,
+        in_place: options.images == ImagePass::MupdfInPlace,
+        subset_fonts: options.subset_fonts,
         // Thumbnails, PieceInfo and repeated metadata: not at light (lossless).
-        drop_private: settings.is_some() as c_int,
-        deflate_pixels: Some(ffi::deflate_pixels),
-        ..RawOptions::default()
+        drop_private: settings.is_some(),
     };
-    let pass = settings.filter(|_| options.images == ImagePass::Engine);
     // The source's words, read once, when some output needs checking: a lossy level's
     // images, subset fonts (nearly every file) or a forced guard. They are read on a
     // thread of their own while the first path runs (a second core was otherwise idle
@@ -402,25 +424,24 @@ fn run_guarded(
     let mut before = None;
     let mut path = if settings.is_some() { CompressPath::Images } else { CompressPath::Lossless };
     loop {
-        let this_pass = pass.filter(|_| raw.rewrite_images != 0);
-        let (rc, message) = run_once(source, tmp, &mut raw, this_pass, control)?;
-        let failure = if rc != ffi::OK {
+        let (report, result) = run_once(source, tmp, &plan, control)?;
+        let failed = result.is_err();
+        let failure = match result {
             // MuPDF's image rewriter gives up on some damaged image dictionaries.
-            Some(format!("compressing: {message}"))
-        } else if raw.page_count as usize != page_count {
-            Some(format!("{} pages instead of {page_count}", raw.page_count))
-        } else if raw.rewriter_ran != 0 || raw.fonts_subset != 0 || options.guard_always {
-            if before.is_none() {
-                // A source MuPDF's text extraction cannot open gives no pages to compare
-                // with: the output then counts as a loss and the safer paths are taken.
-                before = Some(match reader.take().map(|r| r.join()) {
-                    Some(Ok(words)) => words,
-                    _ => guard::page_words(source).unwrap_or_default(),
-                });
+            Err(message) => Some(format!("compressing: {message}")),
+            Ok(pages) if pages != page_count => Some(format!("{pages} pages instead of {page_count}")),
+            Ok(_) if report.rewriter_ran || report.fonts_changed || options.guard_always => {
+                if before.is_none() {
+                    // A source MuPDF's text extraction cannot open gives no pages to compare
+                    // with: the output then counts as a loss and the safer paths are taken.
+                    before = Some(match reader.take().map(|r| r.join()) {
+                        Some(Ok(words)) => words,
+                        _ => guard::page_words(source).unwrap_or_default(),
+                    });
+                }
+                guard::lost_content(before.as_deref().unwrap_or_default(), tmp)
             }
-            guard::lost_content(before.as_deref().unwrap_or_default(), tmp)
-        } else {
-            None
+            Ok(_) => None,
         };
         let Some(failure) = failure else {
             repack::repack_file(tmp, page_count);
@@ -430,16 +451,16 @@ fn run_guarded(
         control.checkpoint()?;
         // The next safer path: without font subsetting (when it ran), without MuPDF's
         // rewriter (when it ran), then lossless.
-        if raw.fonts_subset != 0 && raw.subset_fonts != 0 {
-            raw.subset_fonts = 0;
-        } else if raw.rewriter_ran != 0 && raw.skip_rewriter == 0 && pass.is_some() {
-            raw.skip_rewriter = 1;
+        if report.fonts_changed && plan.subset_fonts {
+            plan.subset_fonts = false;
+        } else if report.rewriter_ran && plan.rewriter && plan.engine_pass && plan.images.is_some() {
+            plan.rewriter = false;
             path = CompressPath::OwnImagePassOnly;
-        } else if raw.rewrite_images != 0 {
-            raw.rewrite_images = 0;
-            raw.skip_rewriter = 0;
+        } else if plan.images.is_some() {
+            plan.images = None;
+            plan.rewriter = true;
             path = CompressPath::LosslessFallback;
-        } else if rc != ffi::OK {
+        } else if failed {
             return Err(EngineError::new(ErrorCode::EngineError, failure));
         } else {
             // Even the lossless save lost content: the input is kept as it is.
@@ -475,19 +496,41 @@ impl ImagePass {
     }
 }
 
-/// One open, image pass (when `pass` is set), MuPDF's rewriter and save; returns the C
-/// side's code and message.
-fn run_once(
-    source: &Path,
-    tmp: &Path,
-    raw: &mut RawOptions,
-    pass: Option<ImageSettings>,
-    control: &JobControl,
-) -> Result<(c_int, String)> {
-    fonts::install();
+/// One run of the passes on one opening of `source`, the output saved to `tmp`: what
+/// they did, and the page count of the document or the C side's message.
+fn run_once(source: &Path, tmp: &Path, plan: &Plan, control: &JobControl) -> Result<(RunReport, Pass<usize>)> {
+    let output = ffi::c_path(tmp)?;
     let mut doc = Doc::open(source)?;
-    if let Some(settings) = pass {
+    if let Some(settings) = plan.images.filter(|_| plan.engine_pass) {
         images::run(&mut doc, settings, control)?;
     }
-    doc.finish(tmp, raw)
+    let mut report = RunReport::default();
+    let result = run_passes(&mut doc, plan, &output, &mut report);
+    Ok((report, result.map(|()| doc.page_count())))
+}
+
+/// The passes after the image pass, in their order (csrc/compress.c lists what each
+/// changes), until one fails. `report` says what they did, a failed pass included.
+fn run_passes(doc: &mut Doc, plan: &Plan, output: &CStr, report: &mut RunReport) -> Pass<()> {
+    doc.reduce_functions()?;
+    if let Some(s) = plan.images {
+        let (r, done) = doc.other_images(&ImageOptions {
+            threshold_dpi: s.threshold_dpi as c_int,
+            target_dpi: s.target_dpi as c_int,
+            jpeg_quality: s.jpeg_quality as c_int,
+            lossless_stays_lossless: s.lossless_stays_lossless as c_int,
+            rewriter: plan.rewriter as c_int,
+            in_place: plan.in_place as c_int,
+        });
+        report.rewriter_ran = r.rewriter_ran != 0;
+        done?;
+    }
+    doc.prune(plan.drop_private)?;
+    if plan.subset_fonts {
+        report.fonts_changed = fonts::run(doc)?.changed();
+    }
+    // PDF/A files' metadata stays unfiltered at light (PDF/A requires it).
+    doc.streams(plan.drop_private)?;
+    doc.save(output)?;
+    Ok(())
 }

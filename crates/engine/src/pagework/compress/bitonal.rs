@@ -19,7 +19,8 @@ use std::io::Write;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 
-use super::ffi::{g4_encode, BitonalEncoding};
+use super::ffi::BitonalEncoding;
+use super::g4::g4_encode;
 use super::resample::Downsampler;
 use super::{ImageSettings, BALANCED};
 

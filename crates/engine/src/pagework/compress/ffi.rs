@@ -1,7 +1,9 @@
-//! The C side of compress (`csrc/compress*.c`, declared in `csrc/compressor.h`): a document
-//! opened in a private MuPDF context, its image list, stream replacement, MuPDF's image
-//! rewriter and the save. A [`Doc`] is used from one thread only (MuPDF contexts are
-//! not thread-safe); the bytes it hands out are plain copies.
+//! The C side of compress (`csrc/compress*.c`, declared in `csrc/compressor.h`), the one
+//! boundary between the compressor's Rust and C: Rust calls C, C never calls back. A [`Doc`]
+//! is one document opened in a private MuPDF context; [`super::run_passes`] calls its passes
+//! in order, each returning a result of its own (or the C side's message). Bytes cross as
+//! plain copies or as borrowed views that live no longer than the C side keeps them. A
+//! [`Doc`] is used from one thread only (MuPDF contexts are not thread-safe).
 
 use std::ffi::{c_char, c_float, c_int, c_uchar, c_void, CStr, CString};
 use std::path::Path;
@@ -9,84 +11,111 @@ use std::path::Path;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::pdf::open::path_str;
 
+// csrc/compress_deflate.c calls zlib-rs through the C API libz-rs-sys exports.
+use libz_rs_sys as _;
+
 /// Return codes of the C side (csrc/compressor.h).
 pub(crate) const OK: c_int = 0;
 pub(crate) const OPEN_FAILED: c_int = 1;
 pub(crate) const NEEDS_PASSWORD: c_int = 2;
 
-/// Options of `engine_cz_finish` (layout of `engine_compress_options`).
+/// How MuPDF's rewriter treats the images the engine's pass left (`engine_image_options`).
 #[repr(C)]
-#[derive(Default, Clone, Copy)]
-pub(crate) struct RawOptions {
-    pub rewrite_images: c_int,
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ImageOptions {
     pub threshold_dpi: c_int,
     pub target_dpi: c_int,
     pub jpeg_quality: c_int,
     pub lossless_stays_lossless: c_int,
-    pub recompress_flate: c_int,
-    pub garbage: c_int,
-    pub object_streams: c_int,
-    pub skip_rewriter: c_int,
-    pub rewrite_in_place: c_int,
-    pub subset_fonts: c_int,
-    pub drop_private: c_int,
-    pub page_count: c_int,
+    /// 0: the images the pass did not take are kept as they are.
+    pub rewriter: c_int,
+    /// The rewriter on the document itself (comparisons only).
+    pub in_place: c_int,
+}
+
+/// What the pass over the other images did (`engine_images_result`).
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ImagesResult {
+    /// MuPDF's rewriter ran (or failed): the content guard checks.
     pub rewriter_ran: c_int,
-    pub fonts_subset: c_int,
-    /// The deflater of image streams re-deflated by the save ([`deflate_pixels`]; MuPDF's
-    /// zlib when `None`).
-    pub deflate_pixels: Option<unsafe extern "C" fn(*const c_uchar, usize, *mut c_uchar, usize) -> usize>,
 }
 
-/// `len` bytes at `input` deflated by zlib-rs at level 9 (zlib format) into `out` (`cap`
-/// bytes); the bytes written, or 0 when they did not fit or the deflater failed (the C
-/// side then falls back to zlib). Called from csrc/compress_deflate.c's deflate threads: on
-/// pixels zlib-rs 9 is smaller than zlib 9 and faster (measured in csrc/compress_deflate.c).
-/// Level 9 but for its "nice" match length, 128 instead of 258 ([`PIXEL_NICE_MATCH`]).
-pub(crate) unsafe extern "C" fn deflate_pixels(
-    input: *const c_uchar,
+/// What the first half of the fonts pass found (`engine_fonts_found`).
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct FontsFound {
+    subset: c_int,
+    type1: c_int,
+    cmaps: c_int,
+}
+
+/// What the second half of the fonts pass changed (`engine_fonts_installed`).
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct FontsInstalled {
+    pub type1_converted: c_int,
+    pub cff_subset: c_int,
+    pub cmaps_cut: c_int,
+    pub type3_trimmed: c_int,
+}
+
+#[repr(C)]
+struct RawType1 {
+    num: c_int,
+    data: *const c_uchar,
     len: usize,
-    out: *mut c_uchar,
-    cap: usize,
-) -> usize {
-    use libz_rs_sys as z;
-    if input.is_null() || out.is_null() || len > u32::MAX as usize {
-        return 0;
-    }
-    std::panic::catch_unwind(|| {
-        // SAFETY: a zeroed z_stream is the documented initial state (no allocator set:
-        // zlib-rs's own); init, tune, deflate and end are zlib's API on that stream, and
-        // the C caller passes its buffer's data and length and `cap` writable bytes.
-        unsafe {
-            let mut s: z::z_stream = std::mem::zeroed();
-            let size = std::mem::size_of::<z::z_stream>() as c_int;
-            if z::deflateInit2_(&mut s, 9, z::Z_DEFLATED, 15, 8, z::Z_DEFAULT_STRATEGY, z::zlibVersion(), size)
-                != z::Z_OK
-            {
-                return 0;
-            }
-            z::deflateTune(&mut s, 32, 258, PIXEL_NICE_MATCH, 4096);
-            s.next_in = input as *mut c_uchar;
-            s.avail_in = len as u32;
-            s.next_out = out;
-            s.avail_out = cap.min(u32::MAX as usize) as u32;
-            let done = z::deflate(&mut s, z::Z_FINISH) == z::Z_STREAM_END;
-            let written = if done { s.total_out as usize } else { 0 };
-            z::deflateEnd(&mut s);
-            written
-        }
-    })
-    .unwrap_or(0)
+    length1: c_int,
+    length2: c_int,
+    names: *const c_uchar,
+    names_len: usize,
+    keep_all: c_int,
 }
 
-/// The match length at which [`deflate_pixels`] stops looking for a longer match (zlib's
-/// `nice_length`; 258 at level 9). Measured on chart-slanted-text.pdf's
-/// 1.15 MB chart, plain / with its PNG predictor: 258: 36,163 / 36,490 bytes in 26 / 27
-/// ms; 192: 36,049 / 36,374 in 21 / 23; 128: 36,109 / 36,451 in 17 / 18; 96: 36,194 /
-/// 36,551 in 15 / 16 (a shorter chain instead: 2048 +0.3%, 1024 +2%). Pixel rows repeat
-/// the row above for long runs, where level 9 walks its whole chain for a longer match
-/// that hardly pays.
-const PIXEL_NICE_MATCH: c_int = 128;
+#[repr(C)]
+struct RawCmap {
+    num: c_int,
+    data: *const c_uchar,
+    len: usize,
+    used: *const c_uchar,
+}
+
+#[repr(C)]
+struct RawBytes {
+    data: *const c_uchar,
+    len: usize,
+}
+
+/// A Type 1 program the C side copied out, borrowed until [`Doc::fonts_install`].
+pub(crate) struct Type1Copy<'a> {
+    pub data: &'a [u8],
+    /// /Length1 and /Length2 of the stream (as C's size_t conversion of the integers).
+    pub length1: usize,
+    pub length2: usize,
+    /// The names of the glyphs shown, each ended by a NUL.
+    pub names: &'a [u8],
+    /// A font of it that no content selects: every glyph kept.
+    pub keep_all: bool,
+}
+
+/// A ToUnicode CMap the C side copied out, borrowed until [`Doc::fonts_install`].
+pub(crate) struct CmapCopy<'a> {
+    pub data: &'a [u8],
+    /// 256 flags: the one-byte codes shown.
+    pub used: &'a [u8],
+}
+
+/// `len` bytes at `p` (empty for a null pointer).
+///
+/// # Safety
+/// `p` points at `len` readable bytes that outlive `'a`.
+unsafe fn bytes<'a>(p: *const c_uchar, len: usize) -> &'a [u8] {
+    if p.is_null() || len == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(p, len) }
+    }
+}
 
 /// How an image is stored: its only filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,15 +215,30 @@ extern "C" {
         err: *mut c_char,
         errlen: c_int,
     ) -> c_int;
-    fn engine_g4_encode(packed: *const c_uchar, w: c_int, h: c_int, len: *mut usize) -> *mut c_uchar;
-    fn engine_g4_free(p: *mut c_uchar);
-    fn engine_cz_finish(
+    fn engine_cz_reduce_functions(z: *mut c_void, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_cz_other_images(
         z: *mut c_void,
-        output: *const c_char,
-        o: *mut RawOptions,
+        o: *const ImageOptions,
+        r: *mut ImagesResult,
         err: *mut c_char,
         errlen: c_int,
     ) -> c_int;
+    fn engine_cz_prune(z: *mut c_void, drop_private: c_int, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_cz_fonts_collect(z: *mut c_void, r: *mut FontsFound, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_cz_type1_program(z: *mut c_void, i: c_int) -> *const RawType1;
+    fn engine_cz_cmap_program(z: *mut c_void, i: c_int) -> *const RawCmap;
+    fn engine_cz_fonts_install(
+        z: *mut c_void,
+        type1: *const RawBytes,
+        ntype1: c_int,
+        cmaps: *const RawBytes,
+        ncmaps: c_int,
+        r: *mut FontsInstalled,
+        err: *mut c_char,
+        errlen: c_int,
+    ) -> c_int;
+    fn engine_cz_streams(z: *mut c_void, pdfa_too: c_int, err: *mut c_char, errlen: c_int) -> c_int;
+    fn engine_cz_save(z: *mut c_void, output: *const c_char, err: *mut c_char, errlen: c_int) -> c_int;
 }
 
 /// How a bitonal image's new stream is encoded (`ENGINE_BITONAL_*` in csrc/compressor.h).
@@ -207,21 +251,8 @@ pub(crate) enum BitonalEncoding {
     G4BlackIs1,
 }
 
-/// CCITT G4 of packed 1-bit rows (stride `(w + 7) / 8`; a 1 bit is G4 white), by MuPDF's
-/// encoder made faster (csrc/g4.c; same bytes, no MuPDF context): callable from any thread.
-pub(crate) fn g4_encode(packed: &[u8], w: u32, h: u32) -> Option<Vec<u8>> {
-    assert!(packed.len() >= (w as usize).div_ceil(8) * h as usize);
-    let mut len = 0usize;
-    let p = unsafe { engine_g4_encode(packed.as_ptr(), w as c_int, h as c_int, &mut len) };
-    if p.is_null() {
-        return None;
-    }
-    let v = unsafe { std::slice::from_raw_parts(p, len) }.to_vec();
-    unsafe { engine_g4_free(p) };
-    Some(v)
-}
-
-fn c_path(p: &Path) -> Result<CString> {
+/// `p` for the C side.
+pub(crate) fn c_path(p: &Path) -> Result<CString> {
     CString::new(path_str(p)?).map_err(|_| EngineError::invalid_options("path has a NUL byte"))
 }
 
@@ -242,6 +273,21 @@ impl ErrBuf {
 /// A document opened by the C side.
 pub(crate) struct Doc {
     z: *mut c_void,
+    pages: usize,
+    /// What the fonts pass's first half found (how many copies there are to read).
+    fonts: FontsFound,
+}
+
+/// The outcome of a pass: its result, or the C side's message.
+pub(crate) type Pass<T> = std::result::Result<T, String>;
+
+/// `rc` and the message in `err` as a [`Pass`].
+fn pass<T>(rc: c_int, err: &ErrBuf, result: T) -> Pass<T> {
+    if rc == OK {
+        Ok(result)
+    } else {
+        Err(err.message())
+    }
 }
 
 impl Drop for Doc {
@@ -261,13 +307,18 @@ impl Doc {
         crate::pdf::private_context::share_locks();
         let rc = unsafe { engine_cz_open(c.as_ptr(), &mut z, &mut pages, err.ptr(), 512) };
         match rc {
-            OK => Ok(Doc { z }),
+            OK => Ok(Doc { z, pages: pages.max(0) as usize, fonts: FontsFound::default() }),
             OPEN_FAILED => {
                 Err(EngineError::new(ErrorCode::InvalidPdf, format!("cannot open the PDF: {}", err.message())))
             }
             NEEDS_PASSWORD => Err(EngineError::encrypted_input()),
             _ => Err(EngineError::new(ErrorCode::EngineError, "compressing: no MuPDF context")),
         }
+    }
+
+    /// Pages of the document as opened.
+    pub fn page_count(&self) -> usize {
+        self.pages
     }
 
     /// The images the engine's pass may take, with their effective dpi (empty when a
@@ -383,13 +434,109 @@ impl Doc {
         Ok(replaced != 0)
     }
 
-    /// MuPDF's image rewriter (for what the pass left), clean-up and save to `output`.
-    /// Returns the C code (`OK` or `FAILED`) and its message.
-    pub fn finish(&mut self, output: &Path, options: &mut RawOptions) -> Result<(c_int, String)> {
-        let c = c_path(output)?;
+    /// Sampled functions stored by their corners.
+    pub fn reduce_functions(&mut self) -> Pass<()> {
         let mut err = ErrBuf::new();
-        let rc = unsafe { engine_cz_finish(self.z, c.as_ptr(), options, err.ptr(), 512) };
-        Ok((rc, err.message()))
+        let rc = unsafe { engine_cz_reduce_functions(self.z, err.ptr(), 512) };
+        pass(rc, &err, ())
+    }
+
+    /// MuPDF's rewriter over the images the pass left (as `o` says), /OutputIntents dropped,
+    /// spot palettes flattened. The result also when the pass failed: whether the rewriter
+    /// ran decides the next path.
+    pub fn other_images(&mut self, o: &ImageOptions) -> (ImagesResult, Pass<()>) {
+        let (mut r, mut err) = (ImagesResult::default(), ErrBuf::new());
+        let rc = unsafe { engine_cz_other_images(self.z, o, &mut r, err.ptr(), 512) };
+        (r, pass(rc, &err, ()))
+    }
+
+    /// Private data (`drop_private`) and unreachable objects deleted.
+    pub fn prune(&mut self, drop_private: bool) -> Pass<()> {
+        let mut err = ErrBuf::new();
+        let rc = unsafe { engine_cz_prune(self.z, drop_private as c_int, err.ptr(), 512) };
+        pass(rc, &err, ())
+    }
+
+    /// The fonts pass's first half: MuPDF's subsetter, then the Type 1 programs and CMaps
+    /// copied out ([`Doc::type1_copies`], [`Doc::cmap_copies`]). Ok(true) when the
+    /// subsetter ran through.
+    pub fn fonts_collect(&mut self) -> Pass<bool> {
+        let mut err = ErrBuf::new();
+        self.fonts = FontsFound::default();
+        let rc = unsafe { engine_cz_fonts_collect(self.z, &mut self.fonts, err.ptr(), 512) };
+        pass(rc, &err, self.fonts.subset != 0)
+    }
+
+    /// The Type 1 programs copied out by [`Doc::fonts_collect`].
+    pub fn type1_copies(&self) -> Vec<Type1Copy<'_>> {
+        (0..self.fonts.type1)
+            .filter_map(|i| {
+                // SAFETY: the C side keeps the copies until fonts_install, which needs `&mut self`.
+                let r = unsafe { engine_cz_type1_program(self.z, i).as_ref() }?;
+                Some(Type1Copy {
+                    data: unsafe { bytes(r.data, r.len) },
+                    length1: r.length1 as usize,
+                    length2: r.length2 as usize,
+                    names: unsafe { bytes(r.names, r.names_len) },
+                    keep_all: r.keep_all != 0,
+                })
+            })
+            .collect()
+    }
+
+    /// The ToUnicode CMaps copied out by [`Doc::fonts_collect`].
+    pub fn cmap_copies(&self) -> Vec<CmapCopy<'_>> {
+        (0..self.fonts.cmaps)
+            .filter_map(|i| {
+                // SAFETY: as in type1_copies; `used` has 256 entries.
+                let r = unsafe { engine_cz_cmap_program(self.z, i).as_ref() }?;
+                Some(CmapCopy { data: unsafe { bytes(r.data, r.len) }, used: unsafe { bytes(r.used, 256) } })
+            })
+            .collect()
+    }
+
+    /// The fonts pass's second half: `type1[i]` (a CFF program, `None` to keep) for Type 1
+    /// copy i, `cmaps[i]` for CMap copy i, and the C side's own cuts.
+    pub fn fonts_install(&mut self, type1: &[Option<Vec<u8>>], cmaps: &[Option<Vec<u8>>]) -> Pass<FontsInstalled> {
+        let raw = |v: &[Option<Vec<u8>>]| -> Vec<RawBytes> {
+            v.iter()
+                .map(|b| match b {
+                    Some(b) => RawBytes { data: b.as_ptr(), len: b.len() },
+                    None => RawBytes { data: std::ptr::null(), len: 0 },
+                })
+                .collect()
+        };
+        let (t, c) = (raw(type1), raw(cmaps));
+        let (mut r, mut err) = (FontsInstalled::default(), ErrBuf::new());
+        let rc = unsafe {
+            engine_cz_fonts_install(
+                self.z,
+                t.as_ptr(),
+                t.len() as c_int,
+                c.as_ptr(),
+                c.len() as c_int,
+                &mut r,
+                err.ptr(),
+                512,
+            )
+        };
+        self.fonts = FontsFound::default();
+        pass(rc, &err, r)
+    }
+
+    /// Metadata deflated (PDF/A files' too when `pdfa_too`), ASCII layers off, flate streams
+    /// re-deflated.
+    pub fn streams(&mut self, pdfa_too: bool) -> Pass<()> {
+        let mut err = ErrBuf::new();
+        let rc = unsafe { engine_cz_streams(self.z, pdfa_too as c_int, err.ptr(), 512) };
+        pass(rc, &err, ())
+    }
+
+    /// Duplicates merged and the document saved to `output` ([`c_path`]).
+    pub fn save(&mut self, output: &CStr) -> Pass<()> {
+        let mut err = ErrBuf::new();
+        let rc = unsafe { engine_cz_save(self.z, output.as_ptr(), err.ptr(), 512) };
+        pass(rc, &err, ())
     }
 }
 
@@ -398,57 +545,7 @@ mod tests {
     use super::*;
 
     extern "C" {
-        fn engine_g4_encode_mupdf(packed: *const c_uchar, w: c_int, h: c_int, len: *mut usize) -> *mut c_uchar;
-    }
-
-    fn mupdf_g4(packed: &[u8], w: u32, h: u32) -> Vec<u8> {
-        let mut len = 0usize;
-        crate::pdf::private_context::share_locks();
-        let p = unsafe { engine_g4_encode_mupdf(packed.as_ptr(), w as c_int, h as c_int, &mut len) };
-        assert!(!p.is_null());
-        let v = unsafe { std::slice::from_raw_parts(p, len) }.to_vec();
-        unsafe { engine_g4_free(p) };
-        v
-    }
-
-    #[test]
-    fn the_fast_g4_encoder_writes_mupdfs_bytes() {
-        // Widths around byte boundaries; rows of noise, of text-like strokes, blank, full.
-        let mut seed = 0x2545_f491u32;
-        let mut rand = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
-        for (w, h) in [(1u32, 1u32), (7, 3), (8, 5), (9, 4), (64, 64), (2481, 40), (1000, 1)] {
-            let stride = (w as usize).div_ceil(8);
-            for kind in 0..5 {
-                let packed: Vec<u8> = (0..stride * h as usize)
-                    .map(|i| match kind {
-                        0 => rand() as u8,
-                        1 => 0x00,
-                        2 => 0xff,
-                        // Long runs with edges at odd places.
-                        3 => {
-                            if (i % stride) * 8 % 97 < 40 {
-                                0xff
-                            } else {
-                                0x00
-                            }
-                        }
-                        _ => {
-                            if rand() % 7 == 0 {
-                                (rand() as u8) | 0x81
-                            } else {
-                                0xff
-                            }
-                        }
-                    })
-                    .collect();
-                assert_eq!(g4_encode(&packed, w, h).unwrap(), mupdf_g4(&packed, w, h), "{w}x{h} kind {kind}");
-            }
-        }
+        fn engine_deflate_pixels(input: *const c_uchar, len: usize, out: *mut c_uchar, cap: usize) -> usize;
     }
 
     #[test]
@@ -458,12 +555,12 @@ mod tests {
         let pixels: Vec<u8> =
             (0..300 * 200 * 3).map(|i| if (i / 3) % 300 < 40 + (i / 900) % 7 { 20 } else { 240 }).collect();
         let mut out = vec![0u8; pixels.len() + 64];
-        let n = unsafe { deflate_pixels(pixels.as_ptr(), pixels.len(), out.as_mut_ptr(), out.len()) };
+        let n = unsafe { engine_deflate_pixels(pixels.as_ptr(), pixels.len(), out.as_mut_ptr(), out.len()) };
         assert!(n > 0 && n < pixels.len() / 10, "{n} bytes");
         let mut back = Vec::new();
         flate2::read::ZlibDecoder::new(&out[..n]).read_to_end(&mut back).unwrap();
         assert_eq!(back, pixels);
-        // Too small for the result: 0 (the C side then deflates with zlib).
-        assert_eq!(unsafe { deflate_pixels(pixels.as_ptr(), pixels.len(), out.as_mut_ptr(), n - 1) }, 0);
+        // Too small for the result: 0 (the C side then deflates with MuPDF's zlib).
+        assert_eq!(unsafe { engine_deflate_pixels(pixels.as_ptr(), pixels.len(), out.as_mut_ptr(), n - 1) }, 0);
     }
 }

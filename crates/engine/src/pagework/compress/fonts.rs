@@ -1,46 +1,48 @@
-//! The embedded Type 1 fonts of a document turned into CFF subsets, and ToUnicode CMaps
-//! cut to the codes shown: the functions the C side (`csrc/compress_fonts.c`) calls.
+//! The engine's half of the fonts pass: Type 1 programs turned into CFF subsets and ToUnicode
+//! CMaps cut to the codes shown, between the C side's two calls on the same document
+//! (`csrc/compress_fonts.c`):
 //!
-//! C finds the fonts and the glyph names the pages and annotations show (MuPDF's
-//! content processor and FreeType's names), this side parses the program
-//! (`type1.rs`), converts the glyphs kept (`t1_outline.rs`, `t2_write.rs`) and writes
-//! the CFF program (`cff_write.rs`). Any failure returns no program and the font stays
-//! as it is; a panic is caught here and never crosses into C.
-
-use std::ffi::{c_int, c_uchar};
-use std::sync::Once;
+//! 1. [`Doc::fonts_collect`]: MuPDF's subsetter runs, and C copies out each Type 1 program in
+//!    use with the names of its glyphs shown (MuPDF's content processor and FreeType's names)
+//!    and each one-byte ToUnicode CMap with the codes shown;
+//! 2. here: each program is parsed (`type1.rs`), its glyphs kept converted (`t1_outline.rs`,
+//!    `t2_write.rs`) and a CFF program written (`cff_write.rs`); each CMap is cut
+//!    (`tounicode.rs`);
+//! 3. [`Doc::fonts_install`]: C puts back each new program FreeType reads and that is
+//!    smaller, and each cut CMap, and does the cuts that need no engine (bare CFF programs,
+//!    unused Type 3 glyphs).
+//!
+//! Any failure gives no program and the font stays as it is; a panic in the converter is
+//! caught here (the font is kept).
 
 use super::cff_write::write_cff;
+use super::ffi::{CmapCopy, Doc, FontsInstalled, Type1Copy};
 use super::{tounicode, type1};
 
-type Convert = unsafe extern "C" fn(
-    data: *const c_uchar,
-    len: usize,
-    len1: usize,
-    len2: usize,
-    names: *const c_uchar,
-    names_len: usize,
-    keep_all: c_int,
-    out: *mut *mut c_uchar,
-    out_len: *mut usize,
-) -> c_int;
-type Free = unsafe extern "C" fn(data: *mut c_uchar, len: usize);
-type Cut = unsafe extern "C" fn(
-    data: *const c_uchar,
-    len: usize,
-    used: *const c_uchar,
-    out: *mut *mut c_uchar,
-    out_len: *mut usize,
-) -> c_int;
-
-extern "C" {
-    fn engine_cz_set_type1_converter(convert: Convert, free: Free, cut: Cut);
+/// What the fonts pass did: the guard runs after it when MuPDF's subsetter ran through or
+/// some font changed.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct FontsReport {
+    /// MuPDF's subsetter ran through.
+    pub subset: bool,
+    pub installed: FontsInstalled,
 }
 
-/// Hands the converter to the C side (once per process, before the first compression).
-pub(crate) fn install() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| unsafe { engine_cz_set_type1_converter(convert, free, cut) });
+impl FontsReport {
+    /// True when the fonts of the document may have changed.
+    pub fn changed(&self) -> bool {
+        let i = &self.installed;
+        self.subset || i.type1_converted + i.cff_subset + i.cmaps_cut + i.type3_trimmed > 0
+    }
+}
+
+/// The fonts pass on `doc` (not encrypted; the C side checks). Err: the C side's message.
+pub(crate) fn run(doc: &mut Doc) -> std::result::Result<FontsReport, String> {
+    let subset = doc.fonts_collect()?;
+    let programs: Vec<Option<Vec<u8>>> = doc.type1_copies().iter().map(convert).collect();
+    let cmaps: Vec<Option<Vec<u8>>> = doc.cmap_copies().iter().map(cut).collect();
+    let installed = doc.fonts_install(&programs, &cmaps)?;
+    Ok(FontsReport { subset, installed })
 }
 
 /// The CFF program of the Type 1 program `data` with the glyphs `names` (all of them
@@ -50,77 +52,52 @@ pub(crate) fn type1_to_cff(data: &[u8], len1: usize, len2: usize, names: Option<
     write_cff(&font, names)
 }
 
-unsafe extern "C" fn convert(
-    data: *const c_uchar,
-    len: usize,
-    len1: usize,
-    len2: usize,
-    names: *const c_uchar,
-    names_len: usize,
-    keep_all: c_int,
-    out: *mut *mut c_uchar,
-    out_len: *mut usize,
-) -> c_int {
-    if data.is_null() || out.is_null() || out_len.is_null() {
-        return 0;
-    }
-    let data = unsafe { std::slice::from_raw_parts(data, len) };
-    let names = if names.is_null() || names_len == 0 {
-        &[][..]
-    } else {
-        unsafe { std::slice::from_raw_parts(names, names_len) }
-    };
-    let result = std::panic::catch_unwind(|| {
-        let list: Vec<String> = names
+/// One copied program converted, its glyphs named by `names` (NUL-ended names).
+fn convert(p: &Type1Copy<'_>) -> Option<Vec<u8>> {
+    std::panic::catch_unwind(|| {
+        let list: Vec<String> = p
+            .names
             .split(|&b| b == 0)
             .filter(|n| !n.is_empty())
             .map(|n| String::from_utf8_lossy(n).into_owned())
             .collect();
-        type1_to_cff(data, len1, len2, (keep_all == 0).then_some(list.as_slice()))
-    });
-    hand_over(result, out, out_len)
+        type1_to_cff(p.data, p.length1, p.length2, (!p.keep_all).then_some(list.as_slice()))
+    })
+    .ok()
+    .flatten()
 }
 
-/// Gives `result`'s bytes to C (freed with [`free`]); 1 when there are some.
-fn hand_over(result: std::thread::Result<Option<Vec<u8>>>, out: *mut *mut c_uchar, out_len: *mut usize) -> c_int {
-    match result {
-        Ok(Some(bytes)) => {
-            let boxed = bytes.into_boxed_slice();
-            unsafe {
-                *out_len = boxed.len();
-                *out = Box::into_raw(boxed) as *mut c_uchar;
-            }
-            1
-        }
-        _ => 0,
-    }
-}
-
-/// The ToUnicode CMap `data` cut to the codes set in `used` (256 flags).
-unsafe extern "C" fn cut(
-    data: *const c_uchar,
-    len: usize,
-    used: *const c_uchar,
-    out: *mut *mut c_uchar,
-    out_len: *mut usize,
-) -> c_int {
-    if data.is_null() || used.is_null() || out.is_null() || out_len.is_null() {
-        return 0;
-    }
-    let data = unsafe { std::slice::from_raw_parts(data, len) };
-    let used = unsafe { std::slice::from_raw_parts(used, 256) };
-    let result = std::panic::catch_unwind(|| {
+/// One copied CMap cut to the codes shown.
+fn cut(c: &CmapCopy<'_>) -> Option<Vec<u8>> {
+    std::panic::catch_unwind(|| {
         let mut set = [false; 256];
-        for (s, &u) in set.iter_mut().zip(used) {
+        for (s, &u) in set.iter_mut().zip(c.used) {
             *s = u != 0;
         }
-        tounicode::cut(data, &set)
-    });
-    hand_over(result, out, out_len)
+        tounicode::cut(c.data, &set)
+    })
+    .ok()
+    .flatten()
 }
 
-unsafe extern "C" fn free(data: *mut c_uchar, len: usize) {
-    if !data.is_null() {
-        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(data, len)) });
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg_attr(not(has_corpus), ignore = "corpus missing: run scripts/fetch-corpus.sh or set CORPUS_DIR")]
+    fn the_programs_copied_out_are_converted_and_installed_in_the_same_document() {
+        let path = std::path::Path::new(env!("DOCPROC_CORPUS_DIR")).join("files/latex-multicolumn.pdf");
+        let mut doc = Doc::open(&path).unwrap();
+        assert!(doc.fonts_collect().unwrap(), "MuPDF's subsetter ran through");
+        let programs: Vec<Option<Vec<u8>>> = doc.type1_copies().iter().map(convert).collect();
+        let cmaps: Vec<Option<Vec<u8>>> = doc.cmap_copies().iter().map(cut).collect();
+        assert!(programs.len() >= 2 && programs.iter().all(Option::is_some), "{} programs", programs.len());
+        let installed = doc.fonts_install(&programs, &cmaps).unwrap();
+        assert_eq!(installed.type1_converted as usize, programs.len());
+        // The document now holds CFF programs only: nothing is left to copy out.
+        doc.fonts_collect().unwrap();
+        assert_eq!(doc.type1_copies().len(), 0);
+        doc.fonts_install(&[], &[]).unwrap();
     }
 }
