@@ -105,7 +105,7 @@ async function pdfToDocx(
       // As the worker runs it (src/worker/operations/convert.ts): a text pass, then OCR when
       // the engine reports pages without text or with text that looks unmapped.
       let r = await engine().pdfToDocx(f.path, target, {}, control);
-      if (r.pagesWithoutText.length || r.pagesUnmappedText.length) {
+      if (r.pages_without_text.length || r.pages_unmapped_text.length) {
         await ensureOcr();
         r = await engine().pdfToDocx(f.path, target, { ocr: true }, control);
       }
@@ -128,7 +128,7 @@ async function pdfToDocx(
       }
       rows.push({
         name: f.name,
-        pages: r.pageCount,
+        pages: r.page_count,
         ms: took,
         words: rec.reference,
         recall: rec.recall,
@@ -138,9 +138,9 @@ async function pdfToDocx(
         error: "",
         unmapped,
         oursOcr: [
-          r.pagesOcred.length ? `OCR of ${r.pagesOcred.length} page(s) without text` : "",
-          r.pagesUnmappedText.length
-            ? `${r.linesRecognised} line(s) recognised on ${r.pagesUnmappedText.length} page(s) checked`
+          r.pages_ocred.length ? `OCR of ${r.pages_ocred.length} page(s) without text` : "",
+          r.pages_unmapped_text.length
+            ? `${r.lines_recognised} line(s) recognised on ${r.pages_unmapped_text.length} page(s) checked`
             : "",
         ]
           .filter(Boolean)

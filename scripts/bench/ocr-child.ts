@@ -32,7 +32,12 @@ const job = JSON.parse(process.argv[2]!) as {
 const mark = (s: string) => writeSync(2, `ocr-child: ${s}\n`);
 const e = engine();
 const t0 = performance.now();
-await e.ocrInit({ ...ocrPaths(), intraThreads: job.threads, machineLock: job.machineLock, detMaxSide: job.detMaxSide });
+await e.ocrInit({
+  ...ocrPaths(),
+  intra_threads: job.threads,
+  machine_lock: job.machineLock,
+  det_max_side: job.detMaxSide,
+});
 const initMs = performance.now() - t0;
 // Which runtime the recogniser runs on: the engine prefers ONNX Runtime with OpenVINO where it is
 // installed and the CPU has bfloat16 (AVX512_BF16), or OCR_OPENVINO=1 (float32 without it); OCR_OPENVINO=0 never;
@@ -69,7 +74,7 @@ for (const [n, file] of job.files.entries()) {
     file,
     ms,
     cpuMs: (cu.user + cu.system) / 1000,
-    pages: r.pagesProcessed,
+    pages: r.pages_processed,
     text: j.pages.map((p: any) => p.text).join("\n\n"),
     engine: j.engine,
     json: job.withPages ? j.pages : undefined,

@@ -46,7 +46,7 @@ try {
     const t = task!;
     beat.push(await time(() => taskHeartbeat(t, "bench-worker", 0, 0)));
     complete.push(
-      await time(() => completeTask(t, "bench-worker", { key: `partial-${i}`, pagesProcessed: 1, summary: {} })),
+      await time(() => completeTask(t, "bench-worker", { key: `partial-${i}`, pages_processed: 1, summary: {} })),
     );
   }
   const empty: number[] = [];

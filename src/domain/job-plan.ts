@@ -87,7 +87,7 @@ export function checkRequestShape(req: JobRequest): RequestShape {
   } as CheckedOptions;
   if (checked.name === "convert") {
     const { target } = checked.options;
-    const allowed = convertOptionsByTarget[target];
+    const allowed: readonly string[] = convertOptionsByTarget[target];
     const stray = Object.keys(checked.options).find((k) => k !== "target" && !allowed.includes(k));
     if (stray)
       throw new ApiError(

@@ -107,14 +107,15 @@ export const convertPairs = [
 ] as const;
 export type ConvertTarget = "docx" | "jpg" | "pdf" | "csv" | "xlsx";
 
-/** Which convert options apply to which target; others are rejected with invalid_options. */
-export const convertOptionsByTarget: Record<ConvertTarget, string[]> = {
+/** Which convert options apply to which target; others are rejected with invalid_options. The
+ * executor of a target hands these (and only these) to the engine (`convertOptionsFor`). */
+export const convertOptionsByTarget = {
   jpg: ["dpi", "quality", "pages"],
   docx: ["pages"],
   pdf: [],
   csv: ["sheet", "delimiter"],
   xlsx: ["delimiter", "sheet_name", "has_header"],
-};
+} as const satisfies Record<ConvertTarget, readonly Exclude<keyof RequestOptionsOf<"convert">, "target">[]>;
 
 /** ocr options that apply only to output searchable_pdf; with another output they are refused
  * with invalid_options. */
@@ -427,6 +428,21 @@ export type ProducedResult =
   | { type: "json"; json: unknown };
 export type FileResult = Extract<ProducedResult, { type: "file" }>;
 export type JsonResult = Extract<ProducedResult, { type: "json" }>;
+
+/** The convert options of one target (`convertOptionsByTarget`). */
+export type ConvertOptionsFor<T extends ConvertTarget> = Pick<
+  OptionsOf<"convert">,
+  (typeof convertOptionsByTarget)[T][number]
+>;
+
+/** The options of a convert job that apply to its target, without `target` itself. */
+export function convertOptionsFor<T extends ConvertTarget>(
+  target: T,
+  options: OptionsOf<"convert">,
+): ConvertOptionsFor<T> {
+  const names: readonly string[] = convertOptionsByTarget[target];
+  return Object.fromEntries(Object.entries(options).filter(([name]) => names.includes(name))) as ConvertOptionsFor<T>;
+}
 
 export function isOperationName(name: string): name is OperationName {
   return Object.hasOwn(operations, name);

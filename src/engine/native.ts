@@ -1,16 +1,18 @@
 // The only importer of native/: loads the napi-rs addon, typed by the declarations napi
-// generates from the Rust signatures (native/index.d.ts, written by `bun run build:native`).
+// generates from the Rust signatures (native/index.d.ts, written by `bun run build:native`),
+// whose options and results are the engine's structs as ./contract.ts types them.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { config } from "../config";
 import type * as Addon from "../../native/index";
+import type { Identification } from "./contract";
 
-/** The addon's exports, as native/index.d.ts declares them; no option struct is restated here. */
+/** The addon's exports, as native/index.d.ts declares them. */
 export type NativeEngine = typeof Addon;
 export type JobControl = Addon.JobControl;
 /** What `identify` found (kind, page count, encryption). */
-export type Identified = Addon.Identification;
-export type DocumentKind = Identified["kind"];
+export type Identified = Identification;
+export type { DocumentKind } from "./contract";
 
 /** The engine's settings beyond its thread pool: comparisons and diagnostics, never set by the service. */
 export type EngineExperiments = Omit<Addon.EngineSettings, "threads">;

@@ -78,7 +78,7 @@ export async function taskHeartbeat(task: TaskRow, workerId: string, done: numbe
 export async function completeTask(
   task: TaskRow,
   workerId: string,
-  partial: { key: string; pagesProcessed: number; summary: Record<string, number> },
+  partial: { key: string; pages_processed: number; summary: Record<string, number> },
 ): Promise<"done" | "last" | "lost"> {
   return db().begin(async (tx) => {
     const [t] = await tx<{ pages_done: number }[]>`
@@ -93,7 +93,7 @@ export async function completeTask(
        RETURNING tasks_done, tasks_total`;
     if (!job) return "lost";
     await tx`
-      UPDATE job_tasks SET status = 'done', pages_done = ${task.pages.length}, pages_processed = ${partial.pagesProcessed},
+      UPDATE job_tasks SET status = 'done', pages_done = ${task.pages.length}, pages_processed = ${partial.pages_processed},
              partial_key = ${partial.key}, summary = ${tx.json(partial.summary)}, lease_expires_at = NULL, finished_at = now()
        WHERE job_id = ${task.job_id} AND seq = ${task.seq}`;
     if (job.tasks_done < job.tasks_total) return "done";

@@ -123,7 +123,7 @@ export async function runTask(
   await workerStore().put(key, out.partialPath, "application/json");
   const outcome = await completeTask(task, workerId, {
     key,
-    pagesProcessed: out.pagesProcessed,
+    pages_processed: out.pages_processed,
     summary: out.summary,
   });
   if (outcome === "lost") {
@@ -149,7 +149,7 @@ export async function assemble(job: JobRow, workDir: string, control: JobControl
     partials.push({ path, summary: t.summary ?? {} });
   }
   const out = await runners[family].assemble(executionInput(job, inputs, workDir, control), partials);
-  return { ...out, pagesProcessed: tasks.reduce((n, t) => n + (t.pages_processed ?? 0), 0) };
+  return { ...out, pages_processed: tasks.reduce((n, t) => n + (t.pages_processed ?? 0), 0) };
 }
 
 /** Deletes the partial results of a job (after its assembly; the sweeper does it for the others). */

@@ -36,7 +36,7 @@ export async function stageInputs(job: JobRow, workDir: string): Promise<InputOn
     if (f?.status !== "ready")
       throw new JobError("not_found", `Input file ${id} was deleted or expired before the job ran.`);
     const path = await workerStore().localCopy(f.storage_key, join(workDir, "inputs", `${i}-${id}`));
-    inputs.push({ id, path, kind: f.kind, pageCount: f.page_count, filename: f.filename });
+    inputs.push({ id, path, kind: f.kind, page_count: f.page_count, filename: f.filename });
   }
   return inputs;
 }
@@ -49,7 +49,7 @@ export async function testPageDelay(pages: number, control: JobControl): Promise
 }
 
 /** Pages of a job's inputs (a file without a page count counts as one). */
-export const inputPages = (inputs: InputOnDisk[]) => inputs.reduce((n, i) => n + (i.pageCount ?? 1), 0);
+export const inputPages = (inputs: InputOnDisk[]) => inputs.reduce((n, i) => n + (i.page_count ?? 1), 0);
 
 /** What an executor or a page-parallel runner is given for a claimed job. */
 export function executionInput(
@@ -96,6 +96,6 @@ export async function storeResult(job: JobRow, workerId: string, out: ExecutionO
       ...(note ? { note } : {}),
     };
   } else stored = { type: "json", json: out.result.json };
-  const ok = await completeJob(job.id, workerId, stored, out.pagesProcessed);
+  const ok = await completeJob(job.id, workerId, stored, out.pages_processed);
   if (!ok && stored.type === "file") await deletePrefix(resultKey(job.id, job.attempts, ""));
 }

@@ -63,27 +63,27 @@ describe("identify", () => {
   withCorpus("reports kind, page count and encryption from the bytes", async () => {
     expect(await engine.identify(corpus("latex-outline-4-pages.pdf"))).toEqual({
       kind: "pdf",
-      pageCount: 4,
+      page_count: 4,
       encrypted: false,
-      passwordRequired: false,
+      password_required: false,
     });
     const locked = await engine.identify(corpus("encrypted-libreoffice-rc4.pdf"));
-    expect(locked).toMatchObject({ kind: "pdf", encrypted: true, passwordRequired: true });
+    expect(locked).toMatchObject({ kind: "pdf", encrypted: true, password_required: true });
     expect(await engine.identify(corpus("malformed-header-only.pdf"))).toMatchObject({
       kind: "pdf",
-      pageCount: null,
+      page_count: null,
       error: "invalid_pdf",
     });
-    expect(await engine.identify(corpus("docx-tables.docx"))).toMatchObject({ kind: "docx", pageCount: 1 });
+    expect(await engine.identify(corpus("docx-tables.docx"))).toMatchObject({ kind: "docx", page_count: 1 });
     expect(await engine.identify(corpus("xlsx-merged-cells.xlsx"))).toMatchObject({ kind: "xlsx" });
     expect(await engine.identify(corpus("xlsx-password-protected.xlsx"))).toMatchObject({
       kind: "xlsx",
       encrypted: true,
-      pageCount: null,
+      page_count: null,
     });
     expect(await engine.identify(corpus("gdp-by-country.csv"))).toMatchObject({ kind: "csv" });
-    expect(await engine.identify(corpus("webp-alpha.webp"))).toMatchObject({ kind: "webp", pageCount: 1 });
-    expect(await engine.identify(corpus("deslant-scan.tif"))).toMatchObject({ kind: "unknown", pageCount: null });
+    expect(await engine.identify(corpus("webp-alpha.webp"))).toMatchObject({ kind: "webp", page_count: 1 });
+    expect(await engine.identify(corpus("deslant-scan.tif"))).toMatchObject({ kind: "unknown", page_count: null });
   });
 
   test("a missing file rejects with io_error", async () => {
@@ -103,9 +103,9 @@ describe("page operations", () => {
       { degrees: 90, pages: [0, 2] },
       control,
     );
-    expect(result).toEqual({ pagesProcessed: 4, pageCount: 4, outputBytes: statSync(target).size });
+    expect(result).toEqual({ pages_processed: 4, page_count: 4, output_bytes: statSync(target).size });
     expect(control.progress()).toEqual({ done: 4, total: 4 });
-    expect(await engine.identify(target)).toMatchObject({ kind: "pdf", pageCount: 4 });
+    expect(await engine.identify(target)).toMatchObject({ kind: "pdf", page_count: 4 });
   });
 
   withCorpus("errors carry the engine code", async () => {
@@ -129,20 +129,20 @@ describe("page operations", () => {
   withCorpus("unlock accepts a non-ASCII password", async () => {
     const target = out("unlocked.pdf");
     const r = await engine.unlock(corpus("encrypted-aes256-unicode-password.pdf"), target, { password: "pässwört" });
-    expect(r.pageCount).toBe(1);
+    expect(r.page_count).toBe(1);
     expect(await engine.identify(target)).toMatchObject({ kind: "pdf", encrypted: false });
   });
 
   withCorpus("split returns parts and merge concatenates", async () => {
     const zip = out("parts.zip");
     const s = await engine.split(corpus("scanned-mixed-3-pages.pdf"), zip, { mode: "chunks", chunk_size: 2 });
-    expect(s).toEqual({ parts: 2, pagesProcessed: 3, outputBytes: statSync(zip).size });
+    expect(s).toEqual({ parts: 2, pages_processed: 3, output_bytes: statSync(zip).size });
     const merged = out("merged.pdf");
     const m = await engine.merge([corpus("scanned-mixed-3-pages.pdf"), corpus("latex-outline-4-pages.pdf")], merged);
-    expect(m.pageCount).toBe(7);
+    expect(m.page_count).toBe(7);
     const p = await engine.protect(corpus("scanned-mixed-3-pages.pdf"), out("protected.pdf"), { user_password: "pw" });
-    expect(p.pageCount).toBe(3);
-    expect(await engine.identify(out("protected.pdf"))).toMatchObject({ encrypted: true, passwordRequired: true });
+    expect(p.page_count).toBe(3);
+    expect(await engine.identify(out("protected.pdf"))).toMatchObject({ encrypted: true, password_required: true });
   });
 });
 
@@ -209,7 +209,7 @@ describe("threading", () => {
         engine.rotate(corpus("geotopo-117-pages.pdf"), out(`concurrent-${i}.pdf`), { degrees: 90 * (1 + (i % 3)) }),
       );
       const results = await Promise.all(jobs);
-      for (const r of results) expect(r.pageCount).toBe(117);
+      for (const r of results) expect(r.page_count).toBe(117);
     },
     120_000,
   );

@@ -52,8 +52,8 @@ describe("xlsx -> csv (engine)", () => {
           return;
         }
         const r = await engine().xlsxToCsv(join(files, name), out, {});
-        expect(r.sheetIndex).toBe(0);
-        expect(r.sheetCount).toBeGreaterThanOrEqual(1);
+        expect(r.sheet_index).toBe(0);
+        expect(r.sheet_count).toBeGreaterThanOrEqual(1);
         const text = readFileSync(out, "utf8");
         expect(text.split("\r\n").length - 1).toBe(r.rows);
       },
@@ -171,11 +171,11 @@ describe("pdf -> docx (engine)", () => {
         const out = join(dir, `${name}.docx`);
         try {
           const r = await engine().pdfToDocx(join(files, name), out, {});
-          expect(r.pagesProcessed).toBe(r.pageCount);
+          expect(r.pages_processed).toBe(r.page_count);
           const parts = unzipList(out);
           expect(parts).toContain("word/document.xml");
           expect(wellFormed(unzipPart(out, "word/document.xml"))).toBe(true);
-          expect(docxPages(out).length).toBe(r.pagesProcessed);
+          expect(docxPages(out).length).toBe(r.pages_processed);
         } catch (e) {
           if (!documented.has(engineErrorCode(e)))
             throw new Error(`${name}: ${engineErrorCode(e)}: ${(e as Error).message}`);
@@ -197,7 +197,7 @@ describe("pdf -> docx (engine)", () => {
   test.skipIf(!hasCorpus)("scanned pages are reported without text and no text is invented", async () => {
     const out = join(dir, "scan.docx");
     const r = await engine().pdfToDocx(join(files, "scanned-ccitt-g4.pdf"), out, {});
-    expect(r.pagesWithoutText).toEqual([0]);
+    expect(r.pages_without_text).toEqual([0]);
     expect(r.images).toBe(1);
     expect(docxPages(out).join("").trim()).toBe("");
   });
@@ -207,7 +207,7 @@ describe("pdf -> docx (engine)", () => {
     async () => {
       const out = join(dir, "p.docx");
       const r = await engine().pdfToDocx(join(files, "latex-outline-4-pages.pdf"), out, { pages: [1, 3] });
-      expect(r.pagesProcessed).toBe(2);
+      expect(r.pages_processed).toBe(2);
       expect(docxPages(out).length).toBe(2);
       const e = await engine()
         .pdfToDocx(join(files, "latex-outline-4-pages.pdf"), out, { pages: [9] })

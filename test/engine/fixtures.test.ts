@@ -42,15 +42,15 @@ async function textOf(pdf: string): Promise<string> {
     .replace(/\s+/g, " ");
 }
 
-const pageCount = async (pdf: string) => (await engine().identify(pdf)).pageCount;
+const pageCount = async (pdf: string) => (await engine().identify(pdf)).page_count;
 
 describe("the engine on self-made inputs", () => {
   test("identify: a hand-made PDF is a 3-page unencrypted PDF", async () => {
-    expect(await engine().identify(text3)).toMatchObject({ kind: "pdf", pageCount: 3, encrypted: false });
+    expect(await engine().identify(text3)).toMatchObject({ kind: "pdf", page_count: 3, encrypted: false });
   });
 
   test("page operations: rotate, reorder, delete, merge, split give the pages asked for", async () => {
-    expect((await engine().rotate(text3, at("rot.pdf"), { degrees: 90 })).pageCount).toBe(3);
+    expect((await engine().rotate(text3, at("rot.pdf"), { degrees: 90 })).page_count).toBe(3);
     await engine().reorder(text3, at("re.pdf"), { order: [2, 0, 1] });
     expect(await textOf(at("re.pdf"))).toMatch(/Fixture page 3.*Fixture page 1.*Fixture page 2/);
     await engine().deletePages(text3, at("del.pdf"), { pages: [1] });
@@ -58,7 +58,7 @@ describe("the engine on self-made inputs", () => {
     const kept = await textOf(at("del.pdf"));
     expect(kept).toMatch(/Fixture page 1.*Fixture page 3/);
     expect(kept).not.toContain("page 2");
-    expect((await engine().merge([text3, blank2], at("merged.pdf"))).pageCount).toBe(5);
+    expect((await engine().merge([text3, blank2], at("merged.pdf"))).page_count).toBe(5);
     expect(await pageCount(at("merged.pdf"))).toBe(5);
     expect((await engine().split(text3, at("split.zip"), { mode: "every_page" })).parts).toBe(3);
     expect(
@@ -81,7 +81,7 @@ describe("the engine on self-made inputs", () => {
       "invalid_password",
     );
     await engine().unlock(at("locked.pdf"), at("unlocked.pdf"), { password: "fixture-pw" });
-    expect(await engine().identify(at("unlocked.pdf"))).toMatchObject({ encrypted: false, pageCount: 3 });
+    expect(await engine().identify(at("unlocked.pdf"))).toMatchObject({ encrypted: false, page_count: 3 });
   });
 
   test("render, redact, compress: a JPEG, a ZIP of JPEGs, text gone where redacted, never larger", async () => {
@@ -89,7 +89,7 @@ describe("the engine on self-made inputs", () => {
     expect(one.zip).toBe(false);
     expect([...readFileSync(at("p1.jpg")).subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
     const all = await engine().renderJpeg(text3, at("all.zip"), { dpi: 72 });
-    expect(all).toMatchObject({ zip: true, pagesProcessed: 3 });
+    expect(all).toMatchObject({ zip: true, pages_processed: 3 });
     expect(readFileSync(at("all.zip")).subarray(0, 2).toString()).toBe("PK");
     // The text sits 700 pt above the bottom of a 792 pt page: within the top 200 pt.
     await engine().redact(text3, at("redacted.pdf"), { regions: [{ page: 0, x: 0, y: 0, w: 612, h: 200 }] });
@@ -97,7 +97,7 @@ describe("the engine on self-made inputs", () => {
     expect(after).not.toContain("page 1");
     expect(after).toContain("Fixture page 2");
     const c = await engine().compress(text3, at("small.pdf"), { level: "balanced" });
-    expect(c.outputBytes).toBeLessThanOrEqual(c.inputBytes);
+    expect(c.output_bytes).toBeLessThanOrEqual(c.input_bytes);
     expect(await pageCount(at("small.pdf"))).toBe(3);
   });
 
@@ -113,6 +113,6 @@ describe("the engine on self-made inputs", () => {
   test("pdf -> docx keeps the text; a blank page is reported without text", async () => {
     expect(await textOf(text3)).toMatch(/Fixture page 1.*Fixture page 2.*Fixture page 3/);
     const r = await engine().pdfToDocx(blank2, at("blank.docx"), {});
-    expect(r.pagesWithoutText).toEqual([0, 1]);
+    expect(r.pages_without_text).toEqual([0, 1]);
   });
 });

@@ -7,7 +7,9 @@ import { createRequire } from "node:module";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { OcrResult } from "../../src/engine/contract";
 import { ocrPaths } from "../../src/worker/operations/ocr";
+import { optionSamples, runSample, type Shape, shapeMismatches, unsetOptions } from "../support/boundary";
 import { corpusDir, hasCorpus } from "../support/corpus";
 import { makePdf, run } from "../support/jobs";
 import { minimalPdf, withoutSaveId } from "../support/pdf";
@@ -43,28 +45,28 @@ test("ocrInit refuses a model whose sha256 differs from the manifest", async () 
   manifest.models.find((m: any) => m.name === "rec").sha256 = "0".repeat(64);
   const bad = path.join(scratch, "manifest.json");
   writeFileSync(bad, JSON.stringify(manifest));
-  const e = await rejection(engine.ocrInit({ ...paths, manifest: bad, intraThreads: 1 }));
+  const e = await rejection(engine.ocrInit({ ...paths, manifest: bad, intra_threads: 1 }));
   expect(e.code).toBe("ocr_unavailable");
   expect(e.message).toContain("sha256");
 });
 
 test("after ocrInit, a page rendered from a self-made PDF is read (no corpus needed)", async () => {
-  await engine.ocrInit({ ...ocrPaths(), intraThreads: 1 });
+  await engine.ocrInit({ ...ocrPaths(), intra_threads: 1 });
   const pdf = path.join(scratch, "fixture.pdf");
   writeFileSync(pdf, minimalPdf(2, "Fixture"));
   await engine.renderJpeg(pdf, path.join(scratch, "fixture.jpg"), { pages: [1], dpi: 150 });
   const r = await engine.ocr(path.join(scratch, "fixture.jpg"), null, { output: "blocks" });
-  expect(r.pagesProcessed).toBe(1);
+  expect(r.pages_processed).toBe(1);
   expect(JSON.parse(r.json).pages[0].text).toContain("Fixture page 2");
 }, 60_000);
 
 test.skipIf(!hasCorpus)(
   "after ocrInit, a PNG turned by 90 degrees is read upright",
   async () => {
-    await engine.ocrInit({ ...ocrPaths(), intraThreads: 2 });
+    await engine.ocrInit({ ...ocrPaths(), intra_threads: 2 });
     const r = await engine.ocr(path.join(corpusDir, "files/phototest-rotated-90.png"), null, { output: "blocks" });
-    expect(r.pageCount).toBe(1);
-    expect(r.pagesProcessed).toBe(1);
+    expect(r.page_count).toBe(1);
+    expect(r.pages_processed).toBe(1);
     const j = JSON.parse(r.json);
     expect(j.pages[0].text_rotation).not.toBe(0);
     expect(j.pages[0].text.replace(/\s+/g, " ")).toContain("The quick brown dog jumped over the lazy fox");
@@ -135,7 +137,7 @@ test.skipIf(!hasCorpus || !qpdf)(
     const layers: string[] = [];
     for (const [i, pages] of ranges.entries()) {
       const layer = path.join(scratch, `layer-${i}.json`);
-      await engine.ocr(input, null, { output: "blocks", pages, layerOutput: layer });
+      await engine.ocrLayerPages(input, layer, { output: "blocks", pages });
       layers.push(layer);
     }
     // The born-digital page has no layer of its own: it is kept as it is.
@@ -160,13 +162,13 @@ test.skipIf(!hasCorpus || !qpdf)(
       { file: "latex-outline-4-pages.pdf", range: "1" },
       { file: "scanned-skewed-two-column.pdf", range: "1" },
     ]);
-    const turn = { rotatePages: true, deskew: true };
+    const turn = { rotate_pages: true, deskew: true };
     const wholePdf = path.join(scratch, "turned-whole.pdf");
     await engine.ocr(turned, wholePdf, { output: "searchable_pdf", ...turn });
     const layers: string[] = [];
     for (const [i, pages] of [[0, 1], [2], [3]].entries()) {
       const layer = path.join(scratch, `turned-layer-${i}.json`);
-      await engine.ocr(turned, null, { output: "blocks", pages, layerOutput: layer });
+      await engine.ocrLayerPages(turned, layer, { output: "blocks", pages });
       layers.push(layer);
     }
     const assembled = path.join(scratch, "turned-assembled.pdf");
@@ -187,3 +189,39 @@ test.skipIf(!hasCorpus || !qpdf)("ocrApplyLayer refuses a layer for a page the d
   const e = await engine.ocrApplyLayer(one, path.join(scratch, "x.pdf"), [layer]).catch((e: any) => e);
   expect(e.code).toBe("invalid_options");
 });
+
+// The boundary (test/engine/contract.test.ts for the other operations): every option of ocr's and
+// searchable_pdf's schemas goes through their executor into the engine, whose OcrOptions refuses
+// a field it does not take; each OCR result has the fields and kinds of its type.
+test("every option of ocr and searchable_pdf reaches the engine through the executor", async () => {
+  const pdf = path.join(scratch, "boundary.pdf");
+  writeFileSync(pdf, minimalPdf(1, "Boundary"));
+  const jpg = path.join(scratch, "boundary.jpg");
+  await engine.renderJpeg(pdf, jpg, { dpi: 150 });
+  for (const op of ["ocr", "searchable_pdf"] as const) {
+    expect([op, ...unsetOptions(op)]).toEqual([op]);
+    for (const sample of optionSamples.filter((s) => s.operation === op)) {
+      const out = await runSample(sample, [{ path: jpg, kind: "jpeg" }], scratch);
+      expect(out.pages_processed).toBe(1);
+      expect(out.result).toMatchObject({ type: "file", note: expect.stringContaining("PDF/A-2b") });
+    }
+  }
+  const refused = await rejection(engine.ocr(jpg, null, { output: "blocks", mode: "base" }));
+  expect([refused.code, refused.message.includes("mode")]).toEqual(["invalid_options", true]);
+}, 120_000);
+
+test("ocr, ocrLayerPages and ocrApplyLayer resolve to the types of src/engine/contract.ts", async () => {
+  const pdf = path.join(scratch, "shape.pdf");
+  writeFileSync(pdf, minimalPdf(1, "Shape"));
+  const shape: Shape<OcrResult> = {
+    page_count: "number",
+    pages_processed: "number",
+    json: "string",
+    output_bytes: "number",
+  };
+  const whole = await engine.ocr(pdf, path.join(scratch, "shape-ocr.pdf"), { output: "searchable_pdf" });
+  expect(shapeMismatches<OcrResult>(whole, shape)).toEqual([]);
+  const layer = path.join(scratch, "shape-layer.json");
+  expect(shapeMismatches<OcrResult>(await engine.ocrLayerPages(pdf, layer, { output: "blocks" }), shape)).toEqual([]);
+  expect(typeof (await engine.ocrApplyLayer(pdf, path.join(scratch, "shape-applied.pdf"), [layer]))).toBe("number");
+}, 60_000);

@@ -69,7 +69,7 @@ test.skipIf(!hasCorpus)(
     }
     const assembled = path.join(scratch, "redacted-assembled.pdf");
     const a = await engine.redactAssemble(input, assembled, { regions, dpi: 72 }, parts);
-    expect(a.pagesProcessed).toBe(r.pagesProcessed);
+    expect(a.pages_processed).toBe(r.pages_processed);
     expect(withoutSaveId(readFileSync(assembled)) === withoutSaveId(readFileSync(whole))).toBe(true);
     expect(readFileSync(assembled).length).toBe(readFileSync(whole).length);
     // A page missing from the parts is an error, never a page left unredacted.

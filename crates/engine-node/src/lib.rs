@@ -17,10 +17,17 @@
 //! set natively (it is the `code` argument of `napi_create_error`), so no message
 //! parsing is needed: `err.code === "encrypted_input"`.
 //!
-//! Option objects whose fields have the wrong JS type make the call throw
-//! synchronously with N-API's own error (`code` like `"InvalidArg"`); values of the
-//! right type but out of range (negative page, 45 degrees, unknown split mode) reject
-//! with `invalid_options`.
+//! # Options and results
+//!
+//! No option or result struct is restated here: each export takes the engine's own options
+//! struct as a plain JS object under the API's names (snake_case, as POST /jobs takes them),
+//! read by serde (`runtime::options_from`), and resolves to the engine's result struct,
+//! serialized under its field names (snake_case too). An options object the struct does not
+//! take (an unknown field, a value of the wrong type or out of its type's range) rejects with
+//! `invalid_options` naming the field, as do values the engine refuses (a negative page, 45
+//! degrees). The TypeScript types of the options and results are in src/engine/contract.ts:
+//! each export names them (`ts_args_type`, `ts_return_type`) and the generated
+//! native/index.d.ts imports them (its header, crates/engine-node/index-header.d.ts).
 //!
 //! # Progress and cancellation
 //!
@@ -30,7 +37,8 @@
 //!
 //! # Layout
 //!
-//! `runtime` holds the thread pool, the Promise/error plumbing and `JobControl`; `settings`
+//! `runtime` holds the thread pool, the Promise/error plumbing, the serde crossing of options
+//! and results, and `JobControl`; `settings`
 //! the process-wide settings the service hands over once (`configure`: the engine and the
 //! addon read no environment); each other module exports one capability of the engine: `pdf` (identify and page operations),
 //! `pagework` (render, redact, compress), `ocr`, `convert` (sheets, pdf -> docx).

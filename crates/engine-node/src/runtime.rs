@@ -1,6 +1,7 @@
 //! The addon's runtime: the pool of engine threads every export runs its work on, the
-//! Promise and error plumbing (engine code -> JS `err.code`), `JobControl`, and the checks
-//! that turn JS numbers into the engine's integers.
+//! Promise and error plumbing (engine code -> JS `err.code`), `JobControl`, and the serde
+//! crossing of the boundary: options objects in as the engine's option structs, the engine's
+//! result structs out as JS objects.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
@@ -9,6 +10,8 @@ use engine::{EngineError, ErrorCode};
 use napi::bindgen_prelude::*;
 use napi::JsError;
 use napi_derive::napi;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
@@ -59,15 +62,16 @@ fn js_error(env: &Env, e: &EngineError) -> Error {
     }
 }
 
-type Resolver<T> = Box<dyn FnOnce(Env) -> Result<T> + Send>;
+type Resolver = Box<dyn FnOnce(Env) -> Result<serde_json::Value> + Send>;
 
-/// Runs `work` on an engine thread; the returned Promise settles with its result.
+/// Runs `work` on an engine thread; the returned Promise settles with its result, serialized
+/// (serde) under the engine's field names.
 pub(crate) fn spawn_job<T, F>(env: &Env, work: F) -> Result<Object<'_>>
 where
-    T: ToNapiValue + Send + 'static,
+    T: Serialize + 'static,
     F: FnOnce() -> engine::Result<T> + Send + 'static,
 {
-    let (deferred, promise) = env.create_deferred::<T, Resolver<T>>()?;
+    let (deferred, promise) = env.create_deferred::<serde_json::Value, Resolver>()?;
     submit(Box::new(move || {
         let outcome = catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
             let detail = panic
@@ -76,6 +80,10 @@ where
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_owned());
             Err(EngineError::new(ErrorCode::EngineError, format!("internal error: {detail}")))
+        });
+        let outcome = outcome.and_then(|result| {
+            serde_json::to_value(result)
+                .map_err(|e| EngineError::new(ErrorCode::EngineError, format!("serializing the result: {e}")))
         });
         deferred.resolve(Box::new(move |env| outcome.map_err(|e| js_error(&env, &e))));
     }));
@@ -86,17 +94,22 @@ pub(crate) fn control_of(control: Option<&JobControl>) -> Arc<engine::JobControl
     control.map_or_else(Default::default, |c| c.inner.clone())
 }
 
-/// JS numbers that must be integers (page indexes, degrees, sizes).
-pub(crate) fn integer(value: f64, what: &str) -> engine::Result<i64> {
-    if value.is_finite() && value.fract() == 0.0 && value.abs() < 9.0e15 {
-        Ok(value as i64)
-    } else {
-        Err(EngineError::new(ErrorCode::InvalidOptions, format!("{what} must be an integer, not {value}")))
-    }
-}
-
-pub(crate) fn integers(values: &[f64], what: &str) -> engine::Result<Vec<i64>> {
-    values.iter().map(|&v| integer(v, what)).collect()
+/// An options object as the engine's options struct `T`, read by serde under the API's names.
+/// It is read as JSON is: absent (`null`, `undefined`) is `{}`, a key whose value is
+/// `undefined` is absent. An object `T` does not take (an unknown field, a value of the wrong
+/// type or out of its type's range) is `invalid_options`, naming the field; the caller hands
+/// the error to `spawn_job`'s work, so that it rejects the Promise like any refusal.
+pub(crate) fn options_from<T: DeserializeOwned>(env: &Env, value: Option<Unknown<'_>>) -> engine::Result<T> {
+    let invalid = |message: String| EngineError::new(ErrorCode::InvalidOptions, message);
+    let json = match value {
+        None => serde_json::Value::Object(Default::default()),
+        Some(value) => unsafe { serde_json::Value::from_napi_value(env.raw(), value.raw()) }
+            .map_err(|e| invalid(format!("options: {}", e.reason)))?,
+    };
+    serde_path_to_error::deserialize(json).map_err(|e| match e.path().to_string().as_str() {
+        "." => invalid(format!("options: {}", e.inner())),
+        path => invalid(format!("options.{path}: {}", e.inner())),
+    })
 }
 
 // ---------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use engine::{
     delete_pages, identify, merge, protect, reorder, rotate, split, unlock, DeletePagesOptions, JobControl,
-    ProtectOptions, ReorderOptions, RotateOptions, SplitMode, SplitOptions, UnlockOptions,
+    ProtectOptions, ReorderOptions, RotateOptions, SplitOptions, UnlockOptions,
 };
 
 fn main() {
@@ -38,7 +38,7 @@ fn main() {
             merge(&inputs, output, &control).map(|r| format!("{r:?}"))
         }
         "split" => {
-            let o = SplitOptions { mode: SplitMode::EveryPage, max_pages: None };
+            let o = SplitOptions::default();
             split(input, output, &o, &control).map(|r| format!("{r:?}"))
         }
         "protect" => {

@@ -133,13 +133,7 @@ fn main() {
             let t = Instant::now();
             let r = match args[2].as_str() {
                 "merge" => engine::merge(&[input.into(), extra.unwrap().into()], output, &control).map(|_| ()),
-                "split" => engine::split(
-                    input,
-                    output,
-                    &engine::SplitOptions { mode: engine::SplitMode::EveryPage, max_pages: None },
-                    &control,
-                )
-                .map(|_| ()),
+                "split" => engine::split(input, output, &engine::SplitOptions::default(), &control).map(|_| ()),
                 "rotate" => engine::rotate(
                     input,
                     output,

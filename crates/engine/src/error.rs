@@ -22,12 +22,13 @@ pub enum ErrorCode {
     /// `invalid_options`: options are out of range or inconsistent (page index out of
     /// range, not a permutation, deleting every page, bad split ranges, no password for
     /// `protect`, a password longer than 127 bytes, fewer than 2 or more than 50 merge
-    /// inputs, ...).
+    /// inputs, ...), or an options object does not deserialize into the options struct
+    /// (an unknown field, a value of the wrong type).
     InvalidOptions,
     /// `cancelled`: the job's `JobControl` was cancelled; checked before the work starts
     /// and at every page checkpoint. No output is left behind.
     Cancelled,
-    /// `page_limit`: the input has more pages than the `maxPages` cap passed in options.
+    /// `page_limit`: the input has more pages than the `max_pages` cap passed in options.
     PageLimit,
     /// `io_error`: reading the input or writing the output failed (missing file,
     /// permission, disk full, non-UTF-8 path).
@@ -51,6 +52,13 @@ pub enum ErrorCode {
     /// `engine_error`: anything else MuPDF reported while processing; the message
     /// carries MuPDF's text.
     EngineError,
+}
+
+/// Serialized as its wire form, [`ErrorCode::as_str`].
+impl serde::Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 impl ErrorCode {

@@ -39,8 +39,9 @@ use std::path::Path;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::pdf::open::{count_pages, open_document, OpenOutcome, Source};
 
-/// Document kinds the service accepts, plus `Unknown`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Document kinds the service accepts, plus `Unknown`; serialized as [`Kind::as_str`] says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// PDF
     Pdf,
@@ -77,7 +78,7 @@ impl Kind {
 }
 
 /// What [`identify`] found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Identification {
     /// Detected kind.
     pub kind: Kind,
@@ -88,7 +89,8 @@ pub struct Identification {
     /// A password is needed to open it (PDF user password, or any encrypted Office file).
     pub password_required: bool,
     /// An error code when the kind is recognised but the file is unusable
-    /// (currently only `invalid_pdf`).
+    /// (only `invalid_pdf`); left out of the serialized form when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorCode>,
 }
 

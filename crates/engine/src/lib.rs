@@ -20,6 +20,10 @@
 //! `pdf` (opening, content checks, saving); `pagework` uses `pdf`; `pdf` uses only `control`
 //! and `error`.
 //!
+//! Option structs derive serde `Deserialize` under the API's option names (snake_case, as POST
+//! /jobs takes them; an unknown field is refused) and result structs `Serialize`: that is how
+//! they cross to the service, which the addon hands them to and from as they are.
+//!
 //! Every operation takes file paths, writes its output to `<output>.tmp` and renames it
 //! into place, so a failed or cancelled job leaves nothing at `output`. [`JobControl`]
 //! carries progress counters and a cancellation flag shared with the caller; operations

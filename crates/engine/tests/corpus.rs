@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use common::{corpus_dir, guarded, qpdf_check, qpdf_ok, qpdf_pages, Scratch};
 use engine::{
     delete_pages, identify, merge, protect, reorder, rotate, split, unlock, DeletePagesOptions, ErrorCode, JobControl,
-    Kind, ProtectOptions, ReorderOptions, RotateOptions, SplitMode, SplitOptions, UnlockOptions,
+    Kind, ProtectOptions, ReorderOptions, RotateOptions, SplitOptions, UnlockOptions,
 };
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -268,7 +268,7 @@ fn every_corpus_pdf_splits_into_single_page_parts_or_a_documented_error() {
     run_corpus("split", |f, work| {
         let (input, out, n) = (f.path.clone(), work.join("out.zip"), pages_of(f));
         Box::new(move || {
-            let opts = SplitOptions { mode: SplitMode::EveryPage, max_pages: None };
+            let opts = SplitOptions::default();
             split(&input, &out, &opts, &JobControl::new()).map(|r| {
                 assert_eq!(r.parts, n);
                 Produced::SplitZip(out, n)

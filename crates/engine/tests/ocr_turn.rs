@@ -14,7 +14,12 @@ use common::{corpus_file, init_ocr, tool, Scratch};
 const DPI: f32 = 100.0;
 
 fn searchable(input: &Path, output: &Path, turn: PageTurn) -> serde_json::Value {
-    let options = OcrOptions { output: OcrOutput::SearchablePdf, turn, ..Default::default() };
+    let options = OcrOptions {
+        output: OcrOutput::SearchablePdf,
+        rotate_pages: turn.rotate_pages,
+        deskew: turn.deskew,
+        ..Default::default()
+    };
     let r = ocr_document(input, Some(output), &options, &JobControl::new()).unwrap();
     serde_json::from_str(&r.json).unwrap()
 }

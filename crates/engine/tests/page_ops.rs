@@ -211,7 +211,7 @@ fn split_writes_named_parts_for_each_mode() {
     let scratch = Scratch::new("split");
     let out = scratch.path("out.zip");
 
-    let r = split(&input, &out, &SplitOptions { mode: SplitMode::EveryPage, max_pages: None }, &ctl()).unwrap();
+    let r = split(&input, &out, &SplitOptions::default(), &ctl()).unwrap();
     assert_eq!((r.parts, r.pages_processed), (3, 3));
     let entries = zip_entries(&out);
     let names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
@@ -220,21 +220,32 @@ fn split_writes_named_parts_for_each_mode() {
         assert_eq!(part_pages(&scratch, bytes), 1);
     }
 
-    split(&input, &out, &SplitOptions { mode: SplitMode::Chunks(2), max_pages: None }, &ctl()).unwrap();
+    split(&input, &out, &SplitOptions { mode: SplitMode::Chunks, chunk_size: Some(2), ..Default::default() }, &ctl())
+        .unwrap();
     let entries = zip_entries(&out);
     assert_eq!(entries.iter().map(|e| e.0.as_str()).collect::<Vec<_>>(), ["part-0001.pdf", "part-0002.pdf"]);
     assert_eq!(part_pages(&scratch, &entries[0].1), 2);
     assert_eq!(part_pages(&scratch, &entries[1].1), 1);
 
-    let r =
-        split(&input, &out, &SplitOptions { mode: SplitMode::Ranges(vec![(3, 3), (1, 2)]), max_pages: None }, &ctl())
-            .unwrap();
+    let r = split(
+        &input,
+        &out,
+        &SplitOptions { mode: SplitMode::Ranges, ranges: Some(vec![(3, 3), (1, 2)]), ..Default::default() },
+        &ctl(),
+    )
+    .unwrap();
     assert_eq!((r.parts, r.pages_processed), (2, 3));
     let entries = zip_entries(&out);
     assert_eq!(part_pages(&scratch, &entries[0].1), 1);
     assert_eq!(part_pages(&scratch, &entries[1].1), 2);
 
-    let err = split(&input, &out, &SplitOptions { mode: SplitMode::Chunks(0), max_pages: None }, &ctl()).unwrap_err();
+    let err = split(
+        &input,
+        &out,
+        &SplitOptions { mode: SplitMode::Chunks, chunk_size: Some(0), ..Default::default() },
+        &ctl(),
+    )
+    .unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidOptions);
 }
 
@@ -281,7 +292,7 @@ fn cancelled_before_start_fails_with_cancelled_and_leaves_no_output() {
     let err = rotate(&input, &out, &RotateOptions { degrees: 90, pages: None, max_pages: None }, &control).unwrap_err();
     assert_eq!(err.code, ErrorCode::Cancelled);
     let zip = scratch.path("out.zip");
-    let err = split(&input, &zip, &SplitOptions { mode: SplitMode::EveryPage, max_pages: None }, &control).unwrap_err();
+    let err = split(&input, &zip, &SplitOptions::default(), &control).unwrap_err();
     assert_eq!(err.code, ErrorCode::Cancelled);
     assert!(!out.exists() && !zip.exists());
     assert_eq!(std::fs::read_dir(&scratch.0).unwrap().count(), 0, "no temporary files left");
@@ -301,7 +312,7 @@ fn cancelling_mid_split_stops_at_a_page_checkpoint() {
         }
         c2.cancel();
     });
-    let err = split(&input, &out, &SplitOptions { mode: SplitMode::EveryPage, max_pages: None }, &control).unwrap_err();
+    let err = split(&input, &out, &SplitOptions::default(), &control).unwrap_err();
     canceller.join().unwrap();
     assert_eq!(err.code, ErrorCode::Cancelled);
     let p = control.progress();

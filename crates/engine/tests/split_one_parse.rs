@@ -12,8 +12,7 @@ use engine::{split, JobControl, SplitMode, SplitOptions};
 use mupdf::pdf::{PdfDocument, PdfObject};
 use mupdf::TextPageFlags;
 
-fn run(input: &Path, out: &Path, mode: SplitMode) -> Vec<(String, Vec<u8>)> {
-    let opts = SplitOptions { mode, max_pages: None };
+fn run(input: &Path, out: &Path, opts: SplitOptions) -> Vec<(String, Vec<u8>)> {
     split(input, out, &opts, &JobControl::new()).unwrap();
     zip_entries(out)
 }
@@ -84,7 +83,7 @@ fn every_page_parts_carry_their_input_page_unchanged_and_no_other_page() {
         let input = corpus_file(file);
         let doc = PdfDocument::open(input.to_str().unwrap()).unwrap();
         let n = doc.page_count().unwrap();
-        let entries = run(&input, &scratch.path("out.zip"), SplitMode::EveryPage);
+        let entries = run(&input, &scratch.path("out.zip"), SplitOptions::default());
         assert_eq!(entries.len(), n as usize, "{file}");
         for (i, (name, bytes)) in entries.iter().enumerate() {
             assert_eq!(name, &format!("page-{:04}.pdf", i + 1));
@@ -98,14 +97,22 @@ fn chunk_and_range_parts_carry_their_input_pages_in_order() {
     let scratch = Scratch::new("split-one-parse-chunks");
     let input = common::write(&scratch, "book.pdf", &common::synthetic_pdf(&[(612, 792, 0); 352], false));
     let doc = PdfDocument::open(input.to_str().unwrap()).unwrap();
-    let entries = run(&input, &scratch.path("out.zip"), SplitMode::Chunks(100));
+    let entries = run(
+        &input,
+        &scratch.path("out.zip"),
+        SplitOptions { mode: SplitMode::Chunks, chunk_size: Some(100), ..Default::default() },
+    );
     assert_eq!(entries.len(), 4);
     for (k, (name, bytes)) in entries.iter().enumerate() {
         let first = 100 * k as i32;
         check_part(&scratch, name, bytes, &doc, first, (352 - first).min(100));
     }
     // Overlapping ranges, out of order: each part is cut from the same parse.
-    let entries = run(&input, &scratch.path("out.zip"), SplitMode::Ranges(vec![(300, 352), (1, 3), (2, 2)]));
+    let entries = run(
+        &input,
+        &scratch.path("out.zip"),
+        SplitOptions { mode: SplitMode::Ranges, ranges: Some(vec![(300, 352), (1, 3), (2, 2)]), ..Default::default() },
+    );
     check_part(&scratch, "r1", &entries[0].1, &doc, 299, 53);
     check_part(&scratch, "r2", &entries[1].1, &doc, 0, 3);
     check_part(&scratch, "r3", &entries[2].1, &doc, 1, 1);
@@ -118,7 +125,7 @@ fn part_outline_keeps_only_entries_that_lead_into_the_part() {
     let whole = PdfDocument::open(input.to_str().unwrap()).unwrap();
     let total = count_items(&whole.outlines().unwrap());
     assert!(total > 1, "the input has an outline");
-    let entries = run(&input, &scratch.path("out.zip"), SplitMode::EveryPage);
+    let entries = run(&input, &scratch.path("out.zip"), SplitOptions::default());
     let mut kept = 0;
     for (name, bytes) in &entries {
         let p = scratch.path(name);
@@ -151,7 +158,11 @@ fn part_outline_keeps_only_entries_that_lead_into_the_part() {
 fn owner_password_only_input_splits_into_encrypted_parts() {
     let input = corpus_file("owner-password-aes-30-pages.pdf");
     let scratch = Scratch::new("split-one-parse-owner");
-    let entries = run(&input, &scratch.path("out.zip"), SplitMode::Chunks(10));
+    let entries = run(
+        &input,
+        &scratch.path("out.zip"),
+        SplitOptions { mode: SplitMode::Chunks, chunk_size: Some(10), ..Default::default() },
+    );
     assert_eq!(entries.len(), 3);
     for (name, bytes) in &entries {
         let p = scratch.path(name);
@@ -173,7 +184,11 @@ fn part_links_and_named_destinations_lead_only_into_the_part() {
     let internal = |doc: &PdfDocument, i: i32| {
         doc.load_page(i).unwrap().links().unwrap().filter(|l| l.uri.starts_with('#') || l.dest.is_some()).count()
     };
-    let entries = run(&input, &scratch.path("out.zip"), SplitMode::Chunks(20));
+    let entries = run(
+        &input,
+        &scratch.path("out.zip"),
+        SplitOptions { mode: SplitMode::Chunks, chunk_size: Some(20), ..Default::default() },
+    );
     let (mut before, mut after) = (0, 0);
     for (k, (name, bytes)) in entries.iter().enumerate() {
         let p = scratch.path(name);

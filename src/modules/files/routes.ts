@@ -124,7 +124,7 @@ async function uploadMultipart(request: Request, auth: { account: { id: string }
       const [row] = await db()<PresentedFileRow[]>`
         INSERT INTO files (id, account_id, mode, filename, content_type, kind, size_bytes, page_count, encrypted, status, storage_key, expires_at)
         VALUES (${id}, ${auth.account.id}, ${auth.mode}, ${filename}, ${contentType}, ${identified.kind}, ${part.size},
-                ${identified.pageCount}, ${identified.encrypted}, 'ready', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
+                ${identified.page_count}, ${identified.encrypted}, 'ready', ${key}, now() + make_interval(secs => ${config.fileTtlS}))
         RETURNING ${db().unsafe(fileColumns)}`;
       return { status: 201, body: presentFile(row!) };
     } catch (e) {
@@ -245,7 +245,7 @@ export const completeFile = route({
         throw e;
       }
       const [row] = await db()<PresentedFileRow[]>`
-        UPDATE files SET status = 'ready', kind = ${identified.kind}, page_count = ${identified.pageCount}, encrypted = ${identified.encrypted}
+        UPDATE files SET status = 'ready', kind = ${identified.kind}, page_count = ${identified.page_count}, encrypted = ${identified.encrypted}
          WHERE id = ${file.id} AND status IN ('pending_upload', 'ready')
          RETURNING ${db().unsafe(fileColumns)}`;
       if (!row) throw new ApiError("not_found", "No such file (deleted or expired).", "file_id");

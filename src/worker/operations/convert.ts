@@ -11,6 +11,7 @@ import { ensureOcr } from "./ocr";
 import { config } from "../../config";
 import { baseName } from "./naming";
 import { JobError } from "../../domain/errors";
+import { convertOptionsFor } from "../../domain/operations";
 
 const docxToPdfHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
@@ -18,10 +19,10 @@ const docxToPdfHandler: Executor<"convert"> = async (input) => {
   await docxToPdf(input.inputs[0]!.path, out);
   // Pages processed = pages of the produced PDF (the engine's identify).
   const id = await engine().identify(out);
-  if (id.kind !== "pdf" || !id.pageCount)
+  if (id.kind !== "pdf" || !id.page_count)
     throw new JobError("conversion_failed", "LibreOffice produced an unreadable PDF.");
   return {
-    pagesProcessed: id.pageCount,
+    pages_processed: id.page_count,
     result: {
       type: "file",
       path: out,
@@ -35,17 +36,17 @@ const docxToPdfHandler: Executor<"convert"> = async (input) => {
 // Pages processed: 1 (the exported sheet; the reservation counted every sheet).
 const xlsxToCsvHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.csv");
-  const o = input.options;
+  const o = convertOptionsFor("csv", input.options);
   const r = await engine().xlsxToCsv(input.inputs[0]!.path, out, o, input.control);
-  const sheet = r.sheetName.replace(/[^\w.-]+/g, "_").slice(0, 31) || `sheet${r.sheetIndex + 1}`;
+  const sheet = r.sheet_name.replace(/[^\w.-]+/g, "_").slice(0, 31) || `sheet${r.sheet_index + 1}`;
   return {
-    pagesProcessed: 1,
+    pages_processed: 1,
     result: {
       type: "file",
       path: out,
       filename: `${baseName(input.inputs[0]!.filename)}-${sheet}.csv`,
       content_type: "text/csv; charset=utf-8",
-      note: `sheet ${JSON.stringify(r.sheetName)} (index ${r.sheetIndex} of ${r.sheetCount} sheets), ${r.rows} rows x ${r.columns} columns`,
+      note: `sheet ${JSON.stringify(r.sheet_name)} (index ${r.sheet_index} of ${r.sheet_count} sheets), ${r.rows} rows x ${r.columns} columns`,
     },
   };
 };
@@ -53,10 +54,10 @@ const xlsxToCsvHandler: Executor<"convert"> = async (input) => {
 // csv -> xlsx: pages processed = the input's page count (identify: 50 non-blank lines a page).
 const csvToXlsxHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.xlsx");
-  const o = input.options;
+  const o = convertOptionsFor("xlsx", input.options);
   const r = await engine().csvToXlsx(input.inputs[0]!.path, out, o, input.control);
   return {
-    pagesProcessed: Math.max(1, input.inputs[0]!.pageCount ?? 1),
+    pages_processed: Math.max(1, input.inputs[0]!.page_count ?? 1),
     result: {
       type: "file",
       path: out,
@@ -78,37 +79,37 @@ const csvToXlsxHandler: Executor<"convert"> = async (input) => {
 // Sandbox jobs with SANDBOX_OCR=fixture skip OCR (no ONNX Runtime), and say so in the note.
 const pdfToDocxHandler: Executor<"convert"> = async (input) => {
   const out = join(input.workDir, "out.docx");
-  const pages = input.options.pages;
-  let r = await engine().pdfToDocx(input.inputs[0]!.path, out, { pages }, input.control);
+  const o = convertOptionsFor("docx", input.options);
+  let r = await engine().pdfToDocx(input.inputs[0]!.path, out, o, input.control);
   let ocrSkipped: string | null = null;
-  if (r.pagesWithoutText.length || r.pagesUnmappedText.length) {
+  if (r.pages_without_text.length || r.pages_unmapped_text.length) {
     if (input.mode === "test" && config.sandboxOcr === "fixture") {
       ocrSkipped = "OCR is not run on sandbox jobs with SANDBOX_OCR=fixture";
     } else {
       await ensureOcr();
-      r = await engine().pdfToDocx(input.inputs[0]!.path, out, { pages, ocr: true }, input.control);
+      r = await engine().pdfToDocx(input.inputs[0]!.path, out, { ...o, ocr: true }, input.control);
     }
   }
   const notes = [`${r.paragraphs} paragraphs, ${r.tables} tables, ${r.images} pictures`];
-  if (r.imagesSkipped) notes.push(`${r.imagesSkipped} picture(s) over 40 megapixels left out`);
-  if (r.pagesOcred.length)
+  if (r.images_skipped) notes.push(`${r.images_skipped} picture(s) over 40 megapixels left out`);
+  if (r.pages_ocred.length)
     notes.push(
-      `page(s) ${r.pagesOcred.join(", ")} (0-based) are scans without a text layer: their text was recognised by OCR (editable paragraphs replace the page picture)`,
+      `page(s) ${r.pages_ocred.join(", ")} (0-based) are scans without a text layer: their text was recognised by OCR (editable paragraphs replace the page picture)`,
     );
-  if (r.linesRecognised)
+  if (r.lines_recognised)
     notes.push(
-      `${r.linesRecognised} line(s) on page(s) ${r.pagesUnmappedText.join(", ")} (0-based) have text without a usable Unicode mapping: their text was recognised by OCR`,
+      `${r.lines_recognised} line(s) on page(s) ${r.pages_unmapped_text.join(", ")} (0-based) have text without a usable Unicode mapping: their text was recognised by OCR`,
     );
-  if (ocrSkipped && r.pagesWithoutText.length)
+  if (ocrSkipped && r.pages_without_text.length)
     notes.push(
-      `page(s) ${r.pagesWithoutText.join(", ")} (0-based) have no text layer and were kept as pictures only (${ocrSkipped})`,
+      `page(s) ${r.pages_without_text.join(", ")} (0-based) have no text layer and were kept as pictures only (${ocrSkipped})`,
     );
-  if (ocrSkipped && r.pagesUnmappedText.length)
+  if (ocrSkipped && r.pages_unmapped_text.length)
     notes.push(
-      `page(s) ${r.pagesUnmappedText.join(", ")} (0-based) have text that looks unmapped, kept as it is (${ocrSkipped})`,
+      `page(s) ${r.pages_unmapped_text.join(", ")} (0-based) have text that looks unmapped, kept as it is (${ocrSkipped})`,
     );
   return {
-    pagesProcessed: r.pagesProcessed,
+    pages_processed: r.pages_processed,
     result: {
       type: "file",
       path: out,

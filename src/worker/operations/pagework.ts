@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { engine } from "../../engine/native";
 import { config } from "../../config";
-import type { FileResult } from "../../domain/operations";
+import { convertOptionsFor, type FileResult } from "../../domain/operations";
 import type { ExecutionInput, Executor, FanoutRunner } from "./types";
 import { baseName } from "./naming";
 
@@ -12,17 +12,17 @@ const renderThreads = config.renderThreads;
 
 /** convert pdf -> jpg: one page -> a .jpg, several -> a ZIP of page-NNNN.jpg (1-based input page numbers). */
 export const pdfToJpg: Executor<"convert"> = async (input) => {
-  const o = input.options;
+  const o = convertOptionsFor("jpg", input.options);
   const out = join(input.workDir, "out.bin");
   const r = await engine().renderJpeg(input.inputs[0]!.path, out, { ...o, threads: renderThreads }, input.control);
   const base = baseName(input.inputs[0]!.filename);
   if (r.zip)
     return {
-      pagesProcessed: r.pagesProcessed,
+      pages_processed: r.pages_processed,
       result: { type: "file", path: out, filename: `${base}-jpg.zip`, content_type: "application/zip" },
     };
   return {
-    pagesProcessed: r.pagesProcessed,
+    pages_processed: r.pages_processed,
     result: { type: "file", path: out, filename: `${base}.jpg`, content_type: "image/jpeg" },
   };
 };
@@ -35,10 +35,10 @@ export const pdfToJpgRunner: FanoutRunner<"convert"> = {
     const r = await engine().renderJpeg(
       input.inputs[0]!.path,
       partialPath,
-      { ...input.options, pages, threads: renderThreads },
+      { ...convertOptionsFor("jpg", input.options), pages, threads: renderThreads },
       input.control,
     );
-    return { pagesProcessed: r.pagesProcessed, partialPath, summary: {} };
+    return { pages_processed: r.pages_processed, partialPath, summary: {} };
   },
   async assemble(input, partials) {
     const out = join(input.workDir, "out.bin");
@@ -48,7 +48,7 @@ export const pdfToJpgRunner: FanoutRunner<"convert"> = {
       input.control,
     );
     return {
-      pagesProcessed: 0,
+      pages_processed: 0,
       result: {
         type: "file",
         path: out,
@@ -68,9 +68,8 @@ const redactedFile = (input: ExecutionInput<"redact">, path: string): FileResult
 
 export const redact: Executor<"redact"> = async (input) => {
   const out = join(input.workDir, "out.pdf");
-  const o = input.options;
-  const r = await engine().redact(input.inputs[0]!.path, out, o, input.control);
-  return { pagesProcessed: r.pagesProcessed, result: redactedFile(input, out) };
+  const r = await engine().redact(input.inputs[0]!.path, out, input.options, input.control);
+  return { pages_processed: r.pages_processed, result: redactedFile(input, out) };
 };
 
 /** redact as tasks (worker/fanout.ts): each task renders and burns in its pages' regions
@@ -86,7 +85,7 @@ export const redactRunner: FanoutRunner<"redact"> = {
       { ...input.options, regions },
       input.control,
     );
-    return { pagesProcessed: n, partialPath, summary: {} };
+    return { pages_processed: n, partialPath, summary: {} };
   },
   async assemble(input, partials) {
     const out = join(input.workDir, "out.pdf");
@@ -97,7 +96,7 @@ export const redactRunner: FanoutRunner<"redact"> = {
       partials.map((p) => p.path),
       input.control,
     );
-    return { pagesProcessed: 0, result: redactedFile(input, out) };
+    return { pages_processed: 0, result: redactedFile(input, out) };
   },
 };
 
@@ -112,11 +111,11 @@ export const compress: Executor<"compress"> = async (input) => {
       : r.path === "lossless_fallback"
         ? `This file's images could not be recompressed at level ${level} without damaging its content; it was compressed losslessly (images unchanged).`
         : undefined;
-  const note = r.keptOriginal
+  const note = r.kept_original
     ? `Compression at level ${level} did not make this file smaller; the result is the original file, unchanged.`
     : fallback;
   return {
-    pagesProcessed: r.pageCount,
+    pages_processed: r.page_count,
     result: {
       type: "file",
       path: out,

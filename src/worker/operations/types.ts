@@ -9,7 +9,7 @@ export interface InputOnDisk {
   id: string;
   path: string;
   kind: string;
-  pageCount: number | null;
+  page_count: number | null;
   filename: string;
 }
 
@@ -24,7 +24,7 @@ export interface ExecutionInput<Op extends OperationName = OperationName> {
 }
 
 export interface ExecutionOutput<Op extends OperationName = OperationName> {
-  pagesProcessed: number;
+  pages_processed: number;
   /** A file in workDir (stored by the loop under the same field names), or JSON. */
   result: ResultOf<Op>;
 }
@@ -37,7 +37,7 @@ export type ExecutorMap = { [Op in OperationName]: Executor<Op> };
 /** What one task of a page-parallel job (worker/fanout.ts) leaves: its partial result, a file
  * in workDir that the loop stores, and the facts of it the assembly needs. */
 export interface TaskOutput {
-  pagesProcessed: number;
+  pages_processed: number;
   partialPath: string;
   summary: Record<string, number>;
 }

@@ -50,6 +50,8 @@ mod reading_order;
 pub mod tables;
 mod unmapped;
 
+use serde::{Deserialize, Serialize};
+
 use crate::control::JobControl;
 use crate::error::{MuPdfResultExt, Result};
 use crate::pdf::content::repair_page_contents;
@@ -64,7 +66,8 @@ use reading_order::reading_order;
 const MARGIN_PT: f64 = 36.0;
 
 /// Options of [`pdf_to_docx`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct PdfToDocxOptions {
     /// 0-based pages to convert; `None` or empty = all.
     pub pages: Option<Vec<i64>>,
@@ -77,7 +80,7 @@ pub struct PdfToDocxOptions {
 }
 
 /// What [`pdf_to_docx`] produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PdfToDocxResult {
     /// Pages converted.
     pub pages_processed: u32,

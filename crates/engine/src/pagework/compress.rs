@@ -90,6 +90,7 @@ use std::fs;
 use std::path::Path;
 
 use ffi::{Doc, ImageOptions, Pass};
+use serde::{Deserialize, Serialize};
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, Result};
@@ -101,11 +102,13 @@ use crate::pdf::resources::drop_unnamed_resources;
 use crate::pdf::save::{save_pdf, tmp_path, write_options};
 
 /// Compression level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CompressLevel {
     /// Lossless.
     Light,
     /// 150 dpi, JPEG q65 for JPEG images, lossless images stay lossless.
+    #[default]
     Balanced,
     /// 72 dpi, JPEG q50.
     Strong,
@@ -186,26 +189,31 @@ pub const STRONG: ImageSettings = ImageSettings {
 };
 
 /// Options of [`compress`]. The last three exist for comparisons and measurements; the
-/// defaults are what the service runs.
-#[derive(Debug, Clone)]
+/// defaults are what the service runs. They are settings of the process, not options of a
+/// call: never deserialized (absent fields take [`CompressOptions::default`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CompressOptions {
     /// Level; default balanced.
     pub level: CompressLevel,
     /// Refuse inputs with more pages than this (`page_limit`).
     pub max_pages: Option<u32>,
     /// Subset embedded fonts; default true.
+    #[serde(skip)]
     pub subset_fonts: bool,
     /// Run the content guard after every lossy run, not only after MuPDF's rewriter or
     /// subsetter; default false.
+    #[serde(skip)]
     pub guard_always: bool,
     /// Who re-encodes the images; default [`ImagePass::Engine`].
+    #[serde(skip)]
     pub images: ImagePass,
 }
 
 impl Default for CompressOptions {
     fn default() -> Self {
         Self {
-            level: CompressLevel::Balanced,
+            level: CompressLevel::default(),
             max_pages: None,
             subset_fonts: true,
             guard_always: false,
@@ -215,7 +223,7 @@ impl Default for CompressOptions {
 }
 
 /// What [`compress`] wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CompressResult {
     /// Pages in the input (and the output).
     pub page_count: u32,
@@ -230,8 +238,9 @@ pub struct CompressResult {
     pub path: CompressPath,
 }
 
-/// How [`compress`] made its output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How [`compress`] made its output; serialized as [`CompressPath::as_str`] says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CompressPath {
     /// The light level: lossless.
     Lossless,

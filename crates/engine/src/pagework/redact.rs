@@ -40,6 +40,7 @@ use std::path::Path;
 
 use mupdf::pdf::{PdfDocument, PdfObject};
 use mupdf::{Buffer, Colorspace, Document, Matrix};
+use serde::Deserialize;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
@@ -61,7 +62,8 @@ pub const REDACT_MAX_DPI: u32 = 600;
 pub const REDACT_JPEG_QUALITY: u8 = 85;
 
 /// One black box, see the module docs for the frame.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RedactRegion {
     /// 0-based page index.
     pub page: i64,
@@ -76,7 +78,8 @@ pub struct RedactRegion {
 }
 
 /// Options of [`redact`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RedactOptions {
     /// At least one region.
     pub regions: Vec<RedactRegion>,
@@ -84,7 +87,8 @@ pub struct RedactOptions {
     pub dpi: Option<u32>,
     /// Refuse inputs with more pages than this (`page_limit`).
     pub max_pages: Option<u32>,
-    /// JPEG encoder of the rebuilt pages (as for render).
+    /// JPEG encoder of the rebuilt pages (as for render): a setting, never deserialized.
+    #[serde(skip)]
     pub jpeg_encoder: JpegEncoder,
 }
 

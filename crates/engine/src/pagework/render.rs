@@ -39,6 +39,7 @@ use std::sync::mpsc;
 
 use jpeg_encoder::{ColorType, Encoder, PixelDensity, SamplingFactor};
 use mupdf::{Colorspace, Document, Matrix};
+use serde::{Deserialize, Serialize};
 
 use crate::pdf::private_doc::PrivateDoc;
 
@@ -66,7 +67,8 @@ pub const MAX_PAGE_SIDE: u64 = 65_535;
 pub const MAX_RENDER_THREADS: usize = 8;
 
 /// Options of [`render_jpeg`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RenderOptions {
     /// Dots per inch, [`MIN_DPI`]..=[`MAX_DPI`]; default [`DEFAULT_DPI`].
     pub dpi: Option<u32>,
@@ -79,7 +81,9 @@ pub struct RenderOptions {
     pub threads: Option<usize>,
     /// Refuse inputs with more pages than this (`page_limit`).
     pub max_pages: Option<u32>,
-    /// Which JPEG encoder writes the pages; default [`JpegEncoder::Auto`].
+    /// Which JPEG encoder writes the pages; default [`JpegEncoder::Auto`]. A setting of the
+    /// process, not an option of a call: never deserialized.
+    #[serde(skip)]
     pub jpeg_encoder: JpegEncoder,
 }
 
@@ -105,7 +109,7 @@ impl JpegEncoder {
 }
 
 /// What [`render_jpeg`] wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct RenderResult {
     /// Pages rendered.
     pub pages_processed: u32,

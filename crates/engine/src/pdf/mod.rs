@@ -25,7 +25,7 @@ pub(crate) mod tree;
 /// `pages_processed` is the number of input pages the operation went through (the
 /// input's page count; for merge the sum over all inputs). `page_count` is the number
 /// of pages in the output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct PageOpResult {
     /// Input pages read.
     pub pages_processed: u32,

@@ -4,6 +4,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use mupdf::pdf::{Encryption, PdfDocument, PdfObject};
+use serde::Deserialize;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, MuPdfResultExt, Result};
@@ -15,8 +16,9 @@ use crate::pdf::save::{save_pdf, write_options};
 use crate::pdf::tree::{install_page_tree, page_rotation};
 use crate::pdf::PageOpResult;
 
-/// Options of [`rotate`].
-#[derive(Debug, Clone, Default)]
+/// Options of [`rotate`], under the API's names (as are all the engine's options).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RotateOptions {
     /// Clockwise: 90, 180 or 270. Added to the page's existing `/Rotate`.
     pub degrees: i64,
@@ -27,7 +29,8 @@ pub struct RotateOptions {
 }
 
 /// Options of [`reorder`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ReorderOptions {
     /// New order as a full permutation of the 0-based page indexes: `order[k]` is the
     /// input page that becomes page `k`.
@@ -37,7 +40,8 @@ pub struct ReorderOptions {
 }
 
 /// Options of [`delete_pages`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DeletePagesOptions {
     /// 0-based indexes of the pages to remove; duplicates count once. Must leave at
     /// least one page.

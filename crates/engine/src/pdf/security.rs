@@ -19,6 +19,7 @@
 use std::path::Path;
 
 use mupdf::pdf::{Encryption, Permission};
+use serde::Deserialize;
 
 use crate::control::JobControl;
 use crate::error::{EngineError, Result};
@@ -31,7 +32,8 @@ use crate::pdf::PageOpResult;
 pub const MAX_PASSWORD_BYTES: usize = 127;
 
 /// Options of [`protect`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ProtectOptions {
     /// Password needed to open the file. Empty means none.
     pub user_password: Option<String>,
@@ -50,7 +52,8 @@ pub struct ProtectOptions {
 }
 
 /// Options of [`unlock`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct UnlockOptions {
     /// The user (or owner) password; needed only when the PDF asks for one.
     pub password: Option<String>,
@@ -73,12 +76,12 @@ fn checked_password(label: &str, p: &Option<String>) -> Result<Option<String>> {
 
 /// Encrypts with AES-256 and the given passwords and permissions.
 pub fn protect(input: &Path, output: &Path, options: &ProtectOptions, control: &JobControl) -> Result<PageOpResult> {
-    let user = checked_password("userPassword", &options.user_password)?;
-    let owner = checked_password("ownerPassword", &options.owner_password)?;
+    let user = checked_password("user_password", &options.user_password)?;
+    let owner = checked_password("owner_password", &options.owner_password)?;
     let owner = match (owner, &user) {
         (Some(o), _) => o,
         (None, Some(u)) => u.clone(),
-        (None, None) => return Err(EngineError::invalid_options("protect needs a userPassword or an ownerPassword")),
+        (None, None) => return Err(EngineError::invalid_options("protect needs a user_password or an owner_password")),
     };
     let mut permissions = Permission::ACCESSIBILITY;
     let allow = |o: Option<bool>| o.unwrap_or(true);

@@ -20,6 +20,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use mupdf::pdf::{Encryption, PdfDocument, PdfObject};
+use serde::{Deserialize, Serialize};
 
 use crate::control::JobControl;
 use crate::error::{EngineError, MuPdfResultExt, Result};
@@ -39,29 +40,37 @@ const IN_MEMORY_INPUT_CAP: u64 = 64 << 20;
 /// Largest number of parts one split may produce.
 pub const SPLIT_MAX_PARTS: usize = 10_000;
 
-/// How to cut the document.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How to cut the document (the API's `mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SplitMode {
     /// One part per page.
+    #[default]
     EveryPage,
-    /// One part per `[start, end]` range: 1-based, inclusive, in the given order;
-    /// ranges may overlap.
-    Ranges(Vec<(i64, i64)>),
-    /// Consecutive parts of `chunk_size` pages (the last one may be shorter).
-    Chunks(i64),
+    /// One part per range of [`SplitOptions::ranges`].
+    Ranges,
+    /// Consecutive parts of [`SplitOptions::chunk_size`] pages (the last one may be shorter).
+    Chunks,
 }
 
-/// Options of [`split`].
-#[derive(Debug, Clone)]
+/// Options of [`split`], under the API's names.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SplitOptions {
-    /// How to cut.
+    /// How to cut; default every page.
+    #[serde(default)]
     pub mode: SplitMode,
+    /// For `ranges`: `[start, end]` pairs, 1-based, inclusive, in the given order; ranges may
+    /// overlap.
+    pub ranges: Option<Vec<(i64, i64)>>,
+    /// For `chunks`: pages per part.
+    pub chunk_size: Option<i64>,
     /// Fail with `page_limit` when the input has more pages.
     pub max_pages: Option<u32>,
 }
 
 /// What [`split`] wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SplitResult {
     /// Number of PDFs in the ZIP.
     pub parts: u32,
@@ -72,18 +81,22 @@ pub struct SplitResult {
 }
 
 /// Page index lists (0-based) of each part, and whether names use `page-`.
-fn plan(mode: &SplitMode, n: usize) -> Result<(Vec<Vec<usize>>, &'static str)> {
-    match mode {
+fn plan(options: &SplitOptions, n: usize) -> Result<(Vec<Vec<usize>>, &'static str)> {
+    match options.mode {
         SplitMode::EveryPage => Ok(((0..n).map(|i| vec![i]).collect(), "page")),
-        SplitMode::Chunks(size) => {
-            if *size < 1 {
-                return Err(EngineError::invalid_options(format!("chunkSize must be at least 1, not {size}")));
+        SplitMode::Chunks => {
+            let size =
+                options.chunk_size.ok_or_else(|| EngineError::invalid_options("mode chunks needs chunk_size"))?;
+            if size < 1 {
+                return Err(EngineError::invalid_options(format!("chunk_size must be at least 1, not {size}")));
             }
-            let size = (*size).min(n as i64) as usize;
+            let size = size.min(n as i64) as usize;
             let parts = (0..n).collect::<Vec<_>>().chunks(size).map(<[usize]>::to_vec).collect();
             Ok((parts, "part"))
         }
-        SplitMode::Ranges(ranges) => {
+        SplitMode::Ranges => {
+            let ranges =
+                options.ranges.as_deref().ok_or_else(|| EngineError::invalid_options("mode ranges needs ranges"))?;
             if ranges.is_empty() {
                 return Err(EngineError::invalid_options("ranges must not be empty"));
             }
@@ -116,7 +129,7 @@ pub fn split(input: &Path, output_zip: &Path, options: &SplitOptions, control: &
     };
     let mut opened = open_pdf(source(), PasswordPolicy::Refuse, options.max_pages)?;
     let n = opened.page_count();
-    let (parts, prefix) = plan(&options.mode, n)?;
+    let (parts, prefix) = plan(options, n)?;
     if parts.len() > SPLIT_MAX_PARTS {
         return Err(EngineError::invalid_options(format!(
             "split would produce {} parts, more than the limit of {SPLIT_MAX_PARTS}",
@@ -274,19 +287,24 @@ fn reparsed_part(source: Source<'_>, n: usize, part: &[usize], control: &JobCont
 mod tests {
     use super::*;
 
+    fn ranges(ranges: Vec<(i64, i64)>) -> SplitOptions {
+        SplitOptions { mode: SplitMode::Ranges, ranges: Some(ranges), ..Default::default() }
+    }
+
     #[test]
     fn chunks_cover_every_page_once_with_a_short_last_part() {
-        let (parts, prefix) = plan(&SplitMode::Chunks(3), 7).unwrap();
+        let (parts, prefix) =
+            plan(&SplitOptions { mode: SplitMode::Chunks, chunk_size: Some(3), ..Default::default() }, 7).unwrap();
         assert_eq!(parts, vec![vec![0, 1, 2], vec![3, 4, 5], vec![6]]);
         assert_eq!(prefix, "part");
     }
 
     #[test]
     fn ranges_are_one_based_inclusive_and_validated() {
-        let (parts, _) = plan(&SplitMode::Ranges(vec![(2, 3), (1, 1)]), 3).unwrap();
+        let (parts, _) = plan(&ranges(vec![(2, 3), (1, 1)]), 3).unwrap();
         assert_eq!(parts, vec![vec![1, 2], vec![0]]);
         for bad in [(0, 1), (2, 1), (1, 4)] {
-            let err = plan(&SplitMode::Ranges(vec![bad]), 3).unwrap_err();
+            let err = plan(&ranges(vec![bad]), 3).unwrap_err();
             assert_eq!(err.code, crate::error::ErrorCode::InvalidOptions);
         }
     }

@@ -3,12 +3,14 @@
 use std::path::Path;
 
 use rust_xlsxwriter::{Color, ExcelDateTime, Format, FormatBorder, Workbook};
+use serde::{Deserialize, Serialize};
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, Result};
 
 /// Options of [`csv_to_xlsx`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CsvToXlsxOptions {
     /// Field delimiter; `None` = sniffed.
     pub delimiter: Option<char>,
@@ -19,7 +21,7 @@ pub struct CsvToXlsxOptions {
 }
 
 /// What [`csv_to_xlsx`] produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CsvToXlsxResult {
     /// The delimiter used (given or sniffed).
     pub delimiter: char,

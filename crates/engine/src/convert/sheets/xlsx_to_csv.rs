@@ -5,13 +5,15 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
 use calamine::{CellErrorType, Data, ExcelDateTime, ExcelDateTimeType, Reader, SheetType, Xlsx};
+use serde::{Deserialize, Serialize};
 
 use super::{numfmt, raw_strings};
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, Result};
 
-/// Which sheet to export.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Which sheet to export: a number is an index, a string a name.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
 pub enum SheetSelector {
     /// 0-based position in the workbook.
     Index(usize),
@@ -20,7 +22,8 @@ pub enum SheetSelector {
 }
 
 /// Options of [`xlsx_to_csv`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct XlsxToCsvOptions {
     /// Sheet to export; `None` = the first sheet.
     pub sheet: Option<SheetSelector>,
@@ -35,7 +38,7 @@ impl Default for XlsxToCsvOptions {
 }
 
 /// What [`xlsx_to_csv`] produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct XlsxToCsvResult {
     /// Name of the exported sheet.
     pub sheet_name: String,

@@ -39,6 +39,7 @@ use std::time::SystemTime;
 
 use mupdf::pdf::PdfDocument;
 use mupdf::Buffer;
+use serde::Deserialize;
 
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
 use crate::pdf::graft::{context, raw};
@@ -58,9 +59,10 @@ extern "C" {
 pub const PRODUCER: &str = "docproc";
 
 /// The conformance levels offered; only 2b.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub enum PdfaLevel {
     /// PDF/A-2b.
+    #[serde(rename = "2b")]
     A2b,
 }
 

@@ -3,10 +3,13 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use serde::Deserialize;
+
 use crate::error::{EngineError, ErrorCode, Result};
 
 /// Where the engine finds ONNX Runtime and the models (handed over once per process).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OcrInit {
     /// Path of `libonnxruntime.so.1`, used when the manifest's OpenVINO build is not
     /// (`ocr::OcrConfig::ort_library`).
@@ -15,17 +18,24 @@ pub struct OcrInit {
     pub manifest: PathBuf,
     /// Directory the manifest's `file` entries are relative to (`node_modules`).
     pub model_root: PathBuf,
-    /// ONNX Runtime intra-op threads per model.
+    /// ONNX Runtime intra-op threads per model; default 1.
+    #[serde(default = "one")]
     pub intra_threads: usize,
     /// Longest side of the detection input in pixels (default [`ocr::DET_MAX_SIDE`]).
     pub det_max_side: Option<usize>,
     /// File locked around every model run by every process on the machine (see
     /// [`ocr::OcrConfig::machine_lock`]); `None` runs without it.
     pub machine_lock: Option<PathBuf>,
-    /// Settings for comparisons and diagnostics (default: what the service runs).
+    /// Settings for comparisons and diagnostics (default: what the service runs): settings
+    /// of the process, never deserialized.
+    #[serde(skip)]
     pub tuning: OcrTuning,
     /// Tesseract's traineddata directory; `None`: Debian's (`ocr::OcrConfig::tessdata`).
     pub tessdata: Option<PathBuf>,
+}
+
+const fn one() -> usize {
+    1
 }
 
 pub use ocr::OcrTuning;

@@ -64,6 +64,7 @@ use std::time::Duration;
 
 use mupdf::pdf::{Encryption, PdfDocument};
 use mupdf::TextPageFlags;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::control::JobControl;
 use crate::error::{EngineError, ErrorCode, MuPdfResultExt, Result};
@@ -94,7 +95,8 @@ use render::render_for_ocr;
 pub use render::{DEFAULT_OCR_DPI, MAX_OCR_DPI, MAX_OCR_SIDE, MIN_OCR_DPI, MIN_OCR_SIDE};
 
 /// What to produce.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum OcrOutput {
     /// Only the JSON blocks.
     #[default]
@@ -105,7 +107,8 @@ pub enum OcrOutput {
 
 /// Options of [`ocr_document`]; the default reads every page into blocks with the default
 /// recogniser.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct OcrOptions {
     /// 0-based page indexes; default every page.
     pub pages: Option<Vec<i64>>,
@@ -118,16 +121,34 @@ pub struct OcrOptions {
     /// (`ocr::languages`); an empty list or a code no model reads is `invalid_options`.
     pub languages: Option<Vec<String>>,
     /// Time a page may take in Tesseract before it fails (`ocr_timeout` in its JSON entry);
-    /// default [`DEFAULT_PAGE_TIMEOUT`].
+    /// default [`DEFAULT_PAGE_TIMEOUT`]. Given as `page_timeout_s`, in seconds; not positive
+    /// is the default.
+    #[serde(rename = "page_timeout_s", deserialize_with = "positive_seconds")]
     pub page_timeout: Option<Duration>,
     /// Write the searchable PDF as PDF/A ([`crate::ocr::pdfa`]); a document with what the
     /// level forbids and the engine does not convert is refused (`pdfa_unsupported`) before
     /// any page is read. Ignored for `blocks`, except by [`ocr_layer_pages`], which checks it
     /// so that a page-parallel job fails at its first task.
     pub pdfa: Option<PdfaLevel>,
-    /// What the searchable PDF does to the pages OCR read: turned upright, drawn straight
+    /// Searchable PDF: a page OCR read turned gets the `/Rotate` that shows it upright
     /// ([`crate::ocr::turn`]). Ignored for `blocks`.
-    pub turn: PageTurn,
+    pub rotate_pages: bool,
+    /// Searchable PDF: a page OCR read skewed is drawn straight, with its text layer. Ignored
+    /// for `blocks`.
+    pub deskew: bool,
+}
+
+impl OcrOptions {
+    /// What the searchable PDF does to the pages OCR read.
+    pub fn turn(&self) -> PageTurn {
+        PageTurn { rotate_pages: self.rotate_pages, deskew: self.deskew }
+    }
+}
+
+/// Seconds as a number, `None` unless positive and representable.
+fn positive_seconds<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<Duration>, D::Error> {
+    let seconds = Option::<f64>::deserialize(d)?;
+    Ok(seconds.filter(|s| *s > 0.0).and_then(|s| Duration::try_from_secs_f64(s).ok()))
 }
 
 /// Without `languages`, a page the default recogniser reads with a mean character confidence
@@ -142,7 +163,7 @@ pub const AUTO_SCRIPT_BELOW: f32 = 0.9;
 pub const DEFAULT_PAGE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What [`ocr_document`] did.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct OcrResult {
     /// Pages in the input.
     pub page_count: usize,
@@ -364,7 +385,7 @@ fn read_document(
         control.checkpoint()?;
         let blocks = blocks_json(&result, sx, sy, pw, ph);
         if options.output == OcrOutput::SearchablePdf {
-            add_layer_page(&mut layer, &mut doc, &mut page_obj, bounds, [sx, sy], &result, options.turn)?;
+            add_layer_page(&mut layer, &mut doc, &mut page_obj, bounds, [sx, sy], &result, options.turn())?;
         }
         let mut page_json = PageJson::recognised(index, pw, ph, dpi, &result, blocks);
         page_json.script = osd.map(ScriptJson::from);
