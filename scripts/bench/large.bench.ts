@@ -6,14 +6,16 @@
 // OCR blocks and searchable PDF of a 50-page range), with its time.
 //
 // Peaks are /proc/<pid>/status VmHWM, reset before each step (clear_refs 5), so each is the
-// peak of that step alone; "idle" is the process's resident size just before it. Job time is
+// peak of that step alone; "idle" is the process's resident size just before it. Each job runs
+// on a fresh worker process (the previous one is stopped and the supervisor starts another):
+// memory an earlier operation freed but the allocator kept would otherwise count as this one's. Job time is
 // jobs.finished_at - started_at (the database clock). The account's page limit is raised with
 // the admin CLI, as an operator does (`account:set --pages-per-job`).
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { startGarage } from "../../test/support/garage";
 import { createJob, finishedJob, rolePids } from "../../test/support/jobs";
-import { client, startService } from "../../test/support/service";
+import { client, type Service, startService } from "../../test/support/service";
 import { childPids, largePdf, memOf, resetPeak, streamUpload } from "./large-lib";
 import { f2, load1 } from "./pagework-lib";
 import type { BenchContext, BenchSection } from "./run";
@@ -31,6 +33,20 @@ interface Step {
 }
 
 const mb = (n: number) => Math.round(n);
+
+/** Stops the worker `old` (when given) and returns the pid of the one the supervisor starts
+ * in its place, once it has settled. */
+async function freshWorker(svc: Service, old?: number): Promise<number> {
+  if (old) process.kill(old, "SIGTERM");
+  for (;;) {
+    const [pid] = await rolePids(svc, "worker");
+    if (pid && pid !== old) {
+      await Bun.sleep(3000);
+      return pid;
+    }
+    await Bun.sleep(200);
+  }
+}
 const gb = (bytes: number) => (bytes / 1e9).toFixed(2);
 
 export default async function (ctx: BenchContext): Promise<BenchSection> {
@@ -59,8 +75,8 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     await svc.admin("account:set", "--account", accountId, "--pages-per-job", String(pages));
     const call = client(svc.baseUrl, key);
     const [apiPid] = await rolePids(svc, "api");
-    const [workerPid] = await rolePids(svc, "worker");
-    if (!apiPid || !workerPid) throw new Error("no api or worker process");
+    let workerPid = await freshWorker(svc);
+    if (!apiPid) throw new Error("no api process");
     await Bun.sleep(2000);
 
     // Multipart upload, streamed through the API into the store.
@@ -146,7 +162,8 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     ];
     let rotateJob: string | null = null;
     let blocksJob: string | null = null;
-    for (const op of ops) {
+    for (const [i, op] of ops.entries()) {
+      if (i > 0) workerPid = await freshWorker(svc, workerPid);
       const idleW = memOf(workerPid).rssMb;
       resetPeak(workerPid);
       const job = await createJob(svc, key, { ...op.body, file_id: fileId });

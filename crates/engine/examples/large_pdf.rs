@@ -25,21 +25,18 @@ const DPI: f32 = 300.0;
 const PAGE_W_PT: f32 = 595.276;
 const PAGE_H_PT: f32 = 841.89;
 
-const WORDS: &[&str] = &[
-    "account", "balance", "invoice", "payment", "customer", "supplier", "delivery", "order", "quantity", "price",
-    "total", "amount", "receipt", "ledger", "quarter", "report", "annual", "budget", "revenue", "expense", "office",
-    "building", "street", "river", "harbour", "station", "garden", "market", "village", "county", "council",
-    "meeting", "minutes", "agenda", "member", "committee", "decision", "proposal", "schedule", "contract",
-    "service", "product", "material", "shipment", "warehouse", "inventory", "record", "archive", "document",
-    "letter", "notice", "summary", "chapter", "section", "paragraph", "figure", "table", "column", "number",
-    "morning", "evening", "weather", "winter", "summer", "spring", "autumn", "north", "south", "east", "west",
-    "bridge", "railway", "engine", "machine", "worker", "manager", "director", "company", "industry", "public",
-    "private", "general", "special", "regular", "current", "previous", "following", "second", "third", "final",
-    "large", "small", "early", "late", "quick", "careful", "simple", "useful", "certain", "common", "local",
-    "national", "written", "printed", "signed", "approved", "received", "returned", "opened", "closed", "the",
-    "and", "of", "to", "in", "for", "with", "on", "by", "from", "at", "as", "was", "were", "is", "are", "has",
-    "had", "will", "may", "each", "every", "all", "some", "this", "that", "which", "their", "our", "new", "old",
-];
+/// The vocabulary of the text lines, split at whitespace.
+const WORDS: &str = "\
+    account balance invoice payment customer supplier delivery order quantity price total amount receipt \
+    ledger quarter report annual budget revenue expense office building street river harbour station \
+    garden market village county council meeting minutes agenda member committee decision proposal \
+    schedule contract service product material shipment warehouse inventory record archive document \
+    letter notice summary chapter section paragraph figure table column number morning evening weather \
+    winter summer spring autumn north south east west bridge railway engine machine worker manager \
+    director company industry public private general special regular current previous following second \
+    third final large small early late quick careful simple useful certain common local national written \
+    printed signed approved received returned opened closed the and of to in for with on by from at as \
+    was were is are has had will may each every all some this that which their our new old";
 
 /// SplitMix64: a small generator whose stream depends only on its seed.
 struct Rng(u64);
@@ -91,7 +88,7 @@ fn usage(msg: &str) -> ! {
 }
 
 /// The page's lines: a header naming the page, then a paragraph of words drawn by the page's generator.
-fn page_lines(page: u32, pages: u32, rng: &mut Rng) -> Vec<(f32, String)> {
+fn page_lines(page: u32, pages: u32, words: &[&str], rng: &mut Rng) -> Vec<(f32, String)> {
     let mut lines = vec![
         (20.0, format!("Ledger volume {} - page {} of {}", page / 100 + 1, page + 1, pages)),
         (12.0, format!("Reference {:08} / register {}", rng.below(100_000_000), 1000 + page)),
@@ -102,7 +99,7 @@ fn page_lines(page: u32, pages: u32, rng: &mut Rng) -> Vec<(f32, String)> {
             if !line.is_empty() {
                 line.push(' ');
             }
-            line.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+            line.push_str(words[rng.below(words.len() as u64) as usize]);
         }
         let mut chars = line.chars();
         let first = chars.next().map(|c| c.to_ascii_uppercase()).unwrap_or(' ');
@@ -113,8 +110,8 @@ fn page_lines(page: u32, pages: u32, rng: &mut Rng) -> Vec<(f32, String)> {
 
 /// Draws `lines` in black on a white greyscale pixmap of the page (glyph outlines filled by MuPDF).
 fn draw_text(font: &Font, lines: &[(f32, String)]) -> Vec<u8> {
-    let mut pix = Pixmap::new_with_w_h(&Colorspace::device_gray(), WIDTH as i32, HEIGHT as i32, false)
-        .expect("a page pixmap");
+    let mut pix =
+        Pixmap::new_with_w_h(&Colorspace::device_gray(), WIDTH as i32, HEIGHT as i32, false).expect("a page pixmap");
     pix.clear_with(255).expect("clearing the pixmap");
     {
         let dev = Device::from_pixmap(&pix).expect("a draw device");
@@ -128,9 +125,16 @@ fn draw_text(font: &Font, lines: &[(f32, String)]) -> Vec<u8> {
                 // Font units to pixels: scale by the size, flip y (glyphs go up, pixels down).
                 let ctm = Matrix::new(size * px, 0.0, 0.0, -size * px, x_pt * px, y_pt * px);
                 if let Some(path) = font.outline_glyph_with_ctm(gid, &ctm).expect("an outline") {
-                    dev.fill_path(&path, false, &Matrix::IDENTITY, &Colorspace::device_gray(), &[0.0], 1.0,
-                        ColorParams::default())
-                        .expect("filling a glyph");
+                    dev.fill_path(
+                        &path,
+                        false,
+                        &Matrix::IDENTITY,
+                        &Colorspace::device_gray(),
+                        &[0.0],
+                        1.0,
+                        ColorParams::default(),
+                    )
+                    .expect("filling a glyph");
                 }
                 x_pt += font.advance_glyph(gid).expect("an advance") * size;
             }
@@ -142,7 +146,8 @@ fn draw_text(font: &Font, lines: &[(f32, String)]) -> Vec<u8> {
 /// One page's JPEG: grain and a block from the page's generator under the drawn text.
 fn page_jpeg(page: u32, args: &Args, font: &Font) -> Vec<u8> {
     let mut rng = Rng(0x5eed_0000_0000_0000 ^ u64::from(page));
-    let lines = page_lines(page, args.pages, &mut rng);
+    let words: Vec<&str> = WORDS.split_ascii_whitespace().collect();
+    let lines = page_lines(page, args.pages, &words, &mut rng);
     let text = draw_text(font, &lines);
     let (bx, by) = (rng.below(u64::from(WIDTH) - 800) as usize, 1400 + rng.below(1600) as usize);
     let (bw, bh) = (300 + rng.below(500) as usize, 200 + rng.below(400) as usize);
