@@ -115,8 +115,20 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
       size_bytes: size,
     });
     if (pre.status !== 201) throw new Error(`presign answered ${pre.status}: ${pre.text}`);
-    const put = await fetch(pre.json.upload.url, { method: "PUT", body: Bun.file(pdf) });
-    if (!put.ok) throw new Error(`PUT to the store answered ${put.status}`);
+    // The store (Garage) has been seen to stop reading a PUT of this size for good: a stalled
+    // attempt is abandoned after 10 minutes and sent again, once.
+    let put: Response | null = null;
+    for (let attempt = 0; attempt < 2 && !put?.ok; attempt++) {
+      put = await fetch(pre.json.upload.url, {
+        method: "PUT",
+        body: Bun.file(pdf),
+        signal: AbortSignal.timeout(600_000),
+      }).catch((e) => {
+        console.error(`large: PUT to the store: ${e}`);
+        return null;
+      });
+    }
+    if (!put?.ok) throw new Error(`PUT to the store answered ${put?.status ?? "nothing"}`);
     idle = memOf(apiPid).rssMb;
     resetPeak(apiPid);
     const inspIdle = inspectorPid ? memOf(inspectorPid).rssMb : Number.NaN;
