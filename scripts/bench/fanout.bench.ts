@@ -116,7 +116,7 @@ export default async function (ctx: BenchContext): Promise<BenchSection> {
     `- 2 workers / 1 worker (fan-2 / fan-1): **${f2(twoWorkers)}** (goal <= 0.55: ${twoWorkers <= 0.55 ? "met" : "not met"})`,
     `- task machinery overhead, 1 worker (fan-1 / whole): **${f2(overhead)}** (goal <= 1.05: ${overhead <= 1.05 ? "met" : "not met"})`,
     `- blocks of fan-1 and fan-2 equal whole's: ${same ? "yes" : "**no**"}`,
-    '- not measured here: per-page latency p50/p95 through a deployment (`bun run bench latency`), and peak RSS per worker on a 5,000-page document (docs/scaling.md, "Large documents").',
+    '- not measured here: per-page latency p50/p95 through a deployment (`bun run bench latency`), peak RSS per worker on a 5,000-page document: `bun run bench large` (docs/scaling.md, "Large documents").',
   ].join("\n");
   return {
     title: "Page-parallel jobs (fan-out)",

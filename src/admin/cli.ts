@@ -22,6 +22,14 @@ function nonNegInt(v: string, flag: string): number {
   return Number(v);
 }
 
+/** `--pages-per-job N` (a positive integer) or `default` (the mode's limit again). */
+function pagesPerJobFlag(v: string | undefined): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === "default") return null;
+  if (!/^[1-9]\d{0,8}$/.test(v)) throw new Error("--pages-per-job must be a positive integer or `default`");
+  return Number(v);
+}
+
 const commands = ["account:create", "account:set", "key:create", "key:revoke", "key:rotate"];
 
 async function main() {
@@ -38,6 +46,7 @@ async function main() {
       account: { type: "string" },
       "email-verified": { type: "string" },
       "spending-cap-eur": { type: "string" },
+      "pages-per-job": { type: "string" },
       mode: { type: "string" },
       scopes: { type: "string" },
       "expires-in": { type: "string" },
@@ -66,6 +75,7 @@ async function main() {
           plan: plan(values.plan),
           emailVerified: ev === undefined ? undefined : ev === "true",
           spendingCapEur: cap === undefined ? undefined : Number(cap),
+          pagesPerJob: pagesPerJobFlag(values["pages-per-job"]),
         });
         break;
       }

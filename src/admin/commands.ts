@@ -10,6 +10,8 @@ export interface AccountJson {
   plan: "starter" | "free";
   email_verified: boolean;
   spending_cap_eur?: number | null;
+  /** The account's page limit per job; null: the mode's (GET /pricing). */
+  pages_per_job?: number | null;
 }
 
 function accountJson(r: Record<string, unknown>): AccountJson {
@@ -19,6 +21,7 @@ function accountJson(r: Record<string, unknown>): AccountJson {
     plan: r.plan as "starter" | "free",
     email_verified: r.email_verified as boolean,
     spending_cap_eur: r.spending_cap_eur === null ? null : Number(r.spending_cap_eur),
+    pages_per_job: r.pages_per_job as number | null,
   };
 }
 
@@ -38,13 +41,20 @@ export async function createAccount(
 export async function setAccount(
   sql: Sql,
   id: string,
-  changes: { plan?: "starter" | "free"; emailVerified?: boolean; spendingCapEur?: number | null },
+  changes: {
+    plan?: "starter" | "free";
+    emailVerified?: boolean;
+    spendingCapEur?: number | null;
+    /** null: back to the mode's limit. */
+    pagesPerJob?: number | null;
+  },
 ): Promise<AccountJson> {
   const [r] = await sql`
     UPDATE accounts SET
       plan = COALESCE(${changes.plan ?? null}, plan),
       email_verified = COALESCE(${changes.emailVerified ?? null}, email_verified),
-      spending_cap_eur = CASE WHEN ${changes.spendingCapEur !== undefined} THEN ${changes.spendingCapEur ?? null}::numeric ELSE spending_cap_eur END
+      spending_cap_eur = CASE WHEN ${changes.spendingCapEur !== undefined} THEN ${changes.spendingCapEur ?? null}::numeric ELSE spending_cap_eur END,
+      pages_per_job = CASE WHEN ${changes.pagesPerJob !== undefined} THEN ${changes.pagesPerJob ?? null}::integer ELSE pages_per_job END
     WHERE id = ${id} RETURNING *`;
   if (!r) throw new Error(`no account ${id}`);
   return accountJson(r);

@@ -19,6 +19,8 @@ export interface AuthenticatedKey {
     plan: PlanName;
     emailVerified: boolean;
     spendingCapEur: number | null;
+    /** The operator's page limit per job for this account (null: the mode's). */
+    pagesPerJob: number | null;
     createdAt: Date;
   };
 }
@@ -41,7 +43,7 @@ export async function authenticate(authorization: string | null): Promise<Authen
   if (!parsed) throw new ApiError("invalid_api_key", "The API key is not valid.");
   const rows = await db()`
     SELECT k.id, k.mode, k.scopes, k.secret_hash, k.last4, k.expires_at, k.revoked_at, k.created_at,
-           a.id AS account_id, a.email, a.plan, a.email_verified, a.spending_cap_eur, a.created_at AS account_created_at,
+           a.id AS account_id, a.email, a.plan, a.email_verified, a.spending_cap_eur, a.pages_per_job, a.created_at AS account_created_at,
            (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired
       FROM api_keys k JOIN accounts a ON a.id = k.account_id
      WHERE k.lookup = ${parsed.lookup}`;
@@ -64,6 +66,7 @@ export async function authenticate(authorization: string | null): Promise<Authen
       plan: row.plan,
       emailVerified: row.email_verified,
       spendingCapEur: row.spending_cap_eur === null ? null : Number(row.spending_cap_eur),
+      pagesPerJob: row.pages_per_job,
       createdAt: row.account_created_at,
     },
   };

@@ -35,6 +35,12 @@ export const limits = {
   test: { requests_per_minute: 30, concurrent_jobs: 2, pages_per_job: 100 },
 } as const;
 
+/** The pages a job may have: the account's own limit when an operator set one (admin CLI
+ * `account:set --pages-per-job`, for both modes), else the mode's. */
+export function pagesPerJob(mode: keyof typeof limits, accountLimit: number | null): number {
+  return accountLimit ?? limits[mode].pages_per_job;
+}
+
 export const otherLimits = {
   webhook_endpoints_per_mode: 10,
   webhook_url_max_chars: 2048,

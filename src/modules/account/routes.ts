@@ -1,7 +1,7 @@
 // GET /account: who a request runs as — account, plan, the key in use and its effective limits.
 import { Type as T } from "@sinclair/typebox";
 import { route } from "../common/route";
-import { limits, plans } from "../../domain/pricing";
+import { limits, pagesPerJob, plans } from "../../domain/pricing";
 import { config } from "../../config";
 
 const Account = T.Object({
@@ -73,7 +73,12 @@ export const getAccount = route({
           created_at: auth.createdAt.toISOString(),
           expires_at: auth.expiresAt ? auth.expiresAt.toISOString() : null,
         },
-        limits: { ...l, max_upload_bytes: config.maxUploadBytes, billed: auth.mode === "live" },
+        limits: {
+          ...l,
+          pages_per_job: pagesPerJob(auth.mode, auth.account.pagesPerJob),
+          max_upload_bytes: config.maxUploadBytes,
+          billed: auth.mode === "live",
+        },
       },
     };
   },

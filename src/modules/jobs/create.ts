@@ -7,7 +7,7 @@ import { db } from "../../db/client";
 import type { AuthenticatedKey } from "../../auth/authenticate";
 import { ApiError } from "../../domain/errors";
 import { checkRequestShape, planJob, type InputFile, type JobRequest } from "../../domain/job-plan";
-import { limits } from "../../domain/pricing";
+import { limits, pagesPerJob } from "../../domain/pricing";
 import { reserveCredits } from "../../billing/credits";
 import { countActiveJobs, insertJob } from "../../queue/jobs";
 import { presentJob } from "../../presenters/job";
@@ -58,7 +58,7 @@ export async function createJob(
     });
     const plan = planJob(shape, files);
 
-    const cap = limits[auth.mode].pages_per_job;
+    const cap = pagesPerJob(auth.mode, auth.account.pagesPerJob);
     if (plan.pagesEstimated > cap) {
       throw new ApiError(
         "page_limit_exceeded",

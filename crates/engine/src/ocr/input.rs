@@ -1,6 +1,8 @@
 //! The inputs of OCR opened as PDFs: a PDF as it is, a JPEG, PNG or WebP image wrapped in a
 //! one-page PDF at its own resolution (WebP decoded here, images over the pixel cap refused).
 
+use std::fs::File;
+use std::io::Read;
 use std::path::Path;
 
 use mupdf::pdf::PdfDocument;
@@ -22,13 +24,19 @@ fn image_magic(head: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Opens the input as a PDF (images are converted to a one-page PDF).
+/// Opens the input as a PDF (images are converted to a one-page PDF). A PDF is opened from
+/// its file, which MuPDF reads object by object: a document of several GB is never in
+/// memory whole (an image input is one page, read whole to be wrapped).
 pub(super) fn open_input(input: &Path, max_pages: Option<u32>) -> Result<PdfDocument> {
-    let bytes = std::fs::read(input).map_err(|e| EngineError::io("reading the input", e))?;
-    if image_magic(&bytes[..bytes.len().min(16)]).is_some() {
+    let mut head = Vec::with_capacity(16);
+    File::open(input)
+        .and_then(|f| f.take(16).read_to_end(&mut head))
+        .map_err(|e| EngineError::io("reading the input", e))?;
+    if image_magic(&head).is_some() {
+        let bytes = std::fs::read(input).map_err(|e| EngineError::io("reading the input", e))?;
         return image_to_pdf(&bytes);
     }
-    Ok(open_pdf(Source::Bytes(&bytes), PasswordPolicy::Refuse, max_pages)?.doc)
+    Ok(open_pdf(Source::Path(input), PasswordPolicy::Refuse, max_pages)?.doc)
 }
 
 /// Wraps an image in a one-page PDF: the page is the image at its resolution (72 dpi

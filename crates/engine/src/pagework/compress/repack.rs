@@ -10,9 +10,16 @@
 //! predictor. Anything else (encryption, an incremental section, a form this parser does
 //! not expect) leaves the file as it is; the caller keeps the repacked file only when
 //! it is smaller and MuPDF reopens it with the same page count.
+//!
+//! The file is read by range and the repacked one written as it is made: only the
+//! cross-reference stream, the object stream that grows and the two moved objects are
+//! ever in memory, so a compressed output of a few GB costs no more than a small one.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use flate2::read::ZlibDecoder;
@@ -133,6 +140,70 @@ fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     hay.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|p| p + from)
 }
 
+/// The bytes of the file being repacked, read by range: the file on disk (positional
+/// reads), or a slice in memory (tests).
+trait Source {
+    fn len(&self) -> usize;
+    /// Bytes `from..to`, or `None` past the end or on a read error.
+    fn range(&self, from: usize, to: usize) -> Option<Cow<'_, [u8]>>;
+    /// Copies bytes `from..to` to `out`, a piece at a time.
+    fn copy_to(&self, from: usize, to: usize, out: &mut dyn Write) -> Option<()> {
+        const PIECE: usize = 1 << 20;
+        let mut at = from;
+        while at < to {
+            let next = to.min(at + PIECE);
+            out.write_all(&self.range(at, next)?).ok()?;
+            at = next;
+        }
+        Some(())
+    }
+}
+
+impl Source for [u8] {
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+    fn range(&self, from: usize, to: usize) -> Option<Cow<'_, [u8]>> {
+        self.get(from..to).map(Cow::Borrowed)
+    }
+}
+
+struct FileSource {
+    file: File,
+    len: usize,
+}
+
+impl Source for FileSource {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn range(&self, from: usize, to: usize) -> Option<Cow<'_, [u8]>> {
+        if from > to || to > self.len {
+            return None;
+        }
+        let mut buf = vec![0; to - from];
+        self.file.read_exact_at(&mut buf, from as u64).ok()?;
+        Some(Cow::Owned(buf))
+    }
+}
+
+/// Counts the bytes written: the offsets of the cross-reference stream.
+struct Counted<'a> {
+    out: &'a mut dyn Write,
+    n: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// An indirect object of the file: its dictionary entries and, for a stream, its data.
 struct Obj<'a> {
     num: i64,
@@ -203,16 +274,21 @@ fn bytes_for(max: u64) -> usize {
 /// Repacks the PDF at `path` in place when that makes it smaller and MuPDF reads the
 /// result with `pages` pages; otherwise leaves it as it is.
 pub(crate) fn repack_file(path: &Path, pages: usize) {
-    let Ok(file) = std::fs::read(path) else {
-        return;
-    };
-    let Some(new) = repack(&file).filter(|n| n.len() < file.len()) else {
+    let Some(source) =
+        File::open(path).ok().and_then(|file| Some(FileSource { len: file.metadata().ok()?.len() as usize, file }))
+    else {
         return;
     };
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".repack");
     let tmp = PathBuf::from(tmp);
-    let readable = std::fs::write(&tmp, &new).is_ok()
+    let written = File::create(&tmp).ok().and_then(|f| {
+        let mut w = BufWriter::with_capacity(1 << 20, f);
+        let n = repack(&source, &mut w)?;
+        w.flush().ok()?;
+        Some(n)
+    });
+    let readable = written.is_some_and(|n| n < source.len as u64)
         && tmp.to_str().is_some_and(|p| {
             PdfDocument::open(p).is_ok_and(|d| {
                 d.page_count().is_ok_and(|n| n as usize == pages)
@@ -224,12 +300,16 @@ pub(crate) fn repack_file(path: &Path, pages: usize) {
     }
 }
 
-/// The repacked file, or `None` when `file` is not in the form this reads.
-pub(crate) fn repack(file: &[u8]) -> Option<Vec<u8>> {
-    let sx = file.windows(9).rposition(|w| w == b"startxref")?;
+/// Writes the repacked file to `out` and returns its size, or `None` when `file` is not in
+/// the form this reads (then `out` may hold part of it).
+fn repack(file: &(impl Source + ?Sized), out: &mut dyn Write) -> Option<u64> {
+    let len = file.len();
+    let tail = file.range(len.saturating_sub(1024), len)?;
+    let sx = tail.windows(9).rposition(|w| w == b"startxref")?;
     let xref_ofs: usize =
-        std::str::from_utf8(file.get(sx + 9..)?).ok()?.split_ascii_whitespace().next()?.parse().ok()?;
-    let xref = object_at(file, xref_ofs)?;
+        std::str::from_utf8(tail.get(sx + 9..)?).ok()?.split_ascii_whitespace().next()?.parse().ok()?;
+    let xref_bytes = file.range(xref_ofs, len)?;
+    let xref = object_at(&xref_bytes, 0)?;
     let xd = xref.dict.as_ref()?;
     if !is_name(xd.get(b"Type".as_slice()), b"XRef")
         || !is_name(xd.get(b"Filter".as_slice()), b"FlateDecode")
@@ -272,11 +352,18 @@ pub(crate) fn repack(file: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let gen_of: HashMap<i64, u64> = entries.iter().filter(|e| e.1 == 1).map(|e| (e.0, e.3)).collect();
-    // The object stream the catalog and /Info join: the last one in the file.
-    let objstm = placed.iter().rev().find_map(|&(o, _)| {
-        let obj = object_at(file, o)?;
-        is_name(obj.dict.as_ref()?.get(b"Type".as_slice()), b"ObjStm").then_some(obj)
+    let end_of = |k: usize| placed.get(k + 1).map_or(xref_ofs, |p| p.0);
+    // The object stream the catalog and /Info join: the last one in the file. An object
+    // whose first bytes do not name the type is not read whole (images can be large).
+    let objstm_bytes = (0..placed.len()).rev().find_map(|k| {
+        let (o, end) = (placed[k].0, end_of(k));
+        find(&file.range(o, end.min(o + 512))?, b"/ObjStm", 0)?;
+        let bytes = file.range(o, end)?;
+        let obj = object_at(&bytes, 0)?;
+        is_name(obj.dict.as_ref()?.get(b"Type".as_slice()), b"ObjStm").then_some(())?;
+        Some(bytes)
     })?;
+    let objstm = object_at(&objstm_bytes, 0)?;
     let od = objstm.dict.as_ref()?;
     if !is_name(od.get(b"Filter".as_slice()), b"FlateDecode")
         || od.contains_key(b"DecodeParms".as_slice())
@@ -307,8 +394,9 @@ pub(crate) fn repack(file: &[u8]) -> Option<Vec<u8>> {
         if gen_of.get(&num) != Some(&0) {
             continue;
         }
-        let ofs = placed.iter().find(|p| p.1 == num)?.0;
-        let obj = object_at(file, ofs)?;
+        let k = placed.iter().position(|p| p.1 == num)?;
+        let bytes = file.range(placed[k].0, end_of(k))?;
+        let obj = object_at(&bytes, 0)?;
         if obj.stream.is_some() || obj.dict.is_none() || obj.num != num {
             return None;
         }
@@ -329,7 +417,7 @@ pub(crate) fn repack(file: &[u8]) -> Option<Vec<u8>> {
         content.extend_from_slice(body);
     }
     let packed = deflate(&content);
-    let mut objstm_bytes = format!(
+    let mut new_objstm = format!(
         "{} 0 obj\n<</Type/ObjStm/N {}/First {}/Filter/FlateDecode/Length {}>>\nstream\n",
         objstm.num,
         members.len(),
@@ -337,27 +425,26 @@ pub(crate) fn repack(file: &[u8]) -> Option<Vec<u8>> {
         packed.len()
     )
     .into_bytes();
-    objstm_bytes.extend_from_slice(&packed);
-    objstm_bytes.extend_from_slice(b"\nendstream\nendobj\n");
+    new_objstm.extend_from_slice(&packed);
+    new_objstm.extend_from_slice(b"\nendstream\nendobj\n");
 
     // The file: everything before the first object as it is, then the objects in
     // their order with their new offsets.
-    let mut out = Vec::with_capacity(file.len());
-    out.extend_from_slice(&file[..placed.first().map_or(xref_ofs, |p| p.0)]);
+    let mut out = Counted { out, n: 0 };
+    file.copy_to(0, placed.first().map_or(xref_ofs, |p| p.0), &mut out)?;
     let mut new_ofs: HashMap<i64, u64> = HashMap::new();
     for (k, &(ofs, num)) in placed.iter().enumerate() {
         if moved.contains(&num) {
             continue;
         }
-        new_ofs.insert(num, out.len() as u64);
+        new_ofs.insert(num, out.n);
         if num == objstm.num {
-            out.extend_from_slice(&objstm_bytes);
+            out.write_all(&new_objstm).ok()?;
         } else {
-            let end = placed.get(k + 1).map_or(xref_ofs, |p| p.0);
-            out.extend_from_slice(&file[ofs..end]);
+            file.copy_to(ofs, end_of(k), &mut out)?;
         }
     }
-    let new_xref_ofs = out.len() as u64;
+    let new_xref_ofs = out.n;
     new_ofs.insert(xref.num, new_xref_ofs);
     let index_in_stm: HashMap<i64, u64> = members.iter().enumerate().map(|(k, m)| (m.0, k as u64)).collect();
     let rows: Vec<(u64, u64, u64)> = entries
@@ -411,10 +498,10 @@ pub(crate) fn repack(file: &[u8]) -> Option<Vec<u8>> {
         format!("/Filter/FlateDecode/DecodeParms<</Columns {cols}/Predictor 12>>/Length {}>>\nstream\n", packed.len())
             .as_bytes(),
     );
-    out.extend_from_slice(&dict);
-    out.extend_from_slice(&packed);
-    out.extend_from_slice(format!("\nendstream\nendobj\nstartxref\n{new_xref_ofs}\n%%EOF\n").as_bytes());
-    Some(out)
+    out.write_all(&dict).ok()?;
+    out.write_all(&packed).ok()?;
+    out.write_all(format!("\nendstream\nendobj\nstartxref\n{new_xref_ofs}\n%%EOF\n").as_bytes()).ok()?;
+    Some(out.n)
 }
 
 #[cfg(test)]
