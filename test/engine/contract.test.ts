@@ -103,21 +103,23 @@ describe("every option of every operation reaches the engine", () => {
   });
 
   test("values the engine cannot take reject with invalid_options naming the field, as refusals do", async () => {
-    const cases: [Promise<unknown>, string][] = [
-      [engine().rotate(pdf, at("r.pdf"), { degrees: 90, pages: [-1] }), "page"],
-      [engine().rotate(pdf, at("r.pdf"), { degrees: 90, pages: [0.5] }), "options.pages[0]"],
-      [engine().rotate(pdf, at("r.pdf"), { degrees: "90" } as never), "options.degrees"],
-      [engine().rotate(pdf, at("r.pdf"), null as never), "degrees"],
-      [engine().renderJpeg(pdf, at("r.jpg"), { dpi: -72 }), "options.dpi"],
+    // Each call is made when its turn comes: a rejection that no handler awaits yet would be
+    // reported as unhandled (a refused deserialization rejects at once).
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => engine().rotate(pdf, at("r.pdf"), { degrees: 90, pages: [-1] }), "page"],
+      [() => engine().rotate(pdf, at("r.pdf"), { degrees: 90, pages: [0.5] }), "options.pages[0]"],
+      [() => engine().rotate(pdf, at("r.pdf"), { degrees: "90" } as never), "options.degrees"],
+      [() => engine().rotate(pdf, at("r.pdf"), null as never), "degrees"],
+      [() => engine().renderJpeg(pdf, at("r.jpg"), { dpi: -72 }), "options.dpi"],
       [
-        engine().redact(pdf, at("r.pdf"), { regions: [{ page: 0, x: 0, y: 0, w: 1, h: "1" }] } as never),
+        () => engine().redact(pdf, at("r.pdf"), { regions: [{ page: 0, x: 0, y: 0, w: 1, h: "1" }] } as never),
         "regions[0].h",
       ],
-      [engine().xlsxToCsv(at("fruit.xlsx"), at("r.csv"), { delimiter: ";;" }), "options.delimiter"],
-      [engine().compress(pdf, at("r.pdf"), { level: "max" } as never), "options.level"],
+      [() => engine().xlsxToCsv(at("fruit.xlsx"), at("r.csv"), { delimiter: ";;" }), "options.delimiter"],
+      [() => engine().compress(pdf, at("r.pdf"), { level: "max" } as never), "options.level"],
     ];
     for (const [call, field] of cases) {
-      const e = await call.then(
+      const e = await call().then(
         () => ({ code: "resolved", message: "" }),
         (e) => e,
       );
