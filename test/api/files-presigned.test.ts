@@ -179,7 +179,10 @@ describe.skipIf(!garageAvailable)("object store (Garage)", () => {
   }, 15_000);
 
   test("the store unreachable: a multipart upload answers 503 store_unavailable in the envelope (safe to retry); no file is created and no scratch copy is left; a job whose input cannot be read fails with store_unavailable", async () => {
-    const dead = await startService({ env: { ...garage.env, S3_ENDPOINT: `http://127.0.0.1:${await freePort()}` } });
+    // STORE_RETRY_S=1: a worker tries the unreachable store again for 1 s (not the default 30) before the job fails.
+    const dead = await startService({
+      env: { ...garage.env, S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`, STORE_RETRY_S: "1" },
+    });
     try {
       const { key, accountId } = await dead.newKey();
       const up = await uploadBytes(dead, key, tinyPdf(1), "a.pdf", "application/pdf");
